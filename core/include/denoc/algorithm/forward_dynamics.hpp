@@ -1,0 +1,37 @@
+// Forward dynamics: the O(n) three-sweep route of the DeNOC (Saha 1999, section 5.2) and the O(n^3)
+// reference route (inertia matrix and dense Cholesky factorization).
+#pragma once
+
+#include "denoc/data.hpp"
+
+namespace denoc {
+
+/// Joint accelerations qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)) by the O(n) route: phi from inverse
+/// dynamics with qdd = 0, the reverse Gaussian elimination, then the three sweeps. Result in data.qdd
+/// (returned); data.D, data.psi, data.Mh are left as computeUDU leaves them. Throws on a bad argument.
+template <typename S>
+const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& tau);
+
+/// The same accelerations by the O(n^3) reference route: I(q) from composite bodies (data.M), its dense
+/// Cholesky factor (lower triangle of data.L), two triangular solves. Result in data.qdd (returned).
+template <typename S>
+const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                                       const Eigen::Ref<const typename Types<S>::VecX>& tau);
+
+namespace detail {
+/// In-place dense Cholesky factorization A = L L^T of the lower triangle of A (n x n), no allocation.
+/// Returns false if A is not positive definite.
+template <typename S> bool choleskyInPlace(typename Types<S>::MatX& A);
+
+/// Solves L L^T x = b in place (x holds b on entry), L from choleskyInPlace.
+template <typename S> void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x);
+}  // namespace detail
+
+}  // namespace denoc
+
+#include "denoc/algorithm/forward_dynamics.hxx"

@@ -1,0 +1,44 @@
+// The UDU^T factorization of the generalized inertia matrix by reverse Gaussian elimination
+// (Saha 1995 appendix A; Saha 1999 appendix B), and what it gives: log det I, I^-1, the full factor.
+#pragma once
+
+#include "denoc/data.hpp"
+
+namespace denoc {
+
+/// Factors I(q) = U D U^T in O(n): articulated-body inertias data.Mh (about the base origin, base axes),
+/// data.psi_hat, data.psi, D = data.D (mh_k plus armature, all > 0 for a valid model) and
+/// data.log_det = sum log D. With explicit_u, also the unit upper triangular data.U, U_ik = p_i^T psi_k
+/// (O(n^2)). Throws on a bad q.
+template <typename S>
+void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
+                const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u = true);
+
+/// The full factor: I(q) (composite bodies) into data.M, and U, D, log det as computeUDU. O(n^2).
+template <typename S>
+void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+                       const Eigen::Ref<const typename Types<S>::VecX>& q);
+
+/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned: one three-sweep solve per column
+/// from the O(n) factors, O(n^2) in all. Throws on a bad q.
+template <typename S>
+const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                     const Eigen::Ref<const typename Types<S>::VecX>& q);
+
+namespace detail {
+/// Reverse Gaussian elimination from placements already computed (common frame).
+template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
+template <typename S> void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// Solves U D U^T x = phi by the three sweeps of section 5.2 with the factors in data (O(n)).
+/// phi and x may alias.
+template <typename S>
+void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::VecX& phi,
+              typename Types<S>::VecX& x);
+}  // namespace detail
+
+}  // namespace denoc
+
+#include "denoc/algorithm/udu.hxx"

@@ -1,0 +1,107 @@
+// Data: the per-call workspace of the algorithms, allocated once for a model and reused. Every algorithm
+// writes its intermediate quantities and results here; none allocates. One Data per thread.
+//
+// Two sets of frames are used (see model.hpp and docs/algorithms.md):
+//  - local: link i's quantities in its body frame F_i, twists referred to the mass center C_i, as in
+//    Saha's inverse dynamics (section 5.1 of the 1999 paper);
+//  - common: every quantity in base-frame axes and referred to the base origin. There the twist-propagation
+//    matrices B_ij reduce to identity, so the composite-body, UDU^T and forward-dynamics recursions become
+//    plain sums; p_i becomes [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic).
+#pragma once
+
+#include <vector>
+
+#include "denoc/model.hpp"
+#include "denoc/spatial.hpp"
+
+namespace denoc {
+
+template <typename S> struct DataTpl {
+  using T = Types<S>;
+  using Vec3 = typename T::Vec3;
+  using Mat3 = typename T::Mat3;
+  using Vec6 = typename T::Vec6;
+  using VecX = typename T::VecX;
+  using MatX = typename T::MatX;
+
+  explicit DataTpl(const ModelTpl<S>& model);
+
+  int n = 0;
+
+  // local kinematics (F_i, about C_i)
+  std::vector<Mat3> R;    // F_{i-1} <- F_i
+  std::vector<Vec3> rho;  // from C_{i-1} (base origin for i = 0) to O_i, in F_{i-1}
+  std::vector<Vec3> w;    // angular velocity of link i
+  std::vector<Vec3> wd;   // angular acceleration
+  std::vector<Vec3> vd;   // acceleration of C_i (gravity included as a base acceleration)
+  std::vector<Vec3> f;    // force of the wrench w_i transmitted by joint i (backward sweep)
+  std::vector<Vec3> n_o;  // its moment about O_i; tau_i = p_i^T w_i = z . n_o (revolute), z . f (prismatic)
+
+  // common-frame kinematics (base axes, base origin)
+  std::vector<Mat3> R0;  // base <- F_i
+  std::vector<Vec3> O0;  // origin O_i
+  std::vector<Vec3> C0;  // mass center C_i
+  std::vector<Vec6> p0;  // joint-rate propagation vector p_i
+
+  // composite-body inertias Mt_i (eq. 23-24), common frame
+  std::vector<RigidInertia<S>> Mt;
+  std::vector<Vec6> Mtp;  // Mt_i p_i
+
+  // reverse Gaussian elimination (appendix B): articulated-body inertias Mh_k, common frame
+  std::vector<SymInertia6<S>> Mh;
+  std::vector<Vec6> psi_hat;  // Mh_k p_k
+  std::vector<Vec6> psi;      // psi_hat_k / mh_k
+  VecX D;                     // mh_k (plus armature): the diagonal of D in I = U D U^T
+  S log_det = S(0);           // log det I = sum log mh_k
+
+  // three-sweep forward dynamics (section 5.2)
+  VecX phi;                // tau - (inverse dynamics with qdd = 0)
+  VecX tau_hat;            // tauh_i
+  std::vector<Vec6> eta;   // eta_i
+  std::vector<Vec6> mu;    // mu_i
+
+  // results
+  VecX tau;   // inverse dynamics
+  VecX qdd;   // forward dynamics
+  MatX M;     // generalized inertia matrix I(q), both triangles
+  MatX U;     // unit upper triangular factor
+  MatX Minv;  // I(q)^-1
+  MatX L;     // work matrix of the dense (Cholesky) route
+  VecX tmp;   // work vector
+};
+
+template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
+  const auto un = static_cast<std::size_t>(n);
+  R.resize(un);
+  rho.resize(un);
+  w.resize(un);
+  wd.resize(un);
+  vd.resize(un);
+  f.resize(un);
+  n_o.resize(un);
+  R0.resize(un);
+  O0.resize(un);
+  C0.resize(un);
+  p0.resize(un);
+  Mt.resize(un);
+  Mtp.resize(un);
+  Mh.resize(un);
+  psi_hat.resize(un);
+  psi.resize(un);
+  eta.resize(un);
+  mu.resize(un);
+  D = VecX::Zero(n);
+  phi = VecX::Zero(n);
+  tau_hat = VecX::Zero(n);
+  tau = VecX::Zero(n);
+  qdd = VecX::Zero(n);
+  tmp = VecX::Zero(n);
+  M = MatX::Zero(n, n);
+  U = MatX::Identity(n, n);
+  Minv = MatX::Zero(n, n);
+  L = MatX::Zero(n, n);
+}
+
+extern template struct DataTpl<double>;
+
+}  // namespace denoc

@@ -1,0 +1,11 @@
+// The denoc core library: include this for everything.
+#pragma once
+
+#include "denoc/algorithm/forward_dynamics.hpp"
+#include "denoc/algorithm/inertia_matrix.hpp"
+#include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/algorithm/kinematics.hpp"
+#include "denoc/algorithm/udu.hpp"
+#include "denoc/data.hpp"
+#include "denoc/dh.hpp"
+#include "denoc/model.hpp"

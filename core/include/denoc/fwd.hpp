@@ -1,0 +1,29 @@
+// Common types of the denoc core library.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+
+namespace denoc {
+
+/// Kind of a 1-DOF joint.
+enum class JointType : std::uint8_t { Revolute, Prismatic };
+
+template <typename S> struct ModelTpl;
+template <typename S> struct DataTpl;
+
+using Model = ModelTpl<double>;
+using Data = DataTpl<double>;
+
+/// Fixed-size and dynamic Eigen aliases used throughout the core, by scalar type.
+template <typename S> struct Types {
+  using Vec3 = Eigen::Matrix<S, 3, 1>;
+  using Mat3 = Eigen::Matrix<S, 3, 3>;
+  using Vec6 = Eigen::Matrix<S, 6, 1>;
+  using Mat6 = Eigen::Matrix<S, 6, 6>;
+  using VecX = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using MatX = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  using ConstVecRef = Eigen::Ref<const VecX>;
+};
+
+}  // namespace denoc

@@ -1,0 +1,117 @@
+// Model: the immutable description of a fixed-base serial chain of revolute and prismatic joints.
+//
+// Frames. Every moving link i (0-based here, 1-based in the papers) carries a body frame F_i whose origin
+// O_i lies on joint i's axis and whose z axis is that axis, so that p_i, Rz(q_i) and the prismatic offset
+// take their simplest form. The user-facing link frame (a URDF child-link frame, or a DH frame) is related
+// to F_i by a constant rotation `axis_rotation[i]` (user frame <- F_i); the builder converts all constant
+// data into F_i. At configuration q:
+//   revolute:  rotation F_{i-1} <- F_i is R_i = E_i Rz(q_i), origin of F_i in F_{i-1} is s_i;
+//   prismatic: rotation is R_i = E_i, origin is s_i + E_i z q_i.
+// F_{-1} is the base frame, in which gravity is given.
+#pragma once
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "denoc/fwd.hpp"
+
+namespace denoc {
+
+/// Thrown when a model is invalid; the message names the joint or link at fault.
+class ModelError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// One joint and the link it moves, as a user describes it (URDF convention): the joint frame's placement
+/// in the parent link's frame at q = 0; the child link's frame coincides with the joint frame at q = 0 and
+/// moves with the joint. Inertial data are in the child link's frame.
+struct JointSpec {
+  std::string name;                                         // joint name (unique)
+  std::string link;                                         // name of the link it moves
+  JointType type = JointType::Revolute;
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // parent link frame <- joint frame
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();        // joint frame origin in the parent link frame
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();         // in the joint frame; normalised when built
+  double mass = 0.0;                                        // kg, > 0
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();           // mass center: position in the link frame
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();       // about the mass center, link-frame axes
+  double lower = -std::numeric_limits<double>::infinity();  // position limits (rad or m)
+  double upper = std::numeric_limits<double>::infinity();
+  double velocity_limit = std::numeric_limits<double>::infinity();
+  double effort_limit = std::numeric_limits<double>::infinity();
+  double armature = 0.0;  // rotor inertia reflected to the joint, added to the inertia matrix diagonal
+};
+
+/// A whole chain as a user describes it.
+struct ModelSpec {
+  std::string name;
+  std::vector<JointSpec> joints;                                 // base to tip
+  Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // in the base frame, m/s^2
+  // Tip (tool) frame in the last link's frame: tip wrenches are given in it, about its origin.
+  Eigen::Matrix3d tip_rotation = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d tip_origin = Eigen::Vector3d::Zero();
+};
+
+/// The immutable model used by every algorithm. Build it with buildModel(); share it read-only across
+/// threads. S is the scalar type (double, or a counting/AD scalar through cast()).
+template <typename S> struct ModelTpl {
+  using T = Types<S>;
+  using Vec3 = typename T::Vec3;
+  using Mat3 = typename T::Mat3;
+
+  int n = 0;                 // number of joints (= DOF = moving links)
+  std::vector<int> parent;   // parent[i] = i - 1 (-1: the base); explicit for trees later
+  std::vector<JointType> type;
+  std::vector<Mat3> E;       // F_{i-1} <- F_i at q = 0
+  std::vector<Vec3> s;       // origin of F_i in F_{i-1} at q = 0
+  std::vector<S> mass;       // m_i
+  std::vector<Vec3> com;     // mass center C_i in F_i (d_i of the papers, from O_i to C_i)
+  std::vector<Mat3> inertia; // I_i about C_i, F_i axes
+  std::vector<S> armature;   // added to I(q)_ii
+  Vec3 gravity;              // base frame
+  Mat3 tip_rotation;         // F_{n-1} <- tip frame
+  Vec3 tip_origin;           // tip origin in F_{n-1}
+
+  // user-facing metadata
+  std::vector<Eigen::Matrix3d> axis_rotation;  // user link frame <- F_i
+  ModelSpec spec;                              // the validated, normalised description it was built from
+
+  /// The same model in another scalar type.
+  template <typename S2> ModelTpl<S2> cast() const {
+    ModelTpl<S2> m;
+    m.n = n;
+    m.parent = parent;
+    m.type = type;
+    for (int i = 0; i < n; ++i) {
+      m.E.push_back(E[i].template cast<S2>());
+      m.s.push_back(s[i].template cast<S2>());
+      m.mass.push_back(S2(mass[i]));
+      m.com.push_back(com[i].template cast<S2>());
+      m.inertia.push_back(inertia[i].template cast<S2>());
+      m.armature.push_back(S2(armature[i]));
+    }
+    m.gravity = gravity.template cast<S2>();
+    m.tip_rotation = tip_rotation.template cast<S2>();
+    m.tip_origin = tip_origin.template cast<S2>();
+    m.axis_rotation = axis_rotation;
+    m.spec = spec;
+    return m;
+  }
+};
+
+/// Validates a spec and builds the model. Throws ModelError naming the joint or link at fault when: a mass
+/// is not positive; an inertia is not symmetric, not positive definite or violates the triangle
+/// inequalities; an axis is zero; a rotation is not orthonormal; limits are inverted; any number is not
+/// finite; joint names repeat; the chain is empty.
+Model buildModel(const ModelSpec& spec);
+
+/// Checks one rotational inertia about the mass center: symmetric, positive definite, triangle inequalities
+/// (I_a + I_b >= I_c for the principal moments). Returns an empty string when physical, else the reason.
+std::string checkInertia(const Eigen::Matrix3d& inertia);
+
+extern template struct ModelTpl<double>;
+
+}  // namespace denoc

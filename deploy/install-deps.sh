@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package denoc needs to build, test and benchmark.
+# Used by the README, .ci/run and the Dockerfile. Run as root (or with sudo).
+set -euo pipefail
+
+packages=(
+  # build tools
+  build-essential cmake ninja-build ccache pkg-config git
+  # core
+  libeigen3-dev liburdfdom-dev nlohmann-json3-dev libcli11-dev
+  # tests and benchmarks
+  googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
+  # plots of the papers' examples
+  python3 python3-numpy python3-matplotlib
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+else
+  SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${packages[@]}"
