@@ -90,4 +90,27 @@ DHSpec stanfordArmDH() {
   return dh;
 }
 
+DHSpec planarArmDH() {
+  const double length[3] = {0.3, 0.25, 0.2};
+  const double mass[3] = {1.0, 0.8, 0.5};
+  const double width = 0.04;
+  DHSpec dh;
+  dh.name = "planar_3r";
+  dh.gravity = Eigen::Vector3d(0.0, -9.81, 0.0);
+  for (int i = 0; i < 3; ++i) {
+    DHLink l;
+    l.type = JointType::Revolute;
+    l.a = length[i];
+    // frame i+1 sits at the link's far end with X_{i+1} along the link: the mass center is half a length back
+    l.com = Eigen::Vector3d(-0.5 * length[i], 0.0, 0.0);
+    const double m = mass[i];
+    const double a2 = length[i] * length[i];
+    const double w2 = width * width;
+    l.mass = m;
+    l.inertia = Eigen::Vector3d(m * (w2 + w2) / 12.0, m * (a2 + w2) / 12.0, m * (a2 + w2) / 12.0).asDiagonal();
+    dh.links.push_back(l);
+  }
+  return dh;
+}
+
 }  // namespace denoc

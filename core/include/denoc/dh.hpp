@@ -45,4 +45,9 @@ Model buildModelFromDH(const DHSpec& dh);
 /// The Stanford arm of Saha 1999 Table 3 as read in DESIGN.md (gravity 9.81 along -Z_1).
 DHSpec stanfordArmDH();
 
+/// The 3-DOF planar arm of Saha 1999 section 6.1, moving in the X-Y plane with gravity along -Y. The paper
+/// gives no dimensions; ours: link lengths 0.3, 0.25, 0.2 m, masses 1.0, 0.8, 0.5 kg, each link a uniform
+/// 0.04 m x 0.04 m bar with its mass center at mid-length.
+DHSpec planarArmDH();
+
 }  // namespace denoc
