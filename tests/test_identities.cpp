@@ -15,6 +15,12 @@ double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).norm() / std::max(1.0, b.norm());
 }
 
+Eigen::VectorXd computeFullFactorD(const Model& model, const Eigen::VectorXd& q) {
+  Data other(model);
+  computeFullFactor(model, other, q);
+  return other.D;
+}
+
 class ChainIdentities : public ::testing::TestWithParam<int> {};
 
 TEST_P(ChainIdentities, AllRoutesAgree) {
@@ -46,6 +52,12 @@ TEST_P(ChainIdentities, AllRoutesAgree) {
     EXPECT_TRUE(U.diagonal().isOnes(0.0));
     EXPECT_GT(data.D.minCoeff(), 0.0);
     EXPECT_NEAR(data.log_det, std::log(M.determinant()), 1e-9 * std::max(1.0, std::abs(data.log_det)));
+
+    // the O(n) recursion and the dense elimination give the same unique factors
+    computeUDU(model, data, q, true);
+    EXPECT_LT(relErr(data.U, U), 1e-10);
+    EXPECT_LT((data.D - computeFullFactorD(model, q)).norm(), 1e-10 * data.D.norm());
+    EXPECT_LT(relErr(data.U * data.D.asDiagonal() * data.U.transpose(), M), 1e-12);
 
     // forward dynamics inverts inverse dynamics, both routes
     const Eigen::VectorXd tau = inverseDynamics(model, data, q, qd, qdd);

@@ -3,6 +3,7 @@
 // symmetric 6x6 inertias stored as three 3x3 blocks.
 #pragma once
 
+#include <Eigen/Geometry>
 #include <cmath>
 
 #include "denoc/fwd.hpp"

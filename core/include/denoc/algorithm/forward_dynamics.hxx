@@ -23,7 +23,7 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
   data.phi = tau - data.phi;
   computeCommonPlacements(model, data);
-  detail::articulated(model, data);
+  detail::articulated(model, data, false);
   detail::solveUDU(model, data, data.phi, data.qdd);
   return data.qdd;
 }

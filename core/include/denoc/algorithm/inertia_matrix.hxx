@@ -14,12 +14,17 @@ template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, cons
   RigidInertia<S> M;
   M.m = m;
   M.h = m * C;
-  // rotational inertia about C in base axes, then moved to the base origin (parallel axes)
+  // rotational inertia about C in base axes (symmetric: upper triangle only), then moved to the base
+  // origin by the parallel-axis theorem: I_O = R0 I_C R0^T + m (|C|^2 1 - C C^T)
   const Mat3 RI = R0 * model.inertia[i];
-  M.I.noalias() = RI * R0.transpose();
   const S cc = C.squaredNorm();
-  M.I.diagonal().array() += m * cc;
-  M.I.noalias() -= M.h * C.transpose();
+  for (int b = 0; b < 3; ++b) {
+    for (int a = 0; a <= b; ++a) {
+      M.I(a, b) = RI.row(a).dot(R0.row(b)) - M.h[a] * C[b];
+      M.I(b, a) = M.I(a, b);
+    }
+    M.I(b, b) += m * cc;
+  }
   return M;
 }
 

@@ -14,7 +14,13 @@ template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u = true);
 
-/// The full factor: I(q) (composite bodies) into data.M, and U, D, log det as computeUDU. O(n^2).
+/// The full factor: I(q) (composite bodies) into data.M, and U, D, log det as computeUDU. For n up to
+/// kDenseUDUMaxDof, U and D come from reverse Gaussian elimination on the dense I(q) (n^3/6
+/// multiplications, cheaper than the articulated-body recursion at these sizes; the factors are unique, so
+/// both routes give the same U and D) and data.Mh/psi are not updated; above it, from the O(n) recursion
+/// and U_ik = p_i^T psi_k. O(n^2) for large n.
+inline constexpr int kDenseUDUMaxDof = 16;
+
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q);
@@ -26,8 +32,15 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 namespace detail {
-/// Reverse Gaussian elimination from placements already computed (common frame).
-template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data);
+/// Reverse Gaussian elimination from placements already computed (common frame); data.log_det only when
+/// with_log_det.
+template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
+
+/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.L is the work matrix).
+template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// sum_k log D_k, without one logarithm per joint for double.
+template <typename S> S logDetFromD(const typename Types<S>::VecX& D);
 
 /// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
 template <typename S> void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);

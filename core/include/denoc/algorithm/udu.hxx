@@ -9,10 +9,27 @@
 namespace denoc {
 namespace detail {
 
-template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S> S logDetFromD(const typename Types<S>::VecX& D) {
   using std::log;
+  if constexpr (std::is_floating_point_v<S>) {
+    // accumulate the product as mantissa and binary exponent: no overflow, one logarithm
+    S mantissa = S(1);
+    long exponent = 0;
+    for (Eigen::Index k = 0; k < D.size(); ++k) {
+      int e = 0;
+      mantissa = std::frexp(mantissa * D[k], &e);
+      exponent += e;
+    }
+    return log(mantissa) + S(exponent) * S(0.69314718055994530941723212145818);
+  } else {
+    S sum = S(0);
+    for (Eigen::Index k = 0; k < D.size(); ++k) sum += log(D[k]);
+    return sum;
+  }
+}
+
+template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det) {
   const int n = model.n;
-  data.log_det = S(0);
   for (int k = n - 1; k >= 0; --k) {
     // Mh_k = M_k + B_{k+1,k}^T (Mh_{k+1} - psi_hat_{k+1} psi_{k+1}^T) B_{k+1,k}, B = 1 here
     const RigidInertia<S> Mk = linkInertia(model, data, k);
@@ -36,7 +53,35 @@ template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& dat
     const S mh = data.p0[k].dot(data.psi_hat[k]) + model.armature[k];
     data.D[k] = mh;
     data.psi[k] = data.psi_hat[k] / mh;
-    data.log_det += log(mh);
+  }
+  if (with_log_det) data.log_det = logDetFromD<S>(data.D);
+}
+
+template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+  const int n = model.n;
+  // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
+  S* W = data.L.data();  // column-major work copy of I's upper triangle: the Schur complements
+  S* U = data.U.data();
+  const S* M = data.M.data();
+  for (int b = 0; b < n; ++b) {
+    for (int a = 0; a <= b; ++a) W[a + b * n] = M[a + b * n];
+    for (int a = b + 1; a < n; ++a) U[a + b * n] = S(0);
+    U[b + b * n] = S(1);
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    // eliminate row and column k from the bottom: D_k = W_kk, U_ik = W_ik / D_k,
+    // W_ab -= U_ak W_bk for a <= b < k
+    const S d = W[k + k * n];
+    data.D[k] = d;
+    const S inv_d = S(1) / d;
+    S* Uk = U + k * n;
+    const S* Wk = W + k * n;
+    for (int a = 0; a < k; ++a) Uk[a] = Wk[a] * inv_d;
+    for (int b = 0; b < k; ++b) {
+      const S w_bk = Wk[b];
+      S* Wb = W + b * n;
+      for (int a = 0; a <= b; ++a) Wb[a] -= Uk[a] * w_bk;
+    }
   }
 }
 
@@ -77,7 +122,7 @@ void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
   detail::checkVector(model, q, "computeUDU", "q");
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
-  detail::articulated(model, data);
+  detail::articulated(model, data, true);
   if (explicit_u) detail::explicitU(model, data);
 }
 
@@ -88,8 +133,13 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
   detail::crba(model, data);
-  detail::articulated(model, data);
-  detail::explicitU(model, data);
+  if (model.n <= kDenseUDUMaxDof) {
+    detail::denseUDU(model, data);
+    data.log_det = detail::logDetFromD<S>(data.D);
+  } else {
+    detail::articulated(model, data, true);
+    detail::explicitU(model, data);
+  }
 }
 
 template <typename S>
@@ -98,7 +148,7 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
   detail::checkVector(model, q, "computeInverseInertia", "q");
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
-  detail::articulated(model, data);
+  detail::articulated(model, data, false);
   const int n = model.n;
   for (int j = 0; j < n; ++j) {
     data.phi.setZero();
