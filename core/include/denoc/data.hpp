@@ -68,6 +68,35 @@ template <typename S> struct DataTpl {
   MatX Minv;  // I(q)^-1
   MatX L;     // work matrix of the dense (Cholesky) route
   VecX tmp;   // work vector
+
+  // convective inertia and Fixman workspaces
+  // (algorithm/convective.hpp: common frame, base axes, base origin)
+  using Mat6 = typename T::Mat6;
+  std::vector<Vec6> cv_t;     // twist t_i of link i, referred to the base origin
+  std::vector<Vec6> cv_pdot;  // pdot_i = t_{i-1} x p_i (time derivative of p_i)
+  std::vector<Mat3> cv_Qa;    // composite sum over links k >= i of the angular-row block of Q_k
+  std::vector<Mat3> cv_Ql;    // the same for the linear-row block
+  std::vector<Vec6> cv_y;     // Mt_j pdot_j + Qt_j p_j
+  std::vector<Vec3> cv_u;     // Qt_i^T p_i (angular part; the linear part is zero)
+  MatX C;     // convective inertia matrix C(q, qd)
+  VecX cqd;   // C(q, qd) qd (the velocity part of the bias)
+  VecX bias;  // C(q, qd) qd + g(q)
+  VecX g;     // g(q)
+  VecX zeros; // n zeros (argument for the recursions), never written
+  // (algorithm/fixman.hpp: joint coordinates F_i about O_i; hard-coordinate blocks of size 5, or 6 with
+  // armature, stored in the top-left corner of 6x6 storage)
+  std::vector<Mat6> fx_Hd;     // H_ii of H = K M^-1 K^T, coordinates ordered [joint rate; 5 constraint rates]
+  std::vector<Mat6> fx_Ho;     // H_{i,i-1}
+  std::vector<Mat6> fx_L;      // hard-hard block H22_{i,i-1}
+  std::vector<Mat6> fx_G;      // D_{i-1}^-1 H22_{i-1,i} (block Thomas)
+  std::vector<Mat6> fx_Dinv;   // D_i^-1 (block Thomas pivots)
+  std::vector<Vec6> fx_sh_self;  // H12 row i, hard block i
+  std::vector<Vec6> fx_sh_prev;  // H12 row i, hard block i-1
+  std::vector<Vec6> fx_sh_next;  // H12 row i-1, hard block i
+  std::vector<Vec6> fx_v;        // H21 b, then H22^-1 H21 b
+  VecX fx_c;                     // H11 b
+  VecX fx_x;                     // solution work vector
+  S fx_log_det = S(0);           // log det I(q) (armature included) by Fixman's theorem
 };
 
 template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
@@ -100,6 +129,29 @@ template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n)
   U = MatX::Identity(n, n);
   Minv = MatX::Zero(n, n);
   L = MatX::Zero(n, n);
+  // convective inertia and Fixman workspaces
+  cv_t.resize(un);
+  cv_pdot.resize(un);
+  cv_Qa.resize(un);
+  cv_Ql.resize(un);
+  cv_y.resize(un);
+  cv_u.resize(un);
+  C = MatX::Zero(n, n);
+  cqd = VecX::Zero(n);
+  bias = VecX::Zero(n);
+  g = VecX::Zero(n);
+  zeros = VecX::Zero(n);
+  fx_Hd.resize(un);
+  fx_Ho.resize(un);
+  fx_L.resize(un);
+  fx_G.resize(un);
+  fx_Dinv.resize(un);
+  fx_sh_self.resize(un);
+  fx_sh_prev.resize(un);
+  fx_sh_next.resize(un);
+  fx_v.resize(un);
+  fx_c = VecX::Zero(n);
+  fx_x = VecX::Zero(n);
 }
 
 extern template struct DataTpl<double>;

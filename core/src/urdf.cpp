@@ -1,0 +1,513 @@
+// URDF import through urdfdom. The policy (what is merged, locked or refused) is described in docs/urdf.md.
+#include "denoc/urdf.hpp"
+
+#include <console_bridge/console.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <urdf_parser/urdf_parser.h>
+
+namespace denoc {
+
+namespace {
+
+using LinkPtr = urdf::LinkConstSharedPtr;
+using JointPtr = urdf::JointConstSharedPtr;
+
+// A rigid transform: parent frame <- child frame.
+struct Pose {
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();
+  Pose operator*(const Pose& b) const { return {R * b.R, R * b.p + p}; }
+};
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string jointWho(const urdf::Joint& j) { return "joint " + quoted(j.name); }
+std::string linkWho(const urdf::Link& l) { return "link " + quoted(l.name); }
+
+std::string num(double x) {
+  std::ostringstream os;
+  os.precision(17);
+  os << x;
+  return os.str();
+}
+
+void requireFinite(double x, const std::string& who, const std::string& what) {
+  if (!std::isfinite(x)) throw ModelError("URDF " + who + ": " + what + " is " + num(x) + ", not a finite number");
+}
+
+Pose toPose(const urdf::Pose& u, const std::string& who, const std::string& what) {
+  const auto& t = u.position;
+  const auto& r = u.rotation;
+  for (double x : {t.x, t.y, t.z}) requireFinite(x, who, what + " xyz");
+  for (double x : {r.x, r.y, r.z, r.w}) requireFinite(x, who, what + " rpy");
+  Eigen::Quaterniond q(r.w, r.x, r.y, r.z);
+  if (!(q.norm() > 0.5)) throw ModelError("URDF " + who + ": " + what + " has an invalid rotation");
+  q.normalize();
+  Pose pose;
+  pose.R = q.toRotationMatrix();
+  pose.p = Eigen::Vector3d(t.x, t.y, t.z);
+  return pose;
+}
+
+Eigen::Vector3d toVec(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+
+bool isMoving(const urdf::Joint& j) {
+  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS || j.type == urdf::Joint::PRISMATIC;
+}
+
+std::string typeName(const urdf::Joint& j) {
+  switch (j.type) {
+    case urdf::Joint::REVOLUTE: return "revolute";
+    case urdf::Joint::CONTINUOUS: return "continuous";
+    case urdf::Joint::PRISMATIC: return "prismatic";
+    case urdf::Joint::FLOATING: return "floating";
+    case urdf::Joint::PLANAR: return "planar";
+    case urdf::Joint::FIXED: return "fixed";
+    default: return "unknown";
+  }
+}
+
+// Motion of a 1-DOF joint at position q, in its joint frame (joint frame <- child frame).
+Pose jointMotion(const urdf::Joint& j, double q) {
+  Pose m;
+  if (j.type == urdf::Joint::FIXED || q == 0.0) return m;
+  const Eigen::Vector3d a = toVec(j.axis).normalized();
+  if (j.type == urdf::Joint::PRISMATIC) {
+    m.p = a * q;
+  } else {
+    m.R = Eigen::AngleAxisd(q, a).toRotationMatrix();
+  }
+  return m;
+}
+
+// ---- parsing, with urdfdom's console messages captured for the error text
+
+class CaptureHandler : public console_bridge::OutputHandler {
+ public:
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) {
+      if (!errors.empty()) errors += "; ";
+      errors += text;
+    }
+  }
+  std::string errors;
+};
+
+std::mutex& parseMutex() {
+  static std::mutex m;
+  return m;
+}
+
+urdf::ModelInterfaceSharedPtr parse(const std::string& xml) {
+  // urdfdom reports why it failed only through console_bridge: capture that output (a process-wide
+  // setting, hence the lock) so that the exception can carry it.
+  std::lock_guard<std::mutex> lock(parseMutex());
+  static CaptureHandler handler;
+  handler.errors.clear();
+  console_bridge::OutputHandler* previous = console_bridge::getOutputHandler();
+  console_bridge::useOutputHandler(&handler);
+  urdf::ModelInterfaceSharedPtr model;
+  std::string thrown;
+  try {
+    model = urdf::parseURDF(xml);
+  } catch (const std::exception& e) {
+    thrown = e.what();
+  } catch (...) {
+    thrown = "unknown exception";
+  }
+  console_bridge::useOutputHandler(previous);
+  // urdfdom logs some errors (an unreadable <mass> or <inertia> value, for one) and goes on with a
+  // default in place of the bad value: any logged error refuses the file.
+  if (!model || !handler.errors.empty() || !thrown.empty()) {
+    std::string why = handler.errors;
+    if (!thrown.empty()) why += (why.empty() ? "" : "; ") + thrown;
+    if (why.empty()) why = "urdfdom could not parse it";
+    throw ModelError("URDF could not be parsed: " + why);
+  }
+  return model;
+}
+
+// ---- the import
+
+struct Inertia {
+  double mass = 0.0;
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();      // in the body frame
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();  // about com, body axes
+};
+
+// Adds a body of mass m at c (inertia Ic about c, body axes) to acc.
+void addInertia(Inertia& acc, double m, const Eigen::Vector3d& c, const Eigen::Matrix3d& Ic) {
+  if (m == 0.0) return;
+  const double M = acc.mass + m;
+  const Eigen::Vector3d C = (acc.mass * acc.com + m * c) / M;
+  auto shift = [](double mass, const Eigen::Vector3d& d) {
+    return Eigen::Matrix3d(mass * (d.squaredNorm() * Eigen::Matrix3d::Identity() - d * d.transpose()));
+  };
+  acc.inertia = acc.inertia + shift(acc.mass, acc.com - C) + Ic + shift(m, c - C);
+  acc.mass = M;
+  acc.com = C;
+}
+
+// The link's own inertial: validated; mass 0 (or no <inertial>) means a massless frame.
+void checkLinkInertial(const urdf::Link& link, double& m, Pose& frame, Eigen::Matrix3d& Ic) {
+  m = 0.0;
+  Ic.setZero();
+  frame = Pose();
+  if (!link.inertial) return;
+  const urdf::Inertial& in = *link.inertial;
+  const std::string who = linkWho(link);
+  requireFinite(in.mass, who, "mass");
+  for (double x : {in.ixx, in.ixy, in.ixz, in.iyy, in.iyz, in.izz}) requireFinite(x, who, "inertia entry");
+  frame = toPose(in.origin, who, "inertial origin");
+  Ic << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+  if (in.mass < 0.0) throw ModelError("URDF " + who + ": mass is " + num(in.mass) + ", negative");
+  if (in.mass == 0.0) {
+    if (!Ic.isZero(0.0)) {
+      throw ModelError("URDF " + who + ": mass is 0 but the inertia is not zero (a massless link must have a zero inertia)");
+    }
+    return;
+  }
+  if (const std::string why = checkInertia(Ic); !why.empty()) {
+    throw ModelError("URDF " + who + ": mass " + num(in.mass) + ", " + why);
+  }
+  m = in.mass;
+}
+
+void checkJointNumbers(const urdf::Joint& j) {
+  const std::string who = jointWho(j);
+  toPose(j.parent_to_joint_origin_transform, who, "origin");
+  for (double x : {j.axis.x, j.axis.y, j.axis.z}) requireFinite(x, who, "axis entry");
+  if (j.limits) {
+    for (double x : {j.limits->lower, j.limits->upper}) {
+      if (std::isnan(x)) requireFinite(x, who, "position limit");
+    }
+    if (std::isnan(j.limits->velocity)) requireFinite(j.limits->velocity, who, "velocity limit");
+    if (std::isnan(j.limits->effort)) requireFinite(j.limits->effort, who, "effort limit");
+  }
+  if (j.mimic) {
+    requireFinite(j.mimic->multiplier, who, "mimic multiplier");
+    requireFinite(j.mimic->offset, who, "mimic offset");
+  }
+}
+
+std::string list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + quoted(n);
+  return s;
+}
+
+class Importer {
+ public:
+  Importer(const urdf::ModelInterface& model, const UrdfOptions& options) : model_(model), options_(options) {}
+
+  ModelSpec run() {
+    base_ = findBase();
+    collectSubtree(base_);
+    for (const JointPtr& j : subtree_joints_) checkJointNumbers(*j);
+    for (const JointPtr& j : subtree_joints_) {
+      if (j->type == urdf::Joint::FLOATING || j->type == urdf::Joint::PLANAR || j->type == urdf::Joint::UNKNOWN) {
+        throw ModelError("URDF " + jointWho(*j) + " (child link " + quoted(j->child_link_name) + ") is of type " +
+                         typeName(*j) + ": only revolute, continuous, prismatic and fixed joints are supported");
+      }
+    }
+    tip_ = options_.tip_link.empty() ? defaultTip() : findTip();
+    chainPath();
+    return assemble();
+  }
+
+ private:
+  LinkPtr link(const std::string& name, const std::string& what) const {
+    LinkPtr l = model_.getLink(name);
+    if (!l) throw ModelError("URDF: " + what + " " + quoted(name) + " is not a link of robot " + quoted(model_.getName()));
+    return l;
+  }
+
+  LinkPtr findBase() const {
+    if (options_.base_link.empty()) {
+      LinkPtr root = model_.getRoot();
+      if (!root) throw ModelError("URDF: robot " + quoted(model_.getName()) + " has no root link");
+      return root;
+    }
+    return link(options_.base_link, "base link");
+  }
+
+  // Links and joints below the base (depth first, without recursion: a URDF may be a long chain).
+  void collectSubtree(const LinkPtr& root) {
+    std::vector<LinkPtr> stack{root};
+    visited_.insert(root->name);
+    while (!stack.empty()) {
+      const LinkPtr l = stack.back();
+      stack.pop_back();
+      subtree_links_.push_back(l);
+      for (auto it = l->child_joints.rbegin(); it != l->child_joints.rend(); ++it) {
+        const JointPtr j = *it;
+        subtree_joints_.push_back(j);
+        LinkPtr c = model_.getLink(j->child_link_name);
+        if (!c) throw ModelError("URDF " + jointWho(*j) + ": child link " + quoted(j->child_link_name) + " not found");
+        // urdfdom keeps one parent joint per link: a link that is the child of two joints closes a loop
+        if (c->parent_joint != j || !visited_.insert(c->name).second) {
+          throw ModelError("URDF: closed kinematic loop: link " + quoted(c->name) + " is the child of joint " +
+                           quoted(j->name) + (c->parent_joint && c->parent_joint != j
+                                                  ? " and of joint " + quoted(c->parent_joint->name)
+                                                  : std::string(" and is reached twice")) +
+                           " (a URDF must be a tree)");
+        }
+        stack.push_back(c);
+      }
+    }
+  }
+
+  // The link whose frame is reached from `l` through fixed joints only, going up; i.e. the moving link (or
+  // the base) that `l` is rigidly attached to when every moving joint counts.
+  LinkPtr rigidHead(LinkPtr l) const {
+    while (l != base_ && l->parent_joint && !isMoving(*l->parent_joint)) l = model_.getLink(l->parent_joint->parent_link_name);
+    return l;
+  }
+
+  LinkPtr defaultTip() const {
+    // Bodies: the base and every child link of a moving joint, each with what hangs from it by fixed joints.
+    // The chain ends at the single body with no moving joint below it.
+    std::set<std::string> has_moving_child;  // heads with a moving joint hanging from their rigid group
+    std::vector<LinkPtr> heads;
+    bool any_moving = false;
+    for (const JointPtr& j : subtree_joints_) {
+      if (!isMoving(*j)) continue;
+      any_moving = true;
+      has_moving_child.insert(rigidHead(model_.getLink(j->parent_link_name))->name);
+      heads.push_back(model_.getLink(j->child_link_name));
+    }
+    if (!any_moving) {
+      throw ModelError("URDF: no moving (revolute, continuous or prismatic) joint below base link " +
+                       quoted(base_->name));
+    }
+    std::vector<LinkPtr> leaf_heads;
+    for (const LinkPtr& h : heads) {
+      if (!has_moving_child.count(h->name)) leaf_heads.push_back(h);
+    }
+    if (leaf_heads.size() != 1) {
+      std::vector<std::string> leaves;
+      for (const LinkPtr& l : subtree_links_) {
+        if (l->child_joints.empty() && rigidHead(l) != base_) leaves.push_back(l->name);
+      }
+      std::sort(leaves.begin(), leaves.end());
+      throw ModelError("URDF: several leaf links below base link " + quoted(base_->name) + " (" + list(leaves) +
+                       "): choose the chain's end with tip_link");
+    }
+    // Go down the fixed joints below the last moving link while there is no branching.
+    LinkPtr tip = leaf_heads.front();
+    while (tip->child_joints.size() == 1) tip = model_.getLink(tip->child_joints.front()->child_link_name);
+    return tip;
+  }
+
+  LinkPtr findTip() const {
+    LinkPtr tip = link(options_.tip_link, "tip link");
+    std::set<std::string> seen;
+    for (LinkPtr l = tip; l; l = l->parent_joint ? model_.getLink(l->parent_joint->parent_link_name) : nullptr) {
+      if (l == base_) return tip;
+      if (!seen.insert(l->name).second) {
+        throw ModelError("URDF: closed kinematic loop above tip link " + quoted(tip->name) + ": link " +
+                         quoted(l->name) + " is its own ancestor (a URDF must be a tree)");
+      }
+      if (!l->parent_joint) break;
+    }
+    throw ModelError("URDF: tip link " + quoted(tip->name) + " is not below base link " + quoted(base_->name) +
+                     " (the chain from base to tip must go from parent to child)");
+  }
+
+  void chainPath() {
+    std::vector<JointPtr> path;
+    for (LinkPtr l = tip_; l != base_; l = model_.getLink(l->parent_joint->parent_link_name)) path.push_back(l->parent_joint);
+    std::reverse(path.begin(), path.end());
+    for (const JointPtr& j : path) {
+      if (!isMoving(*j)) continue;
+      if (j->mimic) {
+        throw ModelError("URDF " + jointWho(*j) + " mimics joint " + quoted(j->mimic->joint_name) +
+                         ": mimic joints on the chain are not supported");
+      }
+      chain_.push_back(j);
+      chain_index_[j->name] = static_cast<int>(chain_.size()) - 1;
+    }
+    if (chain_.empty()) {
+      throw ModelError("URDF: no moving (revolute, continuous or prismatic) joint between base link " +
+                       quoted(base_->name) + " and tip link " + quoted(tip_->name));
+    }
+  }
+
+  // Position at which a joint off the chain is locked.
+  double lockPosition(const urdf::Joint& j, int depth = 0) const {
+    if (depth > 64) throw ModelError("URDF " + jointWho(j) + ": mimic joints form a cycle");
+    if (j.mimic) {
+      if (chain_index_.count(j.mimic->joint_name)) {
+        throw ModelError("URDF " + jointWho(j) + " (off the chain) mimics joint " + quoted(j.mimic->joint_name) +
+                         " of the chain: a branch moved by a chain joint is not supported");
+      }
+      JointPtr master = model_.getJoint(j.mimic->joint_name);
+      if (!master) {
+        throw ModelError("URDF " + jointWho(j) + " mimics joint " + quoted(j.mimic->joint_name) + ", which does not exist");
+      }
+      if (!isMoving(*master)) {
+        throw ModelError("URDF " + jointWho(j) + " mimics joint " + quoted(j.mimic->joint_name) + ", which is not a moving joint");
+      }
+      return j.mimic->multiplier * lockPosition(*master, depth + 1) + j.mimic->offset;
+    }
+    double q = 0.0;
+    if (j.type != urdf::Joint::CONTINUOUS && j.limits && j.limits->lower < j.limits->upper) {
+      q = std::clamp(0.0, j.limits->lower, j.limits->upper);
+    }
+    return q;
+  }
+
+  ModelSpec assemble() {
+    const int n = static_cast<int>(chain_.size());
+    // every link's frame in the frame of the body it belongs to (the base, or the child link of a chain
+    // joint), and each body's merged inertia
+    std::map<std::string, Pose> in_body;
+    std::vector<Inertia> inertia(static_cast<std::size_t>(n));
+    std::vector<std::vector<std::string>> members(static_cast<std::size_t>(n));
+
+    struct Item {
+      LinkPtr link;
+      int body;
+      Pose T;  // link frame in the body frame
+    };
+    std::vector<Item> stack{{base_, -1, Pose()}};
+    while (!stack.empty()) {
+      const Item item = stack.back();
+      stack.pop_back();
+      const LinkPtr& l = item.link;
+      const int b = item.body;
+      in_body[l->name] = item.T;
+      double m;
+      Pose frame;
+      Eigen::Matrix3d Ic;
+      checkLinkInertial(*l, m, frame, Ic);
+      if (b >= 0 && m > 0.0) {
+        const Pose P = item.T * frame;  // body <- inertial frame
+        addInertia(inertia[static_cast<std::size_t>(b)], m, P.p, P.R * Ic * P.R.transpose());
+      }
+      if (b >= 0) members[static_cast<std::size_t>(b)].push_back(l->name);
+      for (auto it = l->child_joints.rbegin(); it != l->child_joints.rend(); ++it) {
+        const urdf::Joint& j = **it;
+        LinkPtr c = model_.getLink(j.child_link_name);
+        const Pose origin = toPose(j.parent_to_joint_origin_transform, jointWho(j), "origin");
+        if (auto chain = chain_index_.find(j.name); chain != chain_index_.end()) {
+          stack.push_back({c, chain->second, Pose()});
+        } else if (isMoving(j)) {
+          const double q = lockPosition(j);
+          if (!std::isfinite(q)) throw ModelError("URDF " + jointWho(j) + ": lock position is not finite");
+          stack.push_back({c, b, item.T * origin * jointMotion(j, q)});
+        } else {
+          stack.push_back({c, b, item.T * origin});
+        }
+      }
+    }
+
+    ModelSpec spec;
+    spec.name = model_.getName();
+    spec.gravity = options_.gravity.value_or(Eigen::Vector3d(0.0, 0.0, -9.81));
+    if (!spec.gravity.allFinite()) throw ModelError("URDF import: gravity has a non-finite entry");
+    if (!options_.armature.empty() && static_cast<int>(options_.armature.size()) != n) {
+      throw ModelError("URDF import: " + std::to_string(options_.armature.size()) +
+                       " armature values given for " + std::to_string(n) + " moving joints");
+    }
+    for (int i = 0; i < n; ++i) {
+      const urdf::Joint& j = *chain_[static_cast<std::size_t>(i)];
+      const std::string who = jointWho(j);
+      const Pose placement =
+          in_body.at(j.parent_link_name) * toPose(j.parent_to_joint_origin_transform, who, "origin");
+      JointSpec js;
+      js.name = j.name;
+      js.link = j.child_link_name;
+      js.type = j.type == urdf::Joint::PRISMATIC ? JointType::Prismatic : JointType::Revolute;
+      js.rotation = placement.R;
+      js.origin = placement.p;
+      js.axis = toVec(j.axis);
+      if (!(js.axis.norm() > 1e-12)) throw ModelError("URDF " + who + ": axis is zero");
+      if (j.limits) {
+        // URDF defaults lower and upper to 0 when absent: a zero-width range means "no position limit".
+        if (j.type != urdf::Joint::CONTINUOUS && j.limits->lower != j.limits->upper) {
+          if (j.limits->lower > j.limits->upper) {
+            throw ModelError("URDF " + who + ": lower limit " + num(j.limits->lower) + " is above upper limit " +
+                             num(j.limits->upper));
+          }
+          js.lower = j.limits->lower;
+          js.upper = j.limits->upper;
+        }
+        // 0 (the URDF default when absent) means "not given".
+        if (j.limits->velocity != 0.0) js.velocity_limit = j.limits->velocity;
+        if (j.limits->effort != 0.0) js.effort_limit = j.limits->effort;
+      }
+      const Inertia& in = inertia[static_cast<std::size_t>(i)];
+      if (!(in.mass > 0.0)) {
+        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) + " has no mass (neither it nor the links " +
+                         "fixed to it (" + list(members[static_cast<std::size_t>(i)]) + ") carry an <inertial> with a positive mass)");
+      }
+      if (const std::string why = checkInertia(in.inertia); !why.empty()) {
+        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) + " after merging its fixed links: " + why);
+      }
+      js.mass = in.mass;
+      js.com = in.com;
+      js.inertia = 0.5 * (in.inertia + in.inertia.transpose());
+      if (!options_.armature.empty()) js.armature = options_.armature[static_cast<std::size_t>(i)];
+      spec.joints.push_back(std::move(js));
+    }
+    const Pose tip = in_body.at(tip_->name);
+    spec.tip_rotation = tip.R;
+    spec.tip_origin = tip.p;
+    return spec;
+  }
+
+  const urdf::ModelInterface& model_;
+  const UrdfOptions& options_;
+  LinkPtr base_, tip_;
+  std::vector<LinkPtr> subtree_links_;
+  std::set<std::string> visited_;
+  std::vector<JointPtr> subtree_joints_;
+  std::vector<JointPtr> chain_;
+  std::map<std::string, int> chain_index_;
+};
+
+}  // namespace
+
+ModelSpec specFromUrdf(const std::string& urdf_xml, const UrdfOptions& options) {
+  try {
+    const urdf::ModelInterfaceSharedPtr model = parse(urdf_xml);
+    return Importer(*model, options).run();
+  } catch (const ModelError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ModelError(std::string("URDF import failed: ") + e.what());
+  }
+}
+
+Model buildModelFromUrdf(const std::string& urdf_xml, const UrdfOptions& options) {
+  const ModelSpec spec = specFromUrdf(urdf_xml, options);
+  try {
+    return buildModel(spec);
+  } catch (const ModelError& e) {
+    throw ModelError("URDF robot " + quoted(spec.name) + ": " + e.what());
+  }
+}
+
+Model buildModelFromUrdfFile(const std::string& path, const UrdfOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelError("URDF file " + quoted(path) + " cannot be opened");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ModelError("URDF file " + quoted(path) + " cannot be read");
+  try {
+    return buildModelFromUrdf(ss.str(), options);
+  } catch (const ModelError& e) {
+    throw ModelError(path + ": " + e.what());
+  }
+}
+
+}  // namespace denoc

@@ -1,0 +1,367 @@
+// Bad input: model building must throw denoc::ModelError naming the joint and link at fault (and why); the
+// algorithms must throw std::invalid_argument naming the function and the argument for a wrong length or a
+// non-finite entry, and a rejected call must leave the workspace usable.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "denoc/denoc.hpp"
+
+namespace denoc {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The message of the exception of type E that f throws; a test failure (and a marker string that matches
+/// nothing expected) if f throws nothing or something else.
+template <typename E, typename F>
+std::string messageOf(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw the wrong exception type: " << e.what();
+    return "<wrong exception type>";
+  }
+  ADD_FAILURE() << "threw nothing";
+  return "<no exception>";
+}
+
+/// A valid 3-joint chain: shoulder/upper_arm, elbow/forearm, wrist/hand.
+ModelSpec validSpec() {
+  ModelSpec spec;
+  spec.name = "arm";
+  const char* joints[3] = {"shoulder", "elbow", "wrist"};
+  const char* links[3] = {"upper_arm", "forearm", "hand"};
+  for (int i = 0; i < 3; ++i) {
+    JointSpec j;
+    j.name = joints[i];
+    j.link = links[i];
+    j.type = i == 1 ? JointType::Prismatic : JointType::Revolute;
+    j.origin = Eigen::Vector3d(0.1, 0.0, 0.3);
+    j.axis = Eigen::Vector3d(0.0, 1.0, 1.0);
+    j.mass = 1.5;
+    j.com = Eigen::Vector3d(0.05, 0.0, 0.1);
+    j.inertia = Eigen::Vector3d(0.02, 0.03, 0.04).asDiagonal();
+    j.lower = -1.0;
+    j.upper = 1.0;
+    spec.joints.push_back(j);
+  }
+  return spec;
+}
+
+struct JointCase {
+  const char* what;
+  std::function<void(JointSpec&)> mutate;
+  const char* reason;  // expected in the message besides the joint and link names
+};
+
+TEST(BadModel, EachJointFieldIsValidatedAndTheJointIsNamed) {
+  ASSERT_NO_THROW(buildModel(validSpec()));
+  Eigen::Matrix3d asymmetric = Eigen::Vector3d(0.1, 0.1, 0.1).asDiagonal();
+  asymmetric(0, 1) = 0.02;
+  Eigen::Matrix3d scaled = 1.1 * Eigen::Matrix3d::Identity();
+  Eigen::Matrix3d sheared = Eigen::Matrix3d::Identity();
+  sheared(0, 1) = 0.2;
+  Eigen::Matrix3d reflection = Eigen::Vector3d(1.0, 1.0, -1.0).asDiagonal();
+  Eigen::Matrix3d indefinite = Eigen::Vector3d(0.1, 0.1, -0.05).asDiagonal();
+  const std::vector<JointCase> cases = {
+      {"zero mass", [](JointSpec& j) { j.mass = 0.0; }, "mass is 0"},
+      {"negative mass", [](JointSpec& j) { j.mass = -2.5; }, "mass is -2.5"},
+      {"NaN mass", [](JointSpec& j) { j.mass = kNaN; }, "expected a finite number > 0"},
+      {"infinite mass", [](JointSpec& j) { j.mass = kInf; }, "expected a finite number > 0"},
+      {"zero inertia", [](JointSpec& j) { j.inertia.setZero(); }, "inertia is zero"},
+      {"singular inertia", [](JointSpec& j) { j.inertia = Eigen::Vector3d(0.1, 0.1, 0.0).asDiagonal(); },
+       "not positive definite"},
+      {"indefinite inertia", [&](JointSpec& j) { j.inertia = indefinite; }, "not positive definite"},
+      {"negative definite inertia", [](JointSpec& j) { j.inertia = -0.1 * Eigen::Matrix3d::Identity(); },
+       "not positive definite"},
+      {"triangle inequality", [](JointSpec& j) { j.inertia = Eigen::Vector3d(0.1, 0.1, 0.3).asDiagonal(); },
+       "triangle inequality"},
+      {"triangle inequality, rotated",
+       [](JointSpec& j) {
+         const Eigen::Matrix3d R =
+             Eigen::AngleAxisd(0.7, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
+         j.inertia = R * Eigen::Vector3d(0.5, 0.1, 0.1).asDiagonal() * R.transpose();
+       },
+       "triangle inequality"},
+      {"asymmetric inertia", [&](JointSpec& j) { j.inertia = asymmetric; }, "not symmetric"},
+      {"NaN inertia", [](JointSpec& j) { j.inertia(2, 2) = kNaN; }, "inertia has a non-finite entry"},
+      {"NaN com", [](JointSpec& j) { j.com.y() = kNaN; }, "mass center has a non-finite entry"},
+      {"Inf com", [](JointSpec& j) { j.com.x() = -kInf; }, "mass center has a non-finite entry"},
+      {"NaN origin", [](JointSpec& j) { j.origin.z() = kNaN; }, "joint origin has a non-finite entry"},
+      {"Inf origin", [](JointSpec& j) { j.origin.x() = kInf; }, "joint origin has a non-finite entry"},
+      {"NaN axis", [](JointSpec& j) { j.axis.x() = kNaN; }, "axis has a non-finite entry"},
+      {"Inf axis", [](JointSpec& j) { j.axis.z() = kInf; }, "axis has a non-finite entry"},
+      {"zero axis", [](JointSpec& j) { j.axis.setZero(); }, "axis is zero"},
+      {"NaN rotation", [](JointSpec& j) { j.rotation(1, 2) = kNaN; },
+       "joint rotation has a non-finite entry"},
+      {"Inf rotation", [](JointSpec& j) { j.rotation(0, 0) = kInf; },
+       "joint rotation has a non-finite entry"},
+      {"scaled rotation", [&](JointSpec& j) { j.rotation = scaled; }, "not a proper rotation"},
+      {"sheared rotation", [&](JointSpec& j) { j.rotation = sheared; }, "not a proper rotation"},
+      {"reflection", [&](JointSpec& j) { j.rotation = reflection; }, "not a proper rotation"},
+      {"inverted limits",
+       [](JointSpec& j) {
+         j.lower = 0.5;
+         j.upper = -0.5;
+       },
+       "position limits"},
+      {"NaN limit", [](JointSpec& j) { j.upper = kNaN; }, "position limits"},
+      {"negative velocity limit", [](JointSpec& j) { j.velocity_limit = -1.0; }, "velocity limit"},
+      {"zero effort limit", [](JointSpec& j) { j.effort_limit = 0.0; }, "effort limit"},
+      {"negative armature", [](JointSpec& j) { j.armature = -0.1; }, "armature"},
+  };
+  for (const JointCase& c : cases) {
+    ModelSpec spec = validSpec();
+    c.mutate(spec.joints[1]);
+    const std::string msg = messageOf<ModelError>([&] { buildModel(spec); });
+    EXPECT_THAT(msg, AllOf(HasSubstr("joint 'elbow'"), HasSubstr("link 'forearm'"), HasSubstr(c.reason)))
+        << c.what;
+  }
+  EXPECT_EQ(cases.size(), 29u);
+}
+
+TEST(BadModel, WholeChainProblems) {
+  {
+    ModelSpec spec = validSpec();
+    spec.joints[2].name = "shoulder";
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("joint 'shoulder'"), HasSubstr("link 'hand'"), HasSubstr("used twice")));
+  }
+  {
+    ModelSpec spec = validSpec();
+    spec.joints.clear();
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("'arm'"), HasSubstr("no joints")));
+  }
+  for (const double bad : {kNaN, kInf, -kInf}) {
+    ModelSpec spec = validSpec();
+    spec.gravity.y() = bad;
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("gravity"), HasSubstr("non-finite")));
+  }
+  {
+    ModelSpec spec = validSpec();
+    spec.tip_rotation(0, 0) = 2.0;
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("tip frame"), HasSubstr("not a proper rotation")));
+  }
+  {
+    ModelSpec spec = validSpec();
+    spec.tip_origin.z() = kNaN;
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("tip frame"), HasSubstr("origin"), HasSubstr("non-finite")));
+  }
+  {
+    // unnamed joints get default names, and those are what the message uses
+    ModelSpec spec = validSpec();
+    for (JointSpec& j : spec.joints) j.name = j.link = "";
+    spec.joints[2].mass = 0.0;
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("joint 'joint3'"), HasSubstr("link 'link3'"), HasSubstr("mass")));
+  }
+}
+
+DHSpec validDH() {
+  DHSpec dh;
+  dh.name = "dh_arm";
+  for (int i = 0; i < 3; ++i) {
+    DHLink l;
+    l.joint = "j" + std::to_string(i + 1);
+    l.link = "l" + std::to_string(i + 1);
+    l.type = i == 2 ? JointType::Prismatic : JointType::Revolute;
+    l.a = 0.2;
+    l.b = 0.1;
+    l.alpha = 0.5;
+    l.theta = 0.3;
+    l.mass = 1.0;
+    l.com = Eigen::Vector3d(-0.1, 0.0, 0.0);
+    l.inertia = Eigen::Vector3d(0.01, 0.02, 0.02).asDiagonal();
+    dh.links.push_back(l);
+  }
+  return dh;
+}
+
+TEST(BadModel, DenavitHartenberg) {
+  ASSERT_NO_THROW(buildModelFromDH(validDH()));
+  struct DHCase {
+    const char* what;
+    std::function<void(DHLink&)> mutate;
+    const char* reason;
+  };
+  const std::vector<DHCase> cases = {
+      {"zero mass", [](DHLink& l) { l.mass = 0.0; }, "mass"},
+      {"negative mass", [](DHLink& l) { l.mass = -1.0; }, "mass"},
+      {"triangle inequality", [](DHLink& l) { l.inertia = Eigen::Vector3d(0.01, 0.01, 0.05).asDiagonal(); },
+       "triangle inequality"},
+      {"not positive definite",
+       [](DHLink& l) { l.inertia = Eigen::Vector3d(0.01, 0.01, -0.01).asDiagonal(); },
+       "not positive definite"},
+      {"NaN com", [](DHLink& l) { l.com.z() = kNaN; }, "non-finite"},
+      {"NaN a", [](DHLink& l) { l.a = kNaN; }, "non-finite"},
+      {"NaN alpha", [](DHLink& l) { l.alpha = kNaN; }, "non-finite"},
+      {"NaN b", [](DHLink& l) { l.b = kNaN; }, "non-finite"},
+      {"Inf theta", [](DHLink& l) { l.theta = kInf; }, "non-finite"},
+      {"inverted limits",
+       [](DHLink& l) {
+         l.lower = 2.0;
+         l.upper = 1.0;
+       },
+       "position limits"},
+  };
+  for (const DHCase& c : cases) {
+    DHSpec dh = validDH();
+    c.mutate(dh.links[1]);
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }),
+                AllOf(HasSubstr("joint 'j2'"), HasSubstr("link 'l2'"), HasSubstr(c.reason)))
+        << c.what;
+  }
+  {
+    DHSpec dh = validDH();
+    dh.links[2].joint = "j1";
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }),
+                AllOf(HasSubstr("joint 'j1'"), HasSubstr("link 'l3'"), HasSubstr("used twice")));
+  }
+  {
+    DHSpec dh = validDH();
+    dh.links.clear();
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("no joints"));
+  }
+  {
+    DHSpec dh = validDH();
+    dh.gravity.x() = kNaN;
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("gravity"));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// algorithms
+
+struct Algorithm {
+  std::string name;
+  std::vector<std::string> args;
+  std::function<void(const Model&, Data&, const std::vector<Eigen::VectorXd>&)> call;
+};
+
+std::vector<Algorithm> algorithms() {
+  using V = std::vector<Eigen::VectorXd>;
+  return {
+      {"inverseDynamics",
+       {"q", "qd", "qdd"},
+       [](const Model& m, Data& d, const V& a) { inverseDynamics(m, d, a[0], a[1], a[2]); }},
+      {"inverseDynamics",
+       {"q", "qd", "qdd"},
+       [](const Model& m, Data& d, const V& a) {
+         inverseDynamics(m, d, a[0], a[1], a[2], Eigen::Matrix<double, 6, 1>::Ones());
+       }},
+      {"forwardDynamics",
+       {"q", "qd", "tau"},
+       [](const Model& m, Data& d, const V& a) { forwardDynamics(m, d, a[0], a[1], a[2]); }},
+      {"forwardDynamicsCholesky",
+       {"q", "qd", "tau"},
+       [](const Model& m, Data& d, const V& a) { forwardDynamicsCholesky(m, d, a[0], a[1], a[2]); }},
+      {"computeInertiaMatrix",
+       {"q"},
+       [](const Model& m, Data& d, const V& a) { computeInertiaMatrix(m, d, a[0]); }},
+      {"computeUDU", {"q"}, [](const Model& m, Data& d, const V& a) { computeUDU(m, d, a[0]); }},
+      {"computeFullFactor",
+       {"q"},
+       [](const Model& m, Data& d, const V& a) { computeFullFactor(m, d, a[0]); }},
+      {"computeInverseInertia",
+       {"q"},
+       [](const Model& m, Data& d, const V& a) { computeInverseInertia(m, d, a[0]); }},
+  };
+}
+
+TEST(BadArguments, WrongLengthsAreRejectedNamingTheArgument) {
+  const Model model = buildModel(validSpec());
+  Data data(model);
+  const Eigen::VectorXd good = Eigen::VectorXd::Constant(3, 0.3);
+  int cases = 0;
+  for (const Algorithm& alg : algorithms()) {
+    std::vector<Eigen::VectorXd> args(alg.args.size(), good);
+    ASSERT_NO_THROW(alg.call(model, data, args)) << alg.name;
+    for (std::size_t k = 0; k < alg.args.size(); ++k) {
+      for (const int len : {0, 2, 4}) {
+        std::vector<Eigen::VectorXd> bad = args;
+        bad[k] = Eigen::VectorXd::Constant(len, 0.3);
+        EXPECT_THAT(
+            messageOf<std::invalid_argument>([&] { alg.call(model, data, bad); }),
+            AllOf(HasSubstr(alg.name + ": "), HasSubstr(": " + alg.args[k] + " has " + std::to_string(len)),
+                  HasSubstr("expected 3")))
+            << alg.name << " " << alg.args[k] << " of length " << len;
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 3 * (3 + 3 + 3 + 3 + 1 + 1 + 1 + 1));
+}
+
+TEST(BadArguments, NonFiniteEntriesAreRejectedNamingTheArgument) {
+  const Model model = buildModel(validSpec());
+  Data data(model);
+  const Eigen::VectorXd good = Eigen::VectorXd::Constant(3, 0.3);
+  int cases = 0;
+  for (const Algorithm& alg : algorithms()) {
+    std::vector<Eigen::VectorXd> args(alg.args.size(), good);
+    for (std::size_t k = 0; k < alg.args.size(); ++k) {
+      for (const double value : {kNaN, kInf, -kInf}) {
+        for (const Eigen::Index at : {Eigen::Index(0), Eigen::Index(2)}) {
+          std::vector<Eigen::VectorXd> bad = args;
+          bad[k][at] = value;
+          EXPECT_THAT(messageOf<std::invalid_argument>([&] { alg.call(model, data, bad); }),
+                      AllOf(HasSubstr(alg.name + ": "),
+                            HasSubstr(alg.args[k] + "[" + std::to_string(at) + "]"), HasSubstr("finite")))
+              << alg.name << " " << alg.args[k] << "[" << at << "] = " << value;
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 6 * 16);
+}
+
+TEST(BadArguments, NonFiniteTipWrench) {
+  const Model model = buildModel(validSpec());
+  Data data(model);
+  const Eigen::VectorXd x = Eigen::VectorXd::Constant(3, 0.3);
+  for (int i = 0; i < 6; ++i) {
+    Eigen::Matrix<double, 6, 1> w = Eigen::Matrix<double, 6, 1>::Zero();
+    w[i] = i % 2 == 0 ? kNaN : kInf;
+    EXPECT_THAT(messageOf<std::invalid_argument>([&] { inverseDynamics(model, data, x, x, x, w); }),
+                AllOf(HasSubstr("inverseDynamics"), HasSubstr("tip_wrench")));
+  }
+}
+
+TEST(BadArguments, RejectedCallsLeaveTheWorkspaceUsable) {
+  const Model model = buildModel(validSpec());
+  Data data(model);
+  const Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(3, -0.4, 0.7);
+  const Eigen::VectorXd qd = Eigen::VectorXd::LinSpaced(3, 0.5, -0.2);
+  const Eigen::VectorXd qdd = Eigen::VectorXd::LinSpaced(3, 1.0, 2.0);
+  const Eigen::VectorXd tau = inverseDynamics(model, data, q, qd, qdd);
+  const Eigen::MatrixXd M = computeInertiaMatrix(model, data, q);
+  Eigen::VectorXd bad = q;
+  bad[1] = kNaN;
+  for (const Algorithm& alg : algorithms()) {
+    std::vector<Eigen::VectorXd> args(alg.args.size(), bad);
+    EXPECT_THROW(alg.call(model, data, args), std::invalid_argument) << alg.name;
+  }
+  EXPECT_EQ(inverseDynamics(model, data, q, qd, qdd), tau);
+  EXPECT_EQ(computeInertiaMatrix(model, data, q), M);
+  EXPECT_TRUE(forwardDynamics(model, data, q, qd, tau).isApprox(qdd, 1e-10));
+}
+
+}  // namespace
+}  // namespace denoc
