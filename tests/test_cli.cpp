@@ -1,0 +1,371 @@
+// The `denoc` command-line tool, run as a separate process: its JSON and CSV output must match the core
+// library called in-process on the built-in models, states files must be read row by row, and bad input
+// must give exit code 2 with a message on stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <Eigen/Geometry>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "denoc/denoc.hpp"
+#include "denoc/urdf.hpp"
+
+namespace denoc {
+namespace {
+
+using nlohmann::json;
+
+const std::string kModels = std::string(DENOC_SOURCE_DIR) + "/examples/models/";
+const std::string kStanford = kModels + "stanford_arm.json";
+const std::string kPlanar = kModels + "planar_3r.json";
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = std::filesystem::temp_directory_path() /
+            ("denoc_cli_" + std::to_string(std::random_device{}()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome denoc(const std::vector<std::string>& args) {
+  static int counter = 0;
+  TempDir dir;
+  const std::string out = dir.path("out" + std::to_string(counter));
+  const std::string err = dir.path("err" + std::to_string(counter++));
+  std::string cmd = quote(DENOC_CLI);
+  for (const std::string& a : args) {
+    cmd += ' ';
+    cmd += quote(a);
+  }
+  cmd += " >";
+  cmd += quote(out);
+  cmd += " 2>";
+  cmd += quote(err);
+  cmd += " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Outcome r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::string list(const Eigen::VectorXd& v) {
+  std::string s;
+  char buf[40];
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.17g", v[i]);
+    if (i > 0) s += ',';
+    s += buf;
+  }
+  return s;
+}
+
+Eigen::VectorXd vec(const json& a) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(a.size()));
+  for (std::size_t i = 0; i < a.size(); ++i) v[static_cast<Eigen::Index>(i)] = a[i].get<double>();
+  return v;
+}
+
+Eigen::MatrixXd mat(const json& a) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(a.size()), static_cast<Eigen::Index>(a.at(0).size()));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::size_t j = 0; j < a[i].size(); ++j) {
+      m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = a[i][j].get<double>();
+    }
+  }
+  return m;
+}
+
+::testing::AssertionResult close(const Eigen::MatrixXd& got, const Eigen::MatrixXd& want,
+                                 double tol = 1e-12) {
+  if (got.rows() != want.rows() || got.cols() != want.cols()) {
+    return ::testing::AssertionFailure()
+           << "shape " << got.rows() << "x" << got.cols() << " vs " << want.rows() << "x" << want.cols();
+  }
+  const double err = (got - want).cwiseAbs().maxCoeff();
+  if (err <= tol * std::max(1.0, want.cwiseAbs().maxCoeff())) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "max error " << err << "\ngot\n" << got << "\nwant\n" << want;
+}
+
+struct Fixture {
+  Model model = buildModelFromDH(stanfordArmDH());
+  Data data{model};
+  Eigen::VectorXd q, qd, qdd;
+  explicit Fixture(unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
+    q = Eigen::VectorXd::NullaryExpr(model.n, [&] { return u(rng); });
+    qd = Eigen::VectorXd::NullaryExpr(model.n, [&] { return u(rng); });
+    qdd = Eigen::VectorXd::NullaryExpr(model.n, [&] { return u(rng); });
+  }
+};
+
+json parseJson(const Outcome& r) {
+  EXPECT_EQ(r.code, 0) << r.err;
+  try {
+    return json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "output is not JSON: " << e.what() << "\n" << r.out;
+    return json::object();
+  }
+}
+
+TEST(Cli, InverseDynamicsJsonMatchesTheCore) {
+  Fixture f(1);
+  const json doc = parseJson(denoc({"id", kStanford, "--q=" + list(f.q), "--qd=" + list(f.qd),
+                                    "--qdd=" + list(f.qdd), "--format", "json"}));
+  ASSERT_EQ(doc.at("states").size(), 1u);
+  EXPECT_EQ(doc.at("dof"), 6);
+  EXPECT_EQ(doc.at("model"), "stanford_arm");
+  EXPECT_EQ(doc.at("gravity"), json::parse("[0.0, 0.0, -9.81]"));  // the gravity used, echoed
+  const json& s = doc["states"][0];
+  EXPECT_TRUE(close(vec(s.at("q")), f.q, 0.0));  // echoed exactly
+  EXPECT_TRUE(close(vec(s.at("tau")), inverseDynamics(f.model, f.data, f.q, f.qd, f.qdd)));
+}
+
+TEST(Cli, ForwardDynamicsJsonMatchesTheCoreOnBothRoutes) {
+  Fixture f(2);
+  const Eigen::VectorXd tau = f.qdd * 3.0;  // any torques
+  for (const char* route : {"saha", "cholesky"}) {
+    const json doc = parseJson(denoc({"fd", kStanford, "--q=" + list(f.q), "--qd=" + list(f.qd),
+                                      "--tau=" + list(tau), "--route", route, "--format", "json"}));
+    const Eigen::VectorXd want = forwardDynamicsCholesky(f.model, f.data, f.q, f.qd, tau);
+    EXPECT_TRUE(close(vec(doc.at("states").at(0).at("qdd")), want, 1e-10)) << route;
+  }
+  // the default is the O(n) route: identical numbers to the core's forwardDynamics
+  const json doc = parseJson(denoc(
+      {"fd", kStanford, "--q=" + list(f.q), "--qd=" + list(f.qd), "--tau=" + list(tau), "--format", "json"}));
+  EXPECT_TRUE(close(vec(doc["states"][0]["qdd"]), forwardDynamics(f.model, f.data, f.q, f.qd, tau)));
+}
+
+TEST(Cli, FactorJsonMatchesTheCore) {
+  Fixture f(3);
+  const json doc =
+      parseJson(denoc({"factor", kStanford, "--q=" + list(f.q), "--inverse", "--format", "json"}));
+  const json& s = doc.at("states").at(0);
+  const Eigen::MatrixXd I = computeInertiaMatrix(f.model, f.data, f.q);
+  EXPECT_TRUE(close(mat(s.at("I")), I));
+  computeFullFactor(f.model, f.data, f.q);
+  EXPECT_TRUE(close(mat(s.at("U")), f.data.U));
+  EXPECT_TRUE(close(vec(s.at("D")), f.data.D));
+  // independent of the UDU^T route: a dense factorization of I
+  EXPECT_NEAR(s.at("log_det").get<double>(), std::log(I.determinant()), 1e-10);
+  const Eigen::MatrixXd U = mat(s["U"]);
+  EXPECT_TRUE(close(U * vec(s["D"]).asDiagonal() * U.transpose(), I, 1e-12));
+  EXPECT_TRUE(close(mat(s.at("I_inv")), I.inverse(), 1e-8));
+}
+
+TEST(Cli, CsvStatesFileWithThreeStates) {
+  TempDir dir;
+  std::vector<Fixture> fs = {Fixture(11), Fixture(12), Fixture(13)};
+  std::string csv = "# three states of the Stanford arm\n";
+  for (const char* g : {"q", "qd", "qdd"}) {
+    for (int i = 0; i < 6; ++i)
+      csv += std::string(g == std::string("q") && i == 0 ? "" : ",") + g + std::to_string(i);
+  }
+  csv += "\n";
+  for (const Fixture& f : fs) csv += list(f.q) + "," + list(f.qd) + "," + list(f.qdd) + "\n";
+  const std::string path = dir.write("states.csv", csv);
+
+  const Outcome r = denoc({"id", kStanford, "--states", path, "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("q0,q1,q2,q3,q4,q5,qd0,", 0), 0u) << line;
+  EXPECT_NE(line.find(",tau5"), std::string::npos) << line;
+  int k = 0;
+  while (std::getline(in, line)) {
+    ASSERT_LT(k, 3);
+    std::vector<double> v;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) v.push_back(std::stod(cell));
+    ASSERT_EQ(v.size(), 24u);
+    Fixture& f = fs[static_cast<std::size_t>(k)];
+    const Eigen::Map<const Eigen::VectorXd> all(v.data(), 24);
+    EXPECT_TRUE(close(all.segment(0, 6), f.q, 0.0));
+    EXPECT_TRUE(close(all.segment(18, 6), inverseDynamics(f.model, f.data, f.q, f.qd, f.qdd)))
+        << "state " << k;
+    ++k;
+  }
+  EXPECT_EQ(k, 3);
+
+  // the same file for forward dynamics: the qdd columns are not used (a note), tau defaults to zero
+  const Outcome fd = denoc({"fd", kStanford, "--states", path, "--format", "json"});
+  const json doc = parseJson(fd);
+  EXPECT_NE(fd.err.find("not used"), std::string::npos) << fd.err;
+  ASSERT_EQ(doc.at("states").size(), 3u);
+  for (std::size_t s = 0; s < 3; ++s) {
+    Fixture& f = fs[s];
+    EXPECT_TRUE(close(vec(doc["states"][s]["qdd"]),
+                      forwardDynamics(f.model, f.data, f.q, f.qd, Eigen::VectorXd::Zero(6))));
+  }
+}
+
+TEST(Cli, JsonStatesFile) {
+  TempDir dir;
+  Fixture a(21), b(22);
+  json states = json::array();
+  states.push_back({{"q", std::vector<double>(a.q.data(), a.q.data() + 6)},
+                    {"qd", std::vector<double>(a.qd.data(), a.qd.data() + 6)},
+                    {"qdd", std::vector<double>(a.qdd.data(), a.qdd.data() + 6)}});
+  states.push_back(
+      {{"q", std::vector<double>(b.q.data(), b.q.data() + 6)}});  // qd = qdd = 0: gravity torques
+  const std::string path = dir.write("states.json", states.dump());
+  const json doc = parseJson(denoc({"id", kStanford, "--states", path, "--format", "json"}));
+  ASSERT_EQ(doc.at("states").size(), 2u);
+  EXPECT_TRUE(close(vec(doc["states"][0]["tau"]), inverseDynamics(a.model, a.data, a.q, a.qd, a.qdd)));
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(6);
+  EXPECT_TRUE(close(vec(doc["states"][1]["tau"]), inverseDynamics(b.model, b.data, b.q, zero, zero)));
+}
+
+TEST(Cli, PlanarArmGravityTorquesInClosedForm) {
+  // independent oracle: static torques of the planar 3R arm, g along -Y, mass centers at mid-length
+  const double q[3] = {0.3, -0.7, 1.1};
+  const json doc = parseJson(denoc({"id", kPlanar, "--q=0.3,-0.7,1.1", "--format", "json"}));
+  const double l[3] = {0.3, 0.25, 0.2}, m[3] = {1.0, 0.8, 0.5}, g = 9.81;
+  double tau[3] = {0, 0, 0};
+  for (int j = 0; j < 3; ++j) {
+    // torque at joint j = sum over links k >= j of m_k g (x of C_k - x of O_j)
+    double x_joint = 0.0, angle = 0.0;
+    for (int k = 0; k < j; ++k) {
+      angle += q[k];
+      x_joint += l[k] * std::cos(angle);
+    }
+    double x = 0.0;
+    angle = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      angle += q[k];
+      const double xc = x + 0.5 * l[k] * std::cos(angle);
+      if (k >= j) tau[j] += m[k] * g * (xc - x_joint);
+      x += l[k] * std::cos(angle);
+    }
+  }
+  EXPECT_TRUE(close(vec(doc["states"][0]["tau"]), Eigen::Vector3d(tau[0], tau[1], tau[2])));
+}
+
+TEST(Cli, InfoAndTableOutput) {
+  const json info = parseJson(denoc({"info", kStanford, "--format", "json"}));
+  ASSERT_EQ(info.at("joints").size(), 6u);
+  EXPECT_EQ(info["joints"][2]["type"], "prismatic");
+  EXPECT_EQ(info["joints"][0]["mass"], 9.0);
+  EXPECT_DOUBLE_EQ(info["total_mass"].get<double>(), 21.1);
+  EXPECT_TRUE(info["joints"][0]["lower"].is_null());  // no limits in the paper's table
+
+  const Outcome table = denoc({"id", kStanford, "--q=0,1.5707963267948966,0.05,0,0,0"});
+  EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("N m"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("prismatic"), std::string::npos);
+}
+
+TEST(Cli, DemoRuns) {
+  const Outcome r = denoc({"demo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* s : {"stanford_arm", "Inverse dynamics", "Forward dynamics", "I(q)", "U:", "log det I"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  }
+}
+
+TEST(Cli, BadInputGivesExitCode2AndAMessage) {
+  TempDir dir;
+  const std::string bad_model = dir.write("bad.json", R"({"format": "denoc-dh/1", "gravity": [0, 0, -9.81],
+    "links": [{"type": "revolute", "a": 0, "b": 0, "alpha": 0, "theta": 0, "mass": "x", "com": [0, 0, 0],
+               "inertia": {"principal": [1, 1, 1]}}]})");
+  const std::string header = "q0,q1,q2\n";
+  const std::string short_row = dir.write("short.csv", header + "1,2\n");
+  const std::string nan_row = dir.write("nan.csv", header + "1,nan,3\n");
+  const std::string bad_col = dir.write("badcol.csv", "q0,q1,x2\n1,2,3\n");
+  const std::string incomplete = dir.write("incomplete.csv", "q0,q1,q2,qd0\n1,2,3,4\n");
+  const std::string empty = dir.write("empty.csv", "q0,q1,q2\n");
+  const std::string bad_json = dir.write("bad_states.json", R"([{"q": [1, 2]}])");
+  const std::string txt_model = dir.write("model.txt", "{}");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"id", dir.path("missing.json")}, "no such file"},
+      {{"id", txt_model}, "unknown model file extension"},
+      {{"id", bad_model}, "links[0] ('link1').mass: expected a number"},
+      {{"id", kPlanar, "--q", "1,2"}, "--q: 2 entries, expected 3"},
+      {{"id", kPlanar, "--q", "1,2,3,4"}, "--q: 4 entries, expected 3"},
+      {{"id", kPlanar, "--q", "1,nan,3"}, "not a finite number"},
+      {{"fd", kPlanar, "--tau", "1,inf,3"}, "not a finite number"},
+      {{"id", kPlanar, "--qd", "1,x,3"}, "'x' is not a number"},
+      {{"id", kPlanar, "--qdd", "1,,3"}, "empty entry"},
+      {{"id", kPlanar, "--states", short_row}, "short.csv:2: 2 values, expected 3"},
+      {{"id", kPlanar, "--states", nan_row}, "nan.csv:2, column 'q1'"},
+      {{"id", kPlanar, "--states", bad_col}, "column 'x2' is not one of"},
+      {{"id", kPlanar, "--states", incomplete}, "'qd1' is missing"},
+      {{"id", kPlanar, "--states", empty}, "no states"},
+      {{"id", kPlanar, "--states", bad_json}, "states[0].q: expected an array of 3 numbers"},
+      {{"id", kPlanar, "--states", dir.path("none.csv")}, "no such file"},
+      {{"id", kPlanar, "--states", short_row, "--q", "1,2,3"}, "cannot be combined"},
+      {{"fd", kPlanar, "--route", "lu"}, "--route"},
+      {{"id", kPlanar, "--format", "xml"}, "--format"},
+      {{"id"}, "MODEL"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {{}, "subcommand"},
+      {{"demo", "--model", bad_model}, "mass"},
+  };
+  for (const Case& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const Outcome r = denoc(c.args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr: " << r.err << "\nexpected: " << c.message;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(Cli, UrdfModel) {
+  const std::string ur5 = std::string(DENOC_SHARED_DIR) + "/models/ur5.urdf";
+  const Model model = buildModelFromUrdfFile(ur5);
+  Data data(model);
+  const Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(model.n, -1.0, 1.2);
+  const Eigen::VectorXd qd = Eigen::VectorXd::LinSpaced(model.n, 0.5, -0.4);
+  const json doc = parseJson(denoc({"id", ur5, "--q=" + list(q), "--qd=" + list(qd), "--format", "json"}));
+  EXPECT_EQ(doc.at("dof"), model.n);
+  EXPECT_TRUE(close(vec(doc["states"][0]["tau"]),
+                    inverseDynamics(model, data, q, qd, Eigen::VectorXd::Zero(model.n))));
+  const Outcome bad = denoc({"info", ur5, "--tip-link", "no_such_link"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("no_such_link"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace denoc
