@@ -1,0 +1,48 @@
+// Request errors of denocd and their mapping to gRPC status codes. Validation throws RequestError with a
+// code of its own; toStatus() is the one place where any exception becomes a grpc::Status.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+namespace denoc::server {
+
+/// What went wrong, independent of gRPC.
+enum class ErrorCode {
+  InvalidArgument,     // malformed request: shapes, NaN/Inf, bad model description, unknown enum value
+  NotFound,            // unknown model id
+  ResourceExhausted,   // a configured limit (the message names the flag and the environment variable)
+  FailedPrecondition,  // the request is well formed but the server state forbids it (pinned model)
+  Unimplemented,       // a computation this build of the core does not provide
+  Unavailable,         // the model store could not be written
+  Aborted,             // a simulation stopped part way (step limit, divergence)
+  Cancelled,           // the client went away
+  Internal,            // a bug
+};
+
+/// Thrown by validation and handlers; the message says what is wrong and where.
+class RequestError : public std::runtime_error {
+ public:
+  RequestError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+[[noreturn]] inline void fail(ErrorCode code, const std::string& message) {
+  throw RequestError(code, message);
+}
+
+/// Maps the exception in flight to a status: RequestError by its code, denoc::ModelError and
+/// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, std::bad_alloc to
+/// RESOURCE_EXHAUSTED, anything else to INTERNAL.
+grpc::Status toStatus(std::exception_ptr error);
+
+/// The canonical name of a status code ("INVALID_ARGUMENT").
+const char* codeName(grpc::StatusCode code);
+
+}  // namespace denoc::server

@@ -1,0 +1,158 @@
+// denocd: the denoc dynamics service. See docs/service.md.
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "denoc/dh.hpp"
+#include "errors.hpp"
+#include "model_source.hpp"
+#include "options.hpp"
+#include "registry.hpp"
+#include "service.hpp"
+#include "store.hpp"
+
+namespace ds = denoc::server;
+
+namespace {
+
+constexpr const char* kServiceName = "denoc.v1.Dynamics";
+
+void writePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << port << "\n";
+    f.flush();
+    if (!f) throw std::runtime_error("cannot write the port file " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error("cannot rename the port file to " + path);
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::ostringstream os;
+  os << f.rdbuf();
+  return os.str();
+}
+
+int serve(const ds::ServerOptions& options) {
+  const ds::Limits limits{options.max_dof, options.max_states, options.max_message_bytes};
+  ds::ModelStore store(options.store_dir);
+  ds::Registry registry(store, options.max_models, limits);
+
+  // the built-in example models and the preloaded URDF files: pinned
+  if (options.examples) {
+    for (const denoc::DHSpec& dh : {denoc::stanfordArmDH(), denoc::planarArmDH()}) {
+      auto entry = registry.add(ds::buildBuiltin(dh), nullptr, true).first;
+      spdlog::info("example model {} ({} dof): {}", entry->info.name(), entry->info.dof(), entry->id);
+    }
+  }
+  for (const std::string& item : options.preload) {
+    // FILE or FILE@TIP_LINK
+    const std::size_t at = item.rfind('@');
+    const std::string path = at == std::string::npos ? item : item.substr(0, at);
+    denoc::v1::RegisterModelRequest request;
+    request.mutable_urdf()->set_text(readFile(path));
+    if (at != std::string::npos) request.mutable_urdf()->set_tip_link(item.substr(at + 1));
+    try {
+      ds::BuiltModel built = ds::buildFromRequest(request, limits);
+      std::string bytes;
+      request.SerializeToString(&bytes);
+      auto entry = registry.add(std::move(built), &bytes, true).first;
+      spdlog::info("preloaded {} ({}, {} dof): {}", path, entry->info.name(), entry->info.dof(), entry->id);
+    } catch (const std::exception& e) {
+      spdlog::critical("cannot preload {}: {}", path, e.what());
+      return 1;
+    }
+  }
+  const std::size_t loaded = registry.loadStore();
+  spdlog::info("model store {}: {} models loaded ({} in memory)", store.dir(), loaded, registry.size());
+
+  ds::DynamicsService service(registry, limits, options.workspaces_per_thread);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
+  grpc::ResourceQuota quota("denocd");
+  quota.SetMaxThreads(options.threads);
+  builder.SetResourceQuota(quota);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    spdlog::critical("cannot listen on {}", options.listen);
+    return 1;
+  }
+  auto* health = server->GetHealthCheckService();
+  health->SetServingStatus(kServiceName, true);
+  health->SetServingStatus(true);
+  if (!options.port_file.empty()) writePortFile(options.port_file, port);
+  spdlog::info("denocd listening on {} (port {}), SERVING", options.listen, port);
+
+  // SIGTERM / SIGINT: NOT_SERVING, a grace period for load balancers to notice, then drain calls in flight
+  std::thread signals([&] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int sig = 0;
+    sigwait(&set, &sig);
+    spdlog::info("{} received: NOT_SERVING, draining in {} ms (deadline {} ms)",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", options.shutdown_grace_ms, options.drain_timeout_ms);
+    health->SetServingStatus(kServiceName, false);
+    health->SetServingStatus(false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(options.shutdown_grace_ms));
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(options.drain_timeout_ms));
+  });
+  server->Wait();
+  signals.join();
+  spdlog::info("denocd stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // block the shutdown signals in every thread (gRPC's included); one thread waits for them
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  ds::ServerOptions options;
+  int exit_code = 0;
+  if (!ds::parseOptions(argc, argv, options, exit_code)) return exit_code;
+  auto logger = spdlog::stderr_color_mt("denocd");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(options.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [%t] %v");
+  spdlog::info("denocd starting: {}", options.describe());
+  if (!ds::haveUrdf())
+    spdlog::warn("this build's core has no URDF builder: URDF registrations answer UNIMPLEMENTED");
+  try {
+    return serve(options);
+  } catch (const std::exception& e) {
+    spdlog::critical("denocd: {}", e.what());
+    return 1;
+  }
+}

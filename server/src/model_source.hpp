@@ -1,0 +1,43 @@
+// Models from registration requests: validation of the request's shape, building through the core, and the
+// content-addressed id (SHA-256 of the canonical form of the validated model).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "denoc/dh.hpp"
+#include "denoc/model.hpp"
+#include "denoc/v1/dynamics.pb.h"
+#include "limits.hpp"
+
+namespace denoc::server {
+
+/// A validated, built model with its id.
+struct BuiltModel {
+  std::shared_ptr<const Model> model;
+  std::string id;      // 64 lower-case hex digits
+  std::string name;    // display name
+  std::string source;  // "urdf", "dh" or "builtin"
+};
+
+/// Validates a registration request and builds its model. Throws RequestError (shape, limits) or
+/// ModelError (the core's verdict on the model); never touches the registry or the store.
+BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits);
+
+/// A built-in model from a DH table (source "builtin").
+BuiltModel buildBuiltin(const DHSpec& dh);
+
+/// The canonical form of a validated model (ModelSpec after buildModel): one line per item, doubles as
+/// C99 hex floats (%a, with -0 written as 0), names length-prefixed. The display name is not part of it.
+std::string canonicalForm(const ModelSpec& spec);
+
+/// Lower-case hex SHA-256 of bytes (OpenSSL).
+std::string sha256Hex(const std::string& bytes);
+
+/// True when s is 64 lower-case hex digits.
+bool isModelId(const std::string& s);
+
+/// Whether this build's core has the URDF builder.
+bool haveUrdf();
+
+}  // namespace denoc::server

@@ -1,0 +1,75 @@
+// The model registry: a thread-safe in-memory cache of built models, keyed by content-addressed id, in front
+// of the model store. Lookups take a shared lock only (readers never block each other); insertions and
+// deletions take the exclusive lock briefly (models are built and persisted outside it). The cache is
+// bounded: when full, the least recently used model that is not pinned is evicted (it stays in the store and
+// is loaded again on the next miss).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "denoc/v1/dynamics.pb.h"
+#include "limits.hpp"
+#include "model_source.hpp"
+#include "store.hpp"
+
+namespace denoc::server {
+
+/// One cached model: immutable apart from its LRU stamp.
+struct Entry {
+  std::string id;
+  std::shared_ptr<const Model> model;
+  v1::ModelInfo info;
+  bool pinned = false;
+  mutable std::atomic<std::uint64_t> last_used{0};
+};
+
+class Registry {
+ public:
+  Registry(const ModelStore& store, std::size_t max_models, Limits limits);
+
+  /// The model for id: from the cache, else loaded from the store (and cached). Null when neither has it.
+  std::shared_ptr<const Entry> find(const std::string& id);
+
+  /// Caches a built model (pinned: never evicted, cannot be deleted). With request bytes, persists them
+  /// first (unless already stored). Returns the entry and whether it is new to this server's cache and store.
+  /// Throws RequestError(ResourceExhausted) when the cache is full of pinned models.
+  std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* request_bytes,
+                                                    bool pinned);
+
+  /// Removes id from the cache and the store. NOT_FOUND if neither has it, FAILED_PRECONDITION if pinned.
+  void remove(const std::string& id);
+
+  /// Every model in the cache and in the store (store-only ones are built for their description but not
+  /// cached), sorted by id.
+  std::vector<v1::ModelInfo> list();
+
+  /// Loads every stored model into the cache (up to the bound); a file that does not parse, does not build
+  /// or whose content does not match its id is skipped with a logged error. Returns the count loaded.
+  std::size_t loadStore();
+
+  std::size_t size() const;
+
+ private:
+  std::shared_ptr<const Entry> fromStore(const std::string& id, bool cache);
+  std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned) const;
+  void evictLocked();
+  void touch(const Entry& e) const;
+
+  const ModelStore& store_;
+  std::size_t max_models_;
+  Limits limits_;
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Entry>> entries_;
+  mutable std::atomic<std::uint64_t> clock_{0};
+};
+
+/// The description of a model for the wire.
+v1::ModelInfo describe(const BuiltModel& built, bool pinned);
+
+}  // namespace denoc::server

@@ -1,0 +1,299 @@
+// denoc_probe: latency and throughput of a running denocd, measured from one client thread on this machine.
+//  - unary 7-DOF inverse dynamics (one state) beside the empty health-check call, interleaved in one run;
+//  - batched inverse dynamics at 1, 10, 100, 1000, 10000 states per call (states/s, and the server's compute
+//    time per state beside the in-process core's);
+//  - the round trip of one inverse-dynamics step on the bidirectional Stream;
+//  - optionally the server's resident size (its pid given) before and after registering N distinct models.
+// Timing only: no pass/fail. Usage: denoc_probe --server 127.0.0.1:PORT [--iterations N] [--urdf FILE
+// --tip LINK] [--server-pid PID --register-models N]
+#include <grpcpp/grpcpp.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/dh.hpp"
+#include "denoc/v1/dynamics.grpc.pb.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+double micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+struct Stats {
+  double p50, p99, mean;
+};
+
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  auto at = [&](double p) {
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+  };
+  return {at(0.50), at(0.99), sum / static_cast<double>(v.size())};
+}
+
+// a 7-DOF revolute arm (Panda-like proportions) when no URDF is given
+denoc::DHSpec sevenDof(unsigned variant) {
+  denoc::DHSpec dh;
+  dh.name = "probe_7dof_" + std::to_string(variant);
+  const double a[7] = {0, 0, 0.0825, -0.0825, 0, 0.088, 0};
+  const double b[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0.107};
+  const double alpha[7] = {-1.5708, 1.5708, 1.5708, -1.5708, 1.5708, 1.5708, 0};
+  for (int i = 0; i < 7; ++i) {
+    denoc::DHLink l;
+    l.a = a[i];
+    l.b = b[i];
+    l.alpha = alpha[i];
+    l.mass = 1.0 + 0.5 * i + 1e-6 * variant;  // variant: distinct models of the same size
+    l.com = Eigen::Vector3d(0.01, 0.02, 0.03);
+    l.inertia = Eigen::Vector3d(0.02, 0.025, 0.03).asDiagonal();
+    dh.links.push_back(l);
+  }
+  return dh;
+}
+
+denoc::v1::RegisterModelRequest dhRequest(const denoc::DHSpec& dh) {
+  denoc::v1::RegisterModelRequest r;
+  r.set_name(dh.name);
+  for (const auto& l : dh.links) {
+    auto* m = r.mutable_dh()->add_links();
+    m->set_type(denoc::v1::JOINT_TYPE_REVOLUTE);
+    m->set_a(l.a);
+    m->set_b(l.b);
+    m->set_alpha(l.alpha);
+    m->set_mass(l.mass);
+    m->mutable_com()->set_x(l.com.x());
+    m->mutable_com()->set_y(l.com.y());
+    m->mutable_com()->set_z(l.com.z());
+    m->mutable_inertia()->set_ixx(l.inertia(0, 0));
+    m->mutable_inertia()->set_iyy(l.inertia(1, 1));
+    m->mutable_inertia()->set_izz(l.inertia(2, 2));
+  }
+  return r;
+}
+
+long rssKiB(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+std::unique_ptr<grpc::ClientContext> ctx() {
+  auto c = std::make_unique<grpc::ClientContext>();
+  c->set_deadline(std::chrono::system_clock::now() + 60s);
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string server = "127.0.0.1:50051", urdf, tip;
+  int iterations = 2000, pid = 0, register_models = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--server")
+      server = v;
+    else if (k == "--iterations")
+      iterations = std::stoi(v);
+    else if (k == "--urdf")
+      urdf = v;
+    else if (k == "--tip")
+      tip = v;
+    else if (k == "--server-pid")
+      pid = std::stoi(v);
+    else if (k == "--register-models")
+      register_models = std::stoi(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  auto channel = grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() + 10s)) {
+    std::fprintf(stderr, "cannot connect to %s\n", server.c_str());
+    return 1;
+  }
+  auto stub = denoc::v1::Dynamics::NewStub(channel);
+  auto health = grpc::health::v1::Health::NewStub(channel);
+
+  // the 7-DOF model, registered on the server and built here
+  denoc::v1::RegisterModelRequest reg;
+  std::unique_ptr<denoc::Model> model;
+  if (!urdf.empty()) {
+    std::ifstream f(urdf);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    reg.mutable_urdf()->set_text(ss.str());
+    reg.mutable_urdf()->set_tip_link(tip);
+  } else {
+    reg = dhRequest(sevenDof(0));
+    model = std::make_unique<denoc::Model>(denoc::buildModelFromDH(sevenDof(0)));
+  }
+  denoc::v1::RegisterModelResponse reg_resp;
+  grpc::Status st = stub->RegisterModel(ctx().get(), reg, &reg_resp);
+  if (!st.ok()) {
+    std::fprintf(stderr, "RegisterModel: %s\n", st.error_message().c_str());
+    return 1;
+  }
+  const std::string id = reg_resp.model_id();
+  const int n = static_cast<int>(reg_resp.model().dof());
+  std::printf("server %s, model %s (%d dof)\n", server.c_str(), id.substr(0, 12).c_str(), n);
+  if (pid > 0) std::printf("server RSS idle: %.1f MiB\n", rssKiB(pid) / 1024.0);
+
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto randomVec = [&](std::size_t k) {
+    std::vector<double> v(k);
+    for (double& x : v) x = u(rng);
+    return v;
+  };
+
+  // 1. unary: health check vs one-state inverse dynamics, interleaved
+  {
+    grpc::health::v1::HealthCheckRequest hreq;
+    grpc::health::v1::HealthCheckResponse hresp;
+    denoc::v1::InverseDynamicsRequest req;
+    req.set_model_id(id);
+    req.set_count(1);
+    req.set_dof(n);
+    const auto q = randomVec(n);
+    *req.mutable_q() = {q.begin(), q.end()};
+    *req.mutable_qd() = {q.begin(), q.end()};
+    *req.mutable_qdd() = {q.begin(), q.end()};
+    denoc::v1::InverseDynamicsResponse resp;
+    std::vector<double> th, tid, compute;
+    for (int i = 0; i < iterations + 200; ++i) {
+      const auto t0 = Clock::now();
+      grpc::ClientContext c1;
+      health->Check(&c1, hreq, &hresp);
+      const auto t1 = Clock::now();
+      grpc::ClientContext c2;
+      st = stub->InverseDynamics(&c2, req, &resp);
+      const auto t2 = Clock::now();
+      if (!st.ok()) {
+        std::fprintf(stderr, "InverseDynamics: %s\n", st.error_message().c_str());
+        return 1;
+      }
+      if (i >= 200) {  // warm-up
+        th.push_back(micros(t1 - t0));
+        tid.push_back(micros(t2 - t1));
+        compute.push_back(resp.compute_time_ns() / 1000.0);
+      }
+    }
+    const Stats h = stats(th), d = stats(tid), c = stats(compute);
+    std::printf("\nunary calls (%d each, interleaved)          p50 us    p99 us\n", iterations);
+    std::printf("  health check (empty call)              %8.1f  %8.1f\n", h.p50, h.p99);
+    std::printf("  inverse dynamics, 1 state, %d dof       %8.1f  %8.1f   (server compute p50 %.2f us)\n", n,
+                d.p50, d.p99, c.p50);
+    std::printf("  ratio ID / empty (p50)                 %8.2f\n", d.p50 / h.p50);
+  }
+
+  // 2. batched inverse dynamics
+  std::printf(
+      "\nbatched inverse dynamics    calls   states/s     us/state  server us/state  in-process us/state\n");
+  for (int count : {1, 10, 100, 1000, 10000}) {
+    denoc::v1::InverseDynamicsRequest req;
+    req.set_model_id(id);
+    req.set_count(count);
+    req.set_dof(n);
+    const auto q = randomVec(static_cast<std::size_t>(count) * n);
+    *req.mutable_q() = {q.begin(), q.end()};
+    *req.mutable_qd() = {q.begin(), q.end()};
+    *req.mutable_qdd() = {q.begin(), q.end()};
+    denoc::v1::InverseDynamicsResponse resp;
+    const int calls = std::max(5, std::min(iterations, 200000 / count));
+    double compute_ns = 0;
+    for (int i = 0; i < 3; ++i) stub->InverseDynamics(ctx().get(), req, &resp);  // warm-up
+    const auto t0 = Clock::now();
+    for (int i = 0; i < calls; ++i) {
+      st = stub->InverseDynamics(ctx().get(), req, &resp);
+      if (!st.ok()) {
+        std::fprintf(stderr, "InverseDynamics: %s\n", st.error_message().c_str());
+        return 1;
+      }
+      compute_ns += static_cast<double>(resp.compute_time_ns());
+    }
+    const double total_us = micros(Clock::now() - t0);
+    const double states = static_cast<double>(calls) * count;
+    // the in-process core on the same states (DH model only: with --urdf the model is not built here)
+    double local_us = 0;
+    if (model) {
+      denoc::Data d(*model);
+      const auto l0 = Clock::now();
+      int reps = std::max(1, 20000 / count);
+      double sink = 0;
+      for (int r = 0; r < reps; ++r) {
+        for (int k = 0; k < count; ++k) {
+          const Eigen::Map<const Eigen::VectorXd> Q(&q[static_cast<std::size_t>(k) * n], n);
+          sink += denoc::inverseDynamics(*model, d, Q, Q, Q)[0];
+        }
+      }
+      local_us = micros(Clock::now() - l0) / (static_cast<double>(reps) * count);
+      if (sink == 12345.678) std::printf(" ");
+    }
+    std::printf("  %5d states per call     %6d  %10.0f  %10.3f  %14.3f  %18.3f\n", count, calls,
+                states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us);
+  }
+
+  // 3. Stream round trip
+  {
+    auto c = ctx();
+    auto stream = stub->Stream(c.get());
+    denoc::v1::StreamRequest req;
+    req.set_model_id(id);
+    req.set_computation(denoc::v1::COMPUTATION_INVERSE_DYNAMICS);
+    const auto q = randomVec(n);
+    *req.mutable_q() = {q.begin(), q.end()};
+    *req.mutable_qd() = {q.begin(), q.end()};
+    *req.mutable_qdd() = {q.begin(), q.end()};
+    denoc::v1::StreamResponse resp;
+    std::vector<double> rt;
+    for (int i = 0; i < iterations + 200; ++i) {
+      req.set_sequence(static_cast<std::uint64_t>(i));
+      const auto t0 = Clock::now();
+      if (!stream->Write(req) || !stream->Read(&resp)) {
+        std::fprintf(stderr, "Stream broke\n");
+        return 1;
+      }
+      if (i >= 200) rt.push_back(micros(Clock::now() - t0));
+    }
+    stream->WritesDone();
+    st = stream->Finish();
+    const Stats s = stats(rt);
+    std::printf("\nStream round trip, 1 ID step: p50 %.1f us, p99 %.1f us (%d steps)\n", s.p50, s.p99,
+                iterations);
+  }
+
+  // 4. memory after registering distinct models
+  if (register_models > 0) {
+    for (int i = 1; i <= register_models; ++i) {
+      denoc::v1::RegisterModelResponse r;
+      st = stub->RegisterModel(ctx().get(), dhRequest(sevenDof(static_cast<unsigned>(i))), &r);
+      if (!st.ok()) {
+        std::fprintf(stderr, "RegisterModel %d: %s\n", i, st.error_message().c_str());
+        return 1;
+      }
+    }
+    if (pid > 0) {
+      std::printf("\nserver RSS after registering %d distinct 7-dof models: %.1f MiB\n", register_models,
+                  rssKiB(pid) / 1024.0);
+    }
+  }
+  return 0;
+}

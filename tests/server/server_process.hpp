@@ -1,0 +1,159 @@
+// Test support: real denocd processes on 127.0.0.1 (posix_spawn, a port file, a temporary store directory)
+// and small gRPC helpers. Every wait is bounded in time.
+#pragma once
+
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "denoc/v1/dynamics.grpc.pb.h"
+
+extern char** environ;
+
+namespace denoc::test {
+
+// An idle gRPC C++ client notices a server's GOAWAY only at its backup poll (every 5 s by default), and a
+// draining server waits for its connections to close: poll often so that shutdown tests take milliseconds.
+// Set before gRPC initialises (static initialisation, before main).
+inline const bool kFastBackupPoll = ::setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "50", 0) == 0;
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+/// A fresh temporary directory, removed with the object.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "denoc_server_test.XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  std::string str(const std::string& sub = "") const {
+    return sub.empty() ? path_.string() : (path_ / sub).string();
+  }
+
+ private:
+  fs::path path_;
+};
+
+inline std::string readText(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// One denocd process. The destructor kills it if it still runs.
+class ServerProcess {
+ public:
+  /// Starts denocd with --listen 127.0.0.1:0, --store-dir store, a port file and a log file in work_dir,
+  /// plus extra arguments; waits (at most 30 s) until it listens.
+  ServerProcess(const std::string& work_dir, const std::string& store, std::vector<std::string> extra = {},
+                const std::string& tag = "server")
+      : log_path_(work_dir + "/" + tag + ".log") {
+    const std::string port_file = work_dir + "/" + tag + ".port";
+    std::error_code ec;
+    fs::remove(port_file, ec);
+    std::vector<std::string> args = {DENOC_DENOCD, "--listen",           "127.0.0.1:0", "--port-file",
+                                     port_file,    "--store-dir",        store,         "--shutdown-grace-ms",
+                                     "0",          "--drain-timeout-ms", "5000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int rc = posix_spawn(&pid_, DENOC_DENOCD, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("posix_spawn denocd failed");
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("denocd exited at start; log:\n" + readText(log_path_));
+      }
+      std::ifstream f(port_file);
+      if (f >> port_ && port_ > 0) break;
+      std::this_thread::sleep_for(10ms);
+    }
+    if (port_ <= 0)
+      throw std::runtime_error("denocd did not write its port file; log:\n" + readText(log_path_));
+    channel_ = grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());
+    if (!channel_->WaitForConnected(std::chrono::system_clock::now() + 10s)) {
+      throw std::runtime_error("cannot connect to denocd at " + address());
+    }
+  }
+
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  std::shared_ptr<grpc::Channel> channel() const { return channel_; }
+  std::unique_ptr<v1::Dynamics::Stub> stub() const { return v1::Dynamics::NewStub(channel_); }
+  std::string log() const { return readText(log_path_); }
+
+  void signal(int sig) const { ::kill(pid_, sig); }
+
+  /// Waits (at most timeout) for the process to end; returns its wait status, or -1 on timeout.
+  int wait(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return status;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    return -1;
+  }
+
+ private:
+  std::string log_path_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+/// A client context with a deadline.
+inline std::unique_ptr<grpc::ClientContext> context(std::chrono::milliseconds timeout = 30s) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() + timeout);
+  return ctx;
+}
+
+}  // namespace denoc::test
