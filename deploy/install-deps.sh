@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   # core
   libeigen3-dev liburdfdom-dev nlohmann-json3-dev libcli11-dev
+  # service (denocd): gRPC, protobuf, logging, SHA-256
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
   # plots of the papers' examples
