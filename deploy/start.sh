@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine and runs the main job: builds denoc and prints the dynamics of the
-# bundled Stanford arm (torques, accelerations, inertia matrix and its U, D factors).
+# Sets up a fresh Debian 12 machine and runs the main job: builds denoc and starts the dynamics service
+# denocd on 127.0.0.1:50051 with the example models registered (the Stanford arm and the planar arm of
+# Saha 1999, and the Panda arm of examples/models/panda.urdf), on its default store directory
+# (./denoc-store). Extra arguments go to denocd (e.g. --listen 0.0.0.0:50051). Ctrl-C stops it gracefully.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-deps.sh
 cmake --preset release
-cmake --build --preset release --target denoc
-build/release/clients/cli/denoc demo "$@"
+cmake --build --preset release --target denocd denoc
+exec build/release/server/denocd --preload examples/models/panda.urdf "$@"
