@@ -12,7 +12,11 @@ namespace detail {
 template <typename S> S logDetFromD(const typename Types<S>::VecX& D) {
   using std::log;
   if constexpr (std::is_floating_point_v<S>) {
-    // accumulate the product as mantissa and binary exponent: no overflow, one logarithm
+    // one logarithm of the product when it stays a normal number (the usual case for arms) ...
+    S product = S(1);
+    for (Eigen::Index k = 0; k < D.size(); ++k) product *= D[k];
+    if (std::isnormal(product)) return log(product);
+    // ... else accumulate it as mantissa and binary exponent: no overflow, still one logarithm
     S mantissa = S(1);
     long exponent = 0;
     for (Eigen::Index k = 0; k < D.size(); ++k) {
