@@ -19,22 +19,28 @@ time_kind="${TIME:-real}"
 jobs="${JOBS:-2}"
 
 if [ "$(realpath -m "$build")" = "$(realpath -m "$root/build/release")" ]; then
-  (cd "$root" && cmake --preset release >/dev/null && cmake --build --preset release -j "$jobs" --target bench_core)
+  (cd "$root" && cmake --preset release >/dev/null && cmake --build --preset release -j "$jobs" --target bench_core bench_fixman_convective)
 else
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build" -j "$jobs" --target bench_core
+  cmake --build "$build" -j "$jobs" --target bench_core bench_fixman_convective
 fi
 
 out="${OUT:-$build/bench_core.json}"
 "$build/bench/bench_core" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
   --benchmark_min_time="$min_time" --benchmark_out="$out" --benchmark_out_format=json "$@"
 
+out_fc="${out%.json}_fixman_convective.json"
+"$build/bench/bench_fixman_convective" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
+  --benchmark_min_time="$min_time" --benchmark_out="$out_fc" --benchmark_out_format=json >/dev/null
+
 doc="${DOC:-$root/docs/benchmarks.md}"
 report=(/usr/bin/python3 "$root/bench/report.py" "$out" --build-dir "$build" --time "$time_kind"
         --meta "repetitions=$reps" --meta "min_time=${min_time} s")
+report_fc=(/usr/bin/python3 "$root/bench/report_fixman_convective.py" "$out_fc" --time "$time_kind")
 if [ "$doc" = "-" ]; then
   "${report[@]}"
+  "${report_fc[@]}"
 else
-  "${report[@]}" > "$doc"
+  { "${report[@]}"; "${report_fc[@]}"; } > "$doc"
   echo "wrote $doc"
 fi
