@@ -1,0 +1,243 @@
+// The `denoc` tool as a client (`denoc --server HOST:PORT ...`), run as a process against a real denocd on
+// 127.0.0.1: register -> id -> fd -> factor, JSON output equal to the core in-process; list, get, delete;
+// remote simulate equal to the core's simulator; errors with exit codes and the server's message.
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "denoc/denoc.hpp"
+#include "server/server_process.hpp"
+#include "server/test_support.hpp"
+
+namespace denoc {
+namespace {
+
+using nlohmann::json;
+using test::ServerProcess;
+using test::TempDir;
+
+const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
+const std::string kPlanar = std::string(DENOC_SOURCE_DIR) + "/examples/models/planar_3r.json";
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome denoc(const TempDir& dir, const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out = dir.str("out" + std::to_string(counter));
+  const std::string err = dir.str("err" + std::to_string(counter++));
+  std::string cmd = quote(DENOC_CLI);
+  for (const std::string& a : args) {
+    cmd += ' ';
+    cmd += quote(a);
+  }
+  cmd += " >";
+  cmd += quote(out);
+  cmd += " 2>";
+  cmd += quote(err);
+  cmd += " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Outcome r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  r.out = test::readText(out);
+  r.err = test::readText(err);
+  return r;
+}
+
+json parse(const Outcome& r) {
+  EXPECT_EQ(r.code, 0) << r.err;
+  try {
+    return json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON: " << e.what() << "\n" << r.out;
+    return json::object();
+  }
+}
+
+Eigen::VectorXd vec(const json& a) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(a.size()));
+  for (std::size_t i = 0; i < a.size(); ++i) v[static_cast<Eigen::Index>(i)] = a[i].get<double>();
+  return v;
+}
+
+Eigen::MatrixXd mat(const json& a) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(a.size()), static_cast<Eigen::Index>(a.at(0).size()));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::size_t j = 0; j < a[i].size(); ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = a[i][j];
+  }
+  return m;
+}
+
+::testing::AssertionResult close(const Eigen::MatrixXd& got, const Eigen::MatrixXd& want, double tol = 1e-12) {
+  if (got.rows() != want.rows() || got.cols() != want.cols()) return ::testing::AssertionFailure() << "shape";
+  const double err = (got - want).cwiseAbs().maxCoeff();
+  if (err <= tol * std::max(1.0, want.cwiseAbs().maxCoeff())) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "max error " << err << "\ngot\n" << got << "\nwant\n" << want;
+}
+
+TEST(CliRemote, RegisterIdFdFactorEqualTheCore) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const std::string s = "--server=" + server.address();
+  UrdfOptions uo;
+  uo.tip_link = "panda_hand_tcp";
+  const Model model = buildModelFromUrdfFile(kPanda, uo);
+  Data data(model);
+
+  const Outcome reg = denoc(dir, {s, "register", kPanda, "--tip-link", "panda_hand_tcp", "--quiet"});
+  ASSERT_EQ(reg.code, 0) << reg.err;
+  const std::string id = reg.out.substr(0, reg.out.find('\n'));
+  ASSERT_EQ(id.size(), 64u) << reg.out;
+  const json again = parse(denoc(dir, {s, "register", kPanda, "--tip-link", "panda_hand_tcp", "--format", "json"}));
+  EXPECT_EQ(again.at("model_id"), id);
+  EXPECT_EQ(again.at("created"), false);
+  EXPECT_EQ(again.at("model").at("dof"), 7);
+
+  // three states in a JSON file
+  const std::vector<double> q = test::randomStates(3, 7, 1), qd = test::randomStates(3, 7, 2),
+                            x = test::randomStates(3, 7, 3, 4.0);
+  json states = json::array();
+  for (int k = 0; k < 3; ++k) {
+    const auto row = [&](const std::vector<double>& v) {
+      return std::vector<double>(v.begin() + k * 7, v.begin() + k * 7 + 7);
+    };
+    states.push_back({{"q", row(q)}, {"qd", row(qd)}, {"qdd", row(x)}, {"tau", row(x)}});
+  }
+  const std::string file = dir.str("states.json");
+  std::ofstream(file) << states.dump();
+
+  const json id_doc = parse(denoc(dir, {s, "id", id, "--states", file, "--format", "json"}));
+  EXPECT_EQ(id_doc.at("model_id"), id);
+  EXPECT_EQ(id_doc.at("dof"), 7);
+  EXPECT_EQ(id_doc.at("gravity"), json::parse("[0.0, 0.0, -9.81]"));
+  EXPECT_GT(id_doc.at("compute_time_ns").get<long long>(), 0);
+  ASSERT_EQ(id_doc.at("states").size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    const Eigen::Map<const Eigen::VectorXd> qk(&q[k * 7], 7), qdk(&qd[k * 7], 7), xk(&x[k * 7], 7);
+    const json& st = id_doc["states"][static_cast<std::size_t>(k)];
+    EXPECT_TRUE(close(vec(st.at("tau")), inverseDynamics(model, data, qk, qdk, xk))) << k;
+    EXPECT_TRUE(close(vec(st.at("q")), qk, 0.0));
+  }
+  // the model file instead of the id (registered first, same id); a unique id prefix
+  const json by_file =
+      parse(denoc(dir, {s, "id", kPanda, "--tip-link", "panda_hand_tcp", "--states", file, "--format", "json"}));
+  EXPECT_EQ(by_file.at("model_id"), id);
+  EXPECT_EQ(by_file.at("states"), id_doc.at("states"));
+
+  for (const char* route : {"saha", "fixman", "cholesky"}) {
+    const json fd = parse(denoc(dir, {s, "fd", id.substr(0, 10), "--states", file, "--route", route, "--format",
+                                      "json"}));
+    ASSERT_EQ(fd.at("states").size(), 3u);
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::Map<const Eigen::VectorXd> qk(&q[k * 7], 7), qdk(&qd[k * 7], 7), xk(&x[k * 7], 7);
+      const Eigen::VectorXd want = std::string(route) == "saha"     ? forwardDynamics(model, data, qk, qdk, xk)
+                                   : std::string(route) == "fixman" ? forwardDynamicsFixman(model, data, qk, qdk, xk)
+                                                                    : forwardDynamicsCholesky(model, data, qk, qdk, xk);
+      EXPECT_TRUE(close(vec(fd["states"][static_cast<std::size_t>(k)].at("qdd")), want)) << route << " " << k;
+    }
+  }
+
+  const Eigen::Map<const Eigen::VectorXd> q0(&q[0], 7);
+  std::string qlist;
+  for (int j = 0; j < 7; ++j) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%s%.17g", j ? "," : "", q[static_cast<std::size_t>(j)]);
+    qlist += buf;
+  }
+  const json f = parse(denoc(dir, {s, "factor", id, "--q=" + qlist, "--inverse", "--format", "json"}));
+  const json& st = f.at("states").at(0);
+  computeFullFactor(model, data, q0);
+  EXPECT_TRUE(close(mat(st.at("I")), data.M));
+  EXPECT_TRUE(close(mat(st.at("U")), data.U));
+  EXPECT_TRUE(close(vec(st.at("D")), data.D));
+  EXPECT_NEAR(st.at("log_det").get<double>(), data.log_det, 1e-12 * std::abs(data.log_det));
+  EXPECT_TRUE(close(mat(st.at("I_inv")), computeInverseInertia(model, data, q0)));
+
+  // table output names the server's model id
+  const Outcome table = denoc(dir, {s, "id", id, "--q=" + qlist});
+  EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find(id), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("panda_joint7"), std::string::npos) << table.out;
+
+  // list, get, delete
+  const json list = parse(denoc(dir, {s, "list", "--format", "json"}));
+  EXPECT_EQ(list.size(), 3u);  // two built-in examples and the Panda
+  const json get = parse(denoc(dir, {s, "get", id, "--format", "json"}));
+  EXPECT_EQ(get.at("joints").size(), 7u);
+  EXPECT_EQ(get.at("source"), "urdf");
+  const Outcome del = denoc(dir, {s, "delete", id});
+  EXPECT_EQ(del.code, 0) << del.err;
+  const Outcome gone = denoc(dir, {s, "id", id, "--q=" + qlist});
+  EXPECT_EQ(gone.code, 2);
+  EXPECT_NE(gone.err.find("NOT_FOUND"), std::string::npos) << gone.err;
+  EXPECT_NE(gone.err.find("is not registered"), std::string::npos) << gone.err;  // the server's message
+  EXPECT_EQ(parse(denoc(dir, {s, "list", "--format", "json"})).size(), 2u);
+}
+
+TEST(CliRemote, SimulateEqualsTheCoresSimulator) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const Outcome r = denoc(dir, {"--server", server.address(), "simulate", kPlanar, "--t-end", "2", "--dt-out",
+                                "0.1", "--q0=0.3,-0.2,0.1", "--batch-size", "4"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "t,q0,q1,q2,qd0,qd1,qd2,energy");
+  SimulationOptions o;
+  o.t_end = 2;
+  o.dt_out = 0.1;
+  const SimulationResult want =
+      simulate(buildModelFromDH(planarArmDH()), Eigen::Vector3d(0.3, -0.2, 0.1), Eigen::Vector3d::Zero(), o);
+  Eigen::Index k = 0;
+  while (std::getline(in, line)) {
+    std::vector<double> v;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) v.push_back(std::stod(cell));
+    ASSERT_EQ(v.size(), 8u);
+    ASSERT_LT(k, want.t.size());
+    EXPECT_EQ(v[0], want.t[k]);
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(v[1 + j], want.q(k, j), 1e-12) << k;
+    EXPECT_NEAR(v[7], want.energy[k], 1e-12);
+    ++k;
+  }
+  EXPECT_EQ(k, 21);
+  // the built-in model by name gives the same run
+  const Outcome by_name = denoc(dir, {"--server", server.address(), "simulate", "planar_3r", "--t-end", "2",
+                                      "--dt-out", "0.1", "--q0=0.3,-0.2,0.1"});
+  EXPECT_EQ(by_name.out, r.out);
+}
+
+TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const std::string s = "--server=" + server.address();
+  const std::string bad = dir.str("bad.urdf");
+  std::ofstream(bad) << "<robot name='x'><link name='a'/><joint name='j' type='revolute'>";
+  const Outcome r = denoc(dir, {s, "register", bad});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("RegisterModel: INVALID_ARGUMENT"), std::string::npos) << r.err;
+  const Outcome wrong = denoc(dir, {s, "id", "stanford_arm", "--q=1,2,3"});
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("--q: 3 entries, expected 6"), std::string::npos) << wrong.err;
+  const Outcome unknown = denoc(dir, {s, "get", "no_such_model"});
+  EXPECT_EQ(unknown.code, 2);
+  const Outcome pinned = denoc(dir, {s, "delete", "stanford_arm"});
+  EXPECT_NE(pinned.code, 0);
+  EXPECT_FALSE(pinned.err.empty());
+  // no server there: UNAVAILABLE after the bounded retries, exit code 1
+  const Outcome down = denoc(dir, {"--server", "127.0.0.1:1", "--deadline", "2", "list"});
+  EXPECT_EQ(down.code, 1);
+  EXPECT_NE(down.err.find("UNAVAILABLE"), std::string::npos) << down.err;
+}
+
+}  // namespace
+}  // namespace denoc
