@@ -367,5 +367,121 @@ TEST(Cli, UrdfModel) {
   EXPECT_NE(bad.err.find("no_such_link"), std::string::npos) << bad.err;
 }
 
+// ------------------------------------------------------------------------------ simulate and torques
+
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+  int column(const std::string& name) const {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return static_cast<int>(i);
+    }
+    ADD_FAILURE() << "no column " << name;
+    return 0;
+  }
+};
+
+Csv parseCsv(const std::string& text) {
+  Csv csv;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  std::stringstream h(line);
+  for (std::string cell; std::getline(h, cell, ',');) csv.header.push_back(cell);
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) row.push_back(std::stod(cell));
+    EXPECT_EQ(row.size(), csv.header.size()) << line;
+    csv.rows.push_back(row);
+  }
+  return csv;
+}
+
+TEST(Cli, SimulateCsvMatchesTheCoreAndConservesEnergy) {
+  const Outcome r = denoc({"simulate", kPlanar, "--t-end", "5", "--dt-out", "0.25", "--q0=0.3,-0.2,0.1",
+                           "--qd0=0,0.5,0", "--rtol", "1e-11", "--atol", "1e-13"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no progress line when stderr is not a terminal
+  const Csv csv = parseCsv(r.out);
+  ASSERT_EQ(csv.header, (std::vector<std::string>{"t", "q0", "q1", "q2", "qd0", "qd1", "qd2", "energy"}));
+  ASSERT_EQ(csv.rows.size(), 21u);
+  const Model model = buildModelFromDH(planarArmDH());
+  SimulationOptions o;
+  o.t_end = 5;
+  o.dt_out = 0.25;
+  o.rtol = 1e-11;
+  o.atol = 1e-13;
+  const SimulationResult want =
+      simulate(model, Eigen::Vector3d(0.3, -0.2, 0.1), Eigen::Vector3d(0, 0.5, 0), o);
+  const double e0 = csv.rows[0][7];
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+    const auto& row = csv.rows[k];
+    EXPECT_EQ(row[0], want.t[static_cast<Eigen::Index>(k)]);
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_EQ(row[1 + j], want.q(static_cast<Eigen::Index>(k), j)) << k;  // 17 digits read back exactly
+      EXPECT_EQ(row[4 + j], want.qd(static_cast<Eigen::Index>(k), j)) << k;
+    }
+    EXPECT_LT(std::abs(row[7] - e0), 1e-8 * std::abs(e0)) << "energy drift at t = " << row[0];
+  }
+  // RK4 with a constant torque and damping: runs, and gives the core's numbers
+  const Outcome rk = denoc({"simulate", kPlanar, "--integrator", "rk4", "--step", "0.002", "--t-end", "0.5",
+                            "--tau=0.1,0,-0.1", "--damping=0.05,0.05,0.05"});
+  ASSERT_EQ(rk.code, 0) << rk.err;
+  o = SimulationOptions();
+  o.integrator = Integrator::RK4;
+  o.step = 0.002;
+  o.t_end = 0.5;
+  o.torque = TorqueInput::constant(Eigen::Vector3d(0.1, 0, -0.1));
+  o.damping = Eigen::Vector3d::Constant(0.05);
+  const SimulationResult want4 = simulate(model, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), o);
+  const Csv c4 = parseCsv(rk.out);
+  ASSERT_EQ(c4.rows.size(), 51u);
+  EXPECT_EQ(c4.rows.back()[1], want4.q(50, 0));
+  EXPECT_EQ(c4.rows.back()[6], want4.qd(50, 2));
+}
+
+TEST(Cli, TorquesAlongEq39EqualTheCoresTorqueHistory) {
+  const Outcome r = denoc({"torques", kStanford, "--trajectory", "eq39", "--dt", "0.25"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Csv csv = parseCsv(r.out);
+  const Model model = buildModelFromDH(stanfordArmDH());
+  const TorqueHistory want = computeTorqueHistory(model, stanfordEq39Trajectory(), uniformTimes(10.0, 0.25));
+  ASSERT_EQ(csv.rows.size(), static_cast<std::size_t>(want.t.size()));
+  ASSERT_EQ(csv.header.size(), 1u + 4 * 6);
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+    const auto ki = static_cast<Eigen::Index>(k);
+    EXPECT_EQ(csv.rows[k][0], want.t[ki]);
+    for (int j = 0; j < 6; ++j) {
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(csv.column(std::string("q").append(std::to_string(j))))], want.q(ki, j));
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(csv.column(std::string("tau").append(std::to_string(j))))], want.tau(ki, j))
+          << "t = " << want.t[ki] << ", joint " << j;
+    }
+  }
+  // a trajectory file: the same trajectory spelled out gives the same torques
+  TempDir dir;
+  const CycloidalTrajectory t = stanfordEq39Trajectory();
+  json spec = {{"duration", t.duration()},
+               {"start", std::vector<double>(t.start().data(), t.start().data() + 6)},
+               {"end", std::vector<double>(t.end().data(), t.end().data() + 6)}};
+  const std::string file = dir.write("eq39.json", spec.dump());
+  const Outcome f = denoc({"torques", kStanford, "--trajectory", file, "--dt", "0.25"});
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(f.out, r.out);
+  // bad input
+  const Outcome missing = denoc({"torques", kStanford, "--trajectory", dir.path("none.json")});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
+  const Outcome short_spec = denoc({"torques", kPlanar, "--trajectory", file});
+  EXPECT_EQ(short_spec.code, 2);
+  EXPECT_NE(short_spec.err.find("start"), std::string::npos) << short_spec.err;
+  const Outcome bad_end = denoc({"simulate", kPlanar, "--t-end", "-1"});
+  EXPECT_EQ(bad_end.code, 2);
+  EXPECT_NE(bad_end.err.find("t_end"), std::string::npos) << bad_end.err;
+  const Outcome needs_server = denoc({"list"});
+  EXPECT_EQ(needs_server.code, 2);
+  EXPECT_NE(needs_server.err.find("--server"), std::string::npos) << needs_server.err;
+}
+
 }  // namespace
 }  // namespace denoc

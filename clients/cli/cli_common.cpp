@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "denoc/algorithm/fixman.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
@@ -67,11 +68,15 @@ std::string fmt(double x, int digits = 6) {
   return buf;
 }
 
+}  // namespace
+
 std::string full(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", x);
   return buf;
 }
+
+namespace {
 
 std::string padLeft(const std::string& s, std::size_t w) {
   return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
@@ -98,11 +103,7 @@ void printGrid(std::ostream& out, const std::vector<std::vector<std::string>>& r
 
 const char* typeName(JointType t) { return t == JointType::Revolute ? "revolute" : "prismatic"; }
 
-std::vector<std::string> jointNames(const Model& model) {
-  std::vector<std::string> names;
-  for (const JointSpec& j : model.spec.joints) names.push_back(j.name);
-  return names;
-}
+std::vector<std::string> jointNames(const ModelView& model) { return model.joint_names; }
 
 ojson toJson(const Eigen::VectorXd& v) {
   ojson a = ojson::array();
@@ -122,7 +123,9 @@ ojson toJson(const Eigen::MatrixXd& m) {
 
 ojson limitJson(double x) { return std::isfinite(x) ? ojson(x) : ojson(nullptr); }
 
-std::string inertiaUnits(const Model& model, bool inverse) {
+}  // namespace
+
+std::string inertiaUnits(const ModelView& model, bool inverse) {
   const bool prismatic = std::any_of(model.type.begin(), model.type.end(),
                                      [](JointType t) { return t == JointType::Prismatic; });
   const bool revolute =
@@ -136,6 +139,8 @@ std::string inertiaUnits(const Model& model, bool inverse) {
   }
   return "units: " + (prismatic ? pp : rr);
 }
+
+namespace {
 
 }  // namespace
 
@@ -357,13 +362,14 @@ Result computeInverseDynamics(const Model& model, Data& data, const State& state
   return r;
 }
 
-Result computeForwardDynamics(const Model& model, Data& data, const State& state, bool cholesky) {
+Result computeForwardDynamics(const Model& model, Data& data, const State& state, const std::string& route) {
   Result r;
   r.vectors.push_back({"q", "q", Quantity::Position, state.q});
   r.vectors.push_back({"qd", "qd", Quantity::Velocity, state.qd});
   r.vectors.push_back({"tau", "tau", Quantity::Force, state.tau});
-  const Eigen::VectorXd qdd = cholesky ? forwardDynamicsCholesky(model, data, state.q, state.qd, state.tau)
-                                       : forwardDynamics(model, data, state.q, state.qd, state.tau);
+  const Eigen::VectorXd qdd = route == "cholesky" ? forwardDynamicsCholesky(model, data, state.q, state.qd, state.tau)
+                              : route == "fixman"   ? forwardDynamicsFixman(model, data, state.q, state.qd, state.tau)
+                                                    : forwardDynamics(model, data, state.q, state.qd, state.tau);
   r.vectors.push_back({"qdd", "qdd", Quantity::Acceleration, qdd});
   return r;
 }
@@ -373,22 +379,36 @@ Result computeFactor(const Model& model, Data& data, const State& state, bool in
   computeFullFactor(model, data, state.q);
   r.vectors.push_back({"q", "q", Quantity::Position, state.q});
   r.vectors.push_back({"D", "D", Quantity::Inertia, data.D});
-  r.matrices.push_back({"I", "I(q): joint-space inertia matrix", inertiaUnits(model, false), data.M});
+  r.matrices.push_back({"I", "I(q): joint-space inertia matrix", inertiaUnits(view(model), false), data.M});
   r.matrices.push_back({"U", "U: unit upper triangular factor, I = U D U^T", "", data.U});
   r.scalars.push_back({"log_det", "log det I", data.log_det});
   if (inverse) {
     r.matrices.push_back(
-        {"I_inv", "I(q)^-1", inertiaUnits(model, true), computeInverseInertia(model, data, state.q)});
+        {"I_inv", "I(q)^-1", inertiaUnits(view(model), true), computeInverseInertia(model, data, state.q)});
   }
   return r;
 }
 
+ModelView view(const Model& model) {
+  ModelView v;
+  v.name = model.spec.name;
+  v.n = model.n;
+  for (const JointSpec& j : model.spec.joints) v.joint_names.push_back(j.name);
+  v.type = model.type;
+  v.gravity = model.gravity;
+  return v;
+}
+
 void writeJointTable(std::ostream& out, const Model& model, const std::vector<Result::Vector>& vectors) {
+  writeJointTable(out, view(model), vectors);
+}
+
+void writeJointTable(std::ostream& out, const ModelView& model, const std::vector<Result::Vector>& vectors) {
   std::vector<std::vector<std::string>> rows(static_cast<std::size_t>(model.n) + 1);
   rows[0] = {"#", "joint", "type"};
   for (int i = 0; i < model.n; ++i) {
     const auto ui = static_cast<std::size_t>(i);
-    rows[ui + 1] = {std::to_string(i + 1), model.spec.joints[ui].name, typeName(model.type[ui])};
+    rows[ui + 1] = {std::to_string(i + 1), model.joint_names[ui], typeName(model.type[ui])};
   }
   const std::size_t index_width = rows.back()[0].size();
   for (auto& r : rows) r[0] = padLeft(r[0], index_width);
@@ -429,13 +449,22 @@ void writeMatrix(std::ostream& out, const Result::Matrix& matrix) {
 
 void writeResults(std::ostream& out, const Model& model, const std::string& command,
                   const std::vector<Result>& results, Format format) {
+  writeResults(out, view(model), command, results, format);
+}
+
+void writeResults(std::ostream& out, const ModelView& model, const std::string& command,
+                  const std::vector<Result>& results, Format format) {
   switch (format) {
     case Format::Table: {
       for (std::size_t k = 0; k < results.size(); ++k) {
         const Result& r = results[k];
         if (k > 0) out << '\n';
-        out << "denoc " << command << ": model '" << model.spec.name << "', " << model.n << " joints";
+        out << "denoc " << command << ": model '" << model.name << "', " << model.n << " joints";
         if (results.size() > 1) out << ", state " << k + 1 << " of " << results.size();
+        if (!model.model_id.empty()) {
+          out << "\nmodel id: " << model.model_id;
+          if (model.compute_time_ns >= 0) out << " (server compute time " << model.compute_time_ns << " ns)";
+        }
         out << "\ngravity: [" << fmt(model.gravity[0]) << ", " << fmt(model.gravity[1]) << ", "
             << fmt(model.gravity[2]) << "] m/s^2 in the base frame\n\n";
         writeJointTable(out, model, r.vectors);
@@ -450,8 +479,12 @@ void writeResults(std::ostream& out, const Model& model, const std::string& comm
     }
     case Format::Json: {
       // one state per line; numbers in the shortest form that reads back to the same double
-      out << "{\"command\": " << ojson(command).dump() << ", \"model\": " << ojson(model.spec.name).dump()
-          << ", \"dof\": " << model.n << ",\n \"gravity\": " << toJson(Eigen::VectorXd(model.gravity)).dump()
+      out << "{\"command\": " << ojson(command).dump() << ", \"model\": " << ojson(model.name).dump();
+      if (!model.model_id.empty()) {
+        out << ", \"model_id\": " << ojson(model.model_id).dump();
+        if (model.compute_time_ns >= 0) out << ", \"compute_time_ns\": " << model.compute_time_ns;
+      }
+      out << ", \"dof\": " << model.n << ",\n \"gravity\": " << toJson(Eigen::VectorXd(model.gravity)).dump()
           << ", \"joints\": " << ojson(jointNames(model)).dump() << ",\n \"states\": [";
       for (std::size_t k = 0; k < results.size(); ++k) {
         const Result& r = results[k];

@@ -1,6 +1,6 @@
 // Internals of the `denoc` command-line tool shared by its front ends: reading states (options, CSV and
-// JSON files), running the dynamics for one state, and writing results as a table, JSON or CSV. The
-// computation functions take the role a remote backend will take once the tool talks to a server.
+// JSON files), running the dynamics for one state locally, and writing results (of the local core or of a
+// server, described by a ModelView) as a table, JSON or CSV.
 #pragma once
 
 #include <Eigen/Core>
@@ -80,11 +80,24 @@ struct Result {
   std::vector<Scalar> scalars;
 };
 
+/// What the output needs to know of a model: a local Model, or a model on a server.
+struct ModelView {
+  std::string name;
+  int n = 0;
+  std::vector<std::string> joint_names;
+  std::vector<JointType> type;
+  Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
+  std::string model_id;           // a server's id (shown when not empty)
+  long long compute_time_ns = -1; // a server's compute time (shown when >= 0)
+};
+ModelView view(const Model& model);
+
 /// Inverse dynamics: tau = I(q) qdd + C(q, qd) qd + g(q).
 Result computeInverseDynamics(const Model& model, Data& data, const State& state);
 
-/// Forward dynamics: qdd = I(q)^-1 (tau - C qd - g), by the O(n) route (saha) or the dense one (cholesky).
-Result computeForwardDynamics(const Model& model, Data& data, const State& state, bool cholesky);
+/// Forward dynamics: qdd = I(q)^-1 (tau - C qd - g), by the O(n) route ("saha"), Fixman's O(n) inversion
+/// ("fixman") or the dense one ("cholesky").
+Result computeForwardDynamics(const Model& model, Data& data, const State& state, const std::string& route);
 
 /// The full factor at q: I, U, D, log det I and, with inverse, I^-1.
 Result computeFactor(const Model& model, Data& data, const State& state, bool inverse);
@@ -92,12 +105,21 @@ Result computeFactor(const Model& model, Data& data, const State& state, bool in
 /// Writes the results of one command for every state. `command` heads the table output.
 void writeResults(std::ostream& out, const Model& model, const std::string& command,
                   const std::vector<Result>& results, Format format);
+void writeResults(std::ostream& out, const ModelView& model, const std::string& command,
+                  const std::vector<Result>& results, Format format);
 
 /// Writes a model's joints, types, masses and limits.
 void writeInfo(std::ostream& out, const Model& model, const std::string& source, Format format);
 
 /// Table pieces (used by `denoc demo`): a per-joint table of vectors, and a labelled matrix.
 void writeJointTable(std::ostream& out, const Model& model, const std::vector<Result::Vector>& vectors);
+void writeJointTable(std::ostream& out, const ModelView& model, const std::vector<Result::Vector>& vectors);
+
+/// The units note of an inertia matrix (or its inverse) for a model's joint types.
+std::string inertiaUnits(const ModelView& model, bool inverse);
+
+/// A number with 17 significant digits (reads back exactly), for CSV output.
+std::string full(double x);
 void writeMatrix(std::ostream& out, const Result::Matrix& matrix);
 
 }  // namespace denoc::cli

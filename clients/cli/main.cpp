@@ -1,5 +1,7 @@
-// denoc: the command-line tool. Runs the dynamics of a model file locally (a server backend comes later).
-// Exit codes: 0 success, 2 bad input (options, model or states files), 1 anything else.
+// denoc: the command-line tool. Runs the dynamics of a model file locally, or on a denocd server with
+// --server HOST:PORT (through the denoc::client library).
+// Exit codes: 0 success, 2 bad input (options, model or states files, or a request the server refused as
+// such), 1 anything else (including a server that cannot be reached).
 #include <CLI/CLI.hpp>
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
@@ -11,6 +13,8 @@
 #include <optional>
 
 #include "cli_common.hpp"
+#include "commands.hpp"
+#include "denoc/client/client.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
@@ -24,16 +28,6 @@ namespace {
 using namespace denoc;
 using namespace denoc::cli;
 
-struct Options {
-  std::string model;
-  std::string format = "table";
-  std::string base_link, tip_link;
-  std::string q, qd, qdd, tau, states;
-  std::string route = "saha";
-  bool inverse = false;
-  std::string demo_model;
-  double demo_t = 2.5;
-};
 
 void addModel(CLI::App* sub, Options& o) {
   sub->add_option("MODEL", o.model, "model file: .json (denoc-dh/1, docs/model-format.md) or .urdf")
@@ -169,8 +163,10 @@ int main(int argc, char** argv) {
   CLI::App* fd = app.add_subcommand("fd", "forward dynamics: qdd = I(q)^-1 (tau - C(q, qd) qd - g(q))");
   addModel(fd, o);
   addStates(fd, o, kQ | kQd | kTau);
-  fd->add_option("--route", o.route, "saha: the O(n) DeNOC route (default); cholesky: the dense O(n^3) route")
-      ->check(CLI::IsMember({"saha", "cholesky"}));
+  fd->add_option("--route", o.route,
+                 "saha: the O(n) DeNOC route (default); fixman: Fixman's O(n) inversion; cholesky: the dense "
+                 "O(n^3) route")
+      ->check(CLI::IsMember({"saha", "fixman", "cholesky"}));
 
   CLI::App* factor = app.add_subcommand("factor", "the full factor at q: I, U, D (I = U D U^T), log det I");
   addModel(factor, o);
@@ -183,12 +179,85 @@ int main(int argc, char** argv) {
                    "another model file instead of examples/models/stanford_arm.json");
   demo->add_option("--t", o.demo_t, "time on the trajectory, s (default 2.5)");
 
+  CLI::App* simulate = app.add_subcommand(
+      "simulate", "integrate the equations of motion from (q0, qd0); CSV out: t, q0.., qd0.., energy");
+  simulate->add_option("MODEL", o.model, "model file (.json or .urdf); with --server also a model id or name")
+      ->required();
+  simulate->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
+  simulate->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
+  simulate->add_option("--t-end", o.t_end, "end time, s (default 1)");
+  simulate->add_option("--dt-out", o.dt_out, "time between samples, s (default 0.01)");
+  simulate->add_option("--integrator", o.integrator, "dopri: adaptive Dormand-Prince 5(4) (default); rk4: fixed step")
+      ->check(CLI::IsMember({"dopri", "rk4"}));
+  simulate->add_option("--step", o.step, "rk4 step, s (default 1e-3)");
+  simulate->add_option("--rtol", o.rtol, "dopri relative tolerance (default 1e-8)");
+  simulate->add_option("--atol", o.atol, "dopri absolute tolerance (default 1e-10)");
+  simulate->add_option("--route", o.route, "forward dynamics inside the integrator: saha (default) or cholesky")
+      ->check(CLI::IsMember({"saha", "cholesky"}));
+  simulate->add_option("--q0", o.q0, "initial positions (comma-separated, default zeros)");
+  simulate->add_option("--qd0", o.qd0, "initial velocities (comma-separated, default zeros)");
+  simulate->add_option("--tau", o.tau, "constant joint torques/forces (comma-separated, default zero)");
+  simulate->add_option("--tau-schedule", o.tau_schedule,
+                       "local only: piecewise-linear torques from a CSV file with the header t,tau0,..");
+  simulate->add_option("--damping", o.damping, "viscous joint damping per joint (comma-separated, default none)");
+  simulate->add_option("--batch-size", o.batch_size, "with --server: samples per streamed message (default 64)");
+  simulate->add_flag("!--no-progress", o.progress, "no progress line on a terminal");
+
+  CLI::App* torques = app.add_subcommand(
+      "torques", "joint torques along a trajectory (CSV: t, q0.., qd0.., qdd0.., tau0..)");
+  torques->add_option("MODEL", o.model, "model file (.json or .urdf)")->required();
+  torques->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
+  torques->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
+  torques->add_option("--trajectory", o.trajectory,
+                      "eq39 (default): Saha 1999 eq. 39 (the Stanford arm's; any model: revolute joints 0 -> 60 "
+                      "deg, joint 2 from 90 deg, prismatic 0 -> 0.1 m, T = 10 s), or a JSON file "
+                      "{\"duration\": T, \"start\": [...], \"end\": [...]} of a cycloidal trajectory");
+  torques->add_option("--dt", o.dt, "time between samples, s (default 0.1)");
+  torques->add_option("--t-end", o.torques_t_end, "last sample time, s (default: the trajectory's duration)");
+
+  // remote-only commands
+  CLI::App* reg = app.add_subcommand("register", "with --server: register a model file, print its id");
+  reg->add_option("MODEL", o.model, "model file: .json (denoc-dh/1) or .urdf")->required();
+  reg->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
+  reg->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
+  reg->add_option("--name", o.name, "display name (default: the file's)");
+  reg->add_option("--gravity", o.gravity, "gravity x,y,z in the base frame, m/s^2 (default: the file's, or 0,0,-9.81)");
+  reg->add_flag("--quiet,-q", o.quiet, "print the id only");
+  reg->add_option("--format", o.format, "output: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  CLI::App* list = app.add_subcommand("list", "with --server: the models on the server");
+  list->add_option("--format", o.format, "output: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  CLI::App* get = app.add_subcommand("get", "with --server: describe a model (id, unique id prefix, or name)");
+  get->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")->required();
+  get->add_option("--format", o.format, "output: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  CLI::App* del = app.add_subcommand("delete", "with --server: delete a model");
+  del->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits) or name")->required();
+  del->add_option("--format", o.format, "output: table (default) or json")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+
+  // the server, for every command that can run remotely (before or after the command)
+  app.add_option("--server", o.server,
+                 "HOST:PORT of a denocd: register, list, get, delete, id, fd, factor and simulate run there "
+                 "(MODEL may then be a model id or name; a model file is registered first)")
+      ->envname("DENOC_SERVER");
+  app.add_option("--deadline", o.deadline_s, "with --server: seconds per call (default 30)");
+  app.add_flag("--tls", o.tls, "with --server: TLS with the system's root certificates");
+  app.add_option("--tls-ca", o.tls_ca, "with --server: TLS, trusting the CA certificates in this PEM file");
+  app.add_option("--tls-cert", o.tls_cert, "with --server: client certificate (PEM) for mutual TLS");
+  app.add_option("--tls-key", o.tls_key, "with --server: client private key (PEM) for mutual TLS");
+  app.add_option("--tls-server-name", o.tls_server_name, "with --server: expected name in the server's certificate");
+  app.add_option("--token", o.token, "with --server: bearer token")->envname("DENOC_TOKEN");
+  app.fallthrough();
+
   if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required
     const std::string command = argv[1];
     const auto subs = app.get_subcommands([](CLI::App*) { return true; });
     if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* a) { return a->get_name() == command; })) {
       std::cerr << "denoc: error: unknown command '" << command
-                << "' (expected info, id, fd, factor or demo; "
+                << "' (expected info, id, fd, factor, simulate, torques, demo, or with --server register, list, "
+                   "get, delete; "
                 << "see denoc --help)\n";
       return 2;
     }
@@ -202,6 +271,15 @@ int main(int argc, char** argv) {
 
   try {
     if (demo->parsed()) return runDemo(o);
+    if (torques->parsed()) return runTorques(o);
+    const bool remote_only = reg->parsed() || list->parsed() || get->parsed() || del->parsed();
+    if (!o.server.empty() && !info->parsed()) {
+      for (CLI::App* sub : {reg, list, get, del, id, fd, factor, simulate}) {
+        if (sub->parsed()) return runRemote(o, sub->get_name());
+      }
+    }
+    if (remote_only) throw InputError("this command needs a server: denoc --server HOST:PORT ...");
+    if (simulate->parsed()) return runSimulate(o);
     const Format format = parseFormat(o.format);
     const Model model = load(o);
     if (info->parsed()) {
@@ -216,7 +294,7 @@ int main(int argc, char** argv) {
       writeResults(std::cout, model, "id", results, format);
     } else if (fd->parsed()) {
       for (const State& s : states(o, model, kQ | kQd | kTau)) {
-        results.push_back(computeForwardDynamics(model, data, s, o.route == "cholesky"));
+        results.push_back(computeForwardDynamics(model, data, s, o.route));
       }
       writeResults(std::cout, model, "fd", results, format);
     } else if (factor->parsed()) {
@@ -232,6 +310,18 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "denoc: error: " << e.what() << '\n';
     return 2;
+  } catch (const denoc::client::Error& e) {
+    std::cerr << "denoc: error: " << e.what() << '\n';
+    switch (e.code()) {
+      case grpc::StatusCode::INVALID_ARGUMENT:
+      case grpc::StatusCode::NOT_FOUND:
+      case grpc::StatusCode::FAILED_PRECONDITION:
+      case grpc::StatusCode::OUT_OF_RANGE:
+      case grpc::StatusCode::RESOURCE_EXHAUSTED:
+        return 2;
+      default:
+        return 1;
+    }
   } catch (const std::invalid_argument& e) {  // ModelError and the algorithms' argument checks
     std::cerr << "denoc: error: " << e.what() << '\n';
     return 2;

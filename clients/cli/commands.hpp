@@ -1,0 +1,79 @@
+// The `denoc` tool's commands beyond the single-state ones of main.cpp: local simulation and torque
+// histories (simulate.cpp) and the remote front end through denoc::client (remote.cpp).
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+
+namespace denoc::cli {
+
+struct Options {
+  std::string model;
+  std::string format = "table";
+  std::string base_link, tip_link;
+  std::string q, qd, qdd, tau, states;
+  std::string route = "saha";
+  bool inverse = false;
+  std::string demo_model;
+  double demo_t = 2.5;
+
+  // simulate
+  double t_end = 1.0;
+  double dt_out = 0.01;
+  std::string integrator = "dopri";
+  double step = 1e-3;
+  double rtol = 1e-8, atol = 1e-10;
+  std::string damping, q0, qd0;
+  std::string tau_schedule;  // CSV file t,tau0..: piecewise-linear torque
+  std::uint32_t batch_size = 0;
+  bool progress = true;
+
+  // torques
+  std::string trajectory = "eq39";
+  double dt = 0.1;
+  double torques_t_end = -1.0;  // < 0: the trajectory's duration
+
+  // remote
+  std::string server;
+  double deadline_s = 30.0;
+  std::string tls_ca, tls_cert, tls_key, tls_server_name, token;
+  bool tls = false;
+  std::string name, gravity;
+  bool quiet = false;
+};
+
+/// States from --states or the vector options, for a model of n joints.
+std::vector<State> readStateOptions(const Options& o, int n, unsigned fields);
+
+/// Progress of a long run on stderr, only when stderr is a terminal; at most ten updates a second.
+class Progress {
+ public:
+  Progress(std::string what, double total, bool enabled);
+  ~Progress();
+  void update(double done);
+
+ private:
+  std::string what_;
+  double total_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+/// CSV of a simulation: t, q0.., qd0.., energy.
+void writeSampleHeader(std::ostream& out, int n);
+void writeSample(std::ostream& out, double t, const double* q, const double* qd, int n, double energy);
+
+/// denoc simulate MODEL (local).
+int runSimulate(const Options& o);
+/// denoc torques MODEL --trajectory eq39|FILE (local).
+int runTorques(const Options& o);
+/// denoc --server HOST:PORT <command> ...
+int runRemote(const Options& o, const std::string& command);
+
+}  // namespace denoc::cli

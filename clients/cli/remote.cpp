@@ -1,0 +1,345 @@
+// `denoc --server HOST:PORT <command>`: the tool as a client of denocd, through denoc::client.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "denoc/client/client.hpp"
+#include "denoc/model_io.hpp"
+
+namespace denoc::cli {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+namespace dc = denoc::client;
+
+dc::Client connect(const Options& o) {
+  dc::ClientOptions c;
+  c.target = o.server;
+  if (!(o.deadline_s > 0) || !std::isfinite(o.deadline_s)) throw InputError("--deadline: expected seconds > 0");
+  c.deadline = std::chrono::milliseconds(static_cast<long long>(o.deadline_s * 1000.0));
+  if (o.tls || !o.tls_ca.empty() || !o.tls_cert.empty() || !o.tls_key.empty()) {
+    dc::TlsOptions t;
+    t.root_certs = o.tls_ca;
+    t.client_cert = o.tls_cert;
+    t.client_key = o.tls_key;
+    t.server_name = o.tls_server_name;
+    c.tls = t;
+  }
+  c.bearer_token = o.token;
+  return dc::Client(c);
+}
+
+bool isId(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::optional<Eigen::Vector3d> gravityOption(const Options& o) {
+  if (o.gravity.empty()) return std::nullopt;
+  return Eigen::Vector3d(vectorOption(o.gravity, 3, "--gravity"));
+}
+
+/// The model a dynamics command names: a model file (registered first), an id, a unique id prefix or a name.
+dc::ModelInfo resolve(dc::Client& c, const Options& o) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(o.model, ec)) {
+    return c.registerModelFile(o.model, o.base_link, o.tip_link, gravityOption(o)).model;
+  }
+  if (isId(o.model)) return c.getModel(o.model);
+  std::vector<dc::ModelInfo> hits;
+  for (const dc::ModelInfo& m : c.listModels()) {
+    if (m.name == o.model || (o.model.size() >= 6 && m.model_id.rfind(o.model, 0) == 0)) hits.push_back(m);
+  }
+  if (hits.size() == 1) return hits.front();
+  if (hits.empty()) {
+    throw InputError("'" + o.model + "' is not a model file, and the server has no model with that id or name");
+  }
+  std::string ids;
+  for (const auto& m : hits) ids += "\n  " + m.model_id + "  " + m.name;
+  throw InputError("'" + o.model + "' names several models on the server; give the id:" + ids);
+}
+
+ModelView viewOf(const dc::ModelInfo& m, const dc::AnswerInfo& a) {
+  ModelView v;
+  v.name = m.name;
+  v.n = m.dof;
+  v.joint_names = m.joint_names;
+  for (dc::JointType t : m.joint_types) {
+    v.type.push_back(t == dc::JointType::Prismatic ? JointType::Prismatic : JointType::Revolute);
+  }
+  v.gravity = a.gravity;
+  v.model_id = a.model_id;
+  v.compute_time_ns = a.compute_time.count();
+  return v;
+}
+
+Eigen::MatrixXd stack(const std::vector<State>& states, Eigen::VectorXd State::*member, int n) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(states.size()), n);
+  for (std::size_t k = 0; k < states.size(); ++k) m.row(static_cast<Eigen::Index>(k)) = (states[k].*member).transpose();
+  return m;
+}
+
+const char* typeName(dc::JointType t) { return t == dc::JointType::Prismatic ? "prismatic" : "revolute"; }
+
+ojson limit(const Eigen::VectorXd& v, int i) {
+  if (i >= v.size() || !std::isfinite(v[i])) return nullptr;
+  return v[i];
+}
+
+ojson infoJson(const dc::ModelInfo& m) {
+  ojson doc = ojson::object();
+  doc["model_id"] = m.model_id;
+  doc["name"] = m.name;
+  doc["dof"] = m.dof;
+  doc["source"] = m.source;
+  doc["pinned"] = m.pinned;
+  doc["gravity"] = {m.gravity.x(), m.gravity.y(), m.gravity.z()};
+  ojson joints = ojson::array();
+  for (int i = 0; i < m.dof; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    ojson j = ojson::object();
+    j["name"] = ui < m.joint_names.size() ? m.joint_names[ui] : "";
+    j["link"] = ui < m.link_names.size() ? m.link_names[ui] : "";
+    j["type"] = ui < m.joint_types.size() ? typeName(m.joint_types[ui]) : "";
+    j["lower"] = limit(m.lower, i);
+    j["upper"] = limit(m.upper, i);
+    j["velocity_limit"] = limit(m.velocity_limit, i);
+    j["effort_limit"] = limit(m.effort_limit, i);
+    j["armature"] = i < m.armature.size() ? m.armature[i] : 0.0;
+    joints.push_back(j);
+  }
+  doc["joints"] = joints;
+  return doc;
+}
+
+std::string num(double x) {
+  if (std::isinf(x)) return "none";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+void writeRemoteInfo(std::ostream& out, const dc::ModelInfo& m, Format format) {
+  if (format == Format::Json) {
+    out << infoJson(m).dump(2) << '\n';
+    return;
+  }
+  if (format == Format::Csv) {
+    out << "index,joint,link,type,lower,upper,velocity_limit,effort_limit,armature\n";
+    for (int i = 0; i < m.dof; ++i) {
+      const auto ui = static_cast<std::size_t>(i);
+      out << i << ',' << m.joint_names[ui] << ',' << m.link_names[ui] << ',' << typeName(m.joint_types[ui]) << ','
+          << full(m.lower[i]) << ',' << full(m.upper[i]) << ',' << full(m.velocity_limit[i]) << ','
+          << full(m.effort_limit[i]) << ',' << full(m.armature[i]) << '\n';
+    }
+    return;
+  }
+  out << "model:   '" << m.name << "' (" << m.source << (m.pinned ? ", built in" : "") << ")\n";
+  out << "id:      " << m.model_id << '\n';
+  out << "joints:  " << m.dof << '\n';
+  out << "gravity: [" << num(m.gravity.x()) << ", " << num(m.gravity.y()) << ", " << num(m.gravity.z())
+      << "] m/s^2 in the base frame\n\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"#", "joint", "link", "type", "lower", "upper", "max velocity", "max effort", "armature"}};
+  for (int i = 0; i < m.dof; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    rows.push_back({std::to_string(i + 1), m.joint_names[ui], m.link_names[ui], typeName(m.joint_types[ui]),
+                    num(m.lower[i]), num(m.upper[i]), num(m.velocity_limit[i]), num(m.effort_limit[i]),
+                    num(m.armature[i])});
+  }
+  std::vector<std::size_t> w(rows[0].size(), 0);
+  for (const auto& r : rows) {
+    for (std::size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
+  }
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      line += (c ? "  " : "") + r[c] + std::string(w[c] - r[c].size(), ' ');
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out << line << '\n';
+  }
+}
+
+int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
+  const int n = m.dof;
+  dc::SimulateOptions s;
+  s.t_end = o.t_end;
+  s.dt_out = o.dt_out;
+  s.integrator = o.integrator == "rk4" ? dc::Integrator::RK4 : dc::Integrator::Dopri5;
+  s.route = o.route == "cholesky" ? dc::Route::Cholesky : o.route == "fixman" ? dc::Route::Fixman : dc::Route::Saha;
+  s.step = o.step;
+  s.rtol = o.rtol;
+  s.atol = o.atol;
+  s.batch_size = o.batch_size;
+  if (!o.tau_schedule.empty()) throw InputError("--tau-schedule is for local runs (give --tau for a constant torque)");
+  if (!o.tau.empty()) s.torque = vectorOption(o.tau, n, "--tau").transpose();
+  if (!o.damping.empty()) s.damping = vectorOption(o.damping, n, "--damping");
+  const Eigen::VectorXd q0 = vectorOption(o.q0, n, "--q0"), qd0 = vectorOption(o.qd0, n, "--qd0");
+  std::ostream& out = std::cout;
+  writeSampleHeader(out, n);
+  Progress progress("simulate on " + o.server, s.t_end, o.progress);
+  const dc::SimulationSummary sum = c.simulate(m.model_id, q0, qd0, s, [&](const dc::SimulationBatch& b) {
+    for (Eigen::Index k = 0; k < b.t.size(); ++k) {
+      const Eigen::VectorXd q = b.q.row(k).transpose(), qd = b.qd.row(k).transpose();
+      writeSample(out, b.t[k], q.data(), qd.data(), n, b.energy[k]);
+    }
+    if (b.t.size() > 0) progress.update(b.t[b.t.size() - 1]);
+    return static_cast<bool>(out);
+  });
+  if (::isatty(STDERR_FILENO) == 1) {
+    std::fprintf(stderr, "%zu samples in %zu batches, %llu steps (%llu rejected), server compute time %.3f ms\n",
+                 sum.samples, sum.batches, static_cast<unsigned long long>(sum.steps),
+                 static_cast<unsigned long long>(sum.rejected_steps), sum.compute_time.count() / 1e6);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int runRemote(const Options& o, const std::string& command) {
+  const Format format = parseFormat(o.format);
+  dc::Client c = connect(o);
+  std::ostream& out = std::cout;
+  if (command == "list") {
+    const auto models = c.listModels();
+    if (format == Format::Json) {
+      ojson a = ojson::array();
+      for (const auto& m : models) a.push_back(infoJson(m));
+      out << a.dump(2) << '\n';
+    } else if (format == Format::Csv) {
+      out << "model_id,name,dof,source,pinned\n";
+      for (const auto& m : models) {
+        out << m.model_id << ',' << m.name << ',' << m.dof << ',' << m.source << ',' << (m.pinned ? 1 : 0) << '\n';
+      }
+    } else {
+      out << models.size() << " model" << (models.size() == 1 ? "" : "s") << " on " << o.server << "\n";
+      for (const auto& m : models) {
+        out << m.model_id << "  " << m.dof << " dof  " << m.source << (m.pinned ? " (built in)" : "") << "  "
+            << m.name << '\n';
+      }
+    }
+    return 0;
+  }
+  if (command == "register") {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(o.model, ec)) throw InputError(o.model + ": no such file");
+    dc::Registration r;
+    if (!o.name.empty()) {
+      // a display name: build the request from the file, then name it
+      dc::Client& cc = c;
+      std::string ext = std::filesystem::path(o.model).extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      if (ext == ".urdf") {
+        std::ifstream in(o.model);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        r = cc.registerUrdf(text, o.base_link, o.tip_link, gravityOption(o), o.name);
+      } else {
+        DHSpec dh = loadDHJsonFile(o.model);
+        dh.name = o.name;
+        if (const auto g = gravityOption(o)) dh.gravity = *g;
+        r = cc.registerDH(dh);
+      }
+    } else {
+      r = c.registerModelFile(o.model, o.base_link, o.tip_link, gravityOption(o));
+    }
+    if (o.quiet) {
+      out << r.model_id << '\n';
+    } else if (format == Format::Json) {
+      ojson doc = ojson::object();
+      doc["model_id"] = r.model_id;
+      doc["created"] = r.created;
+      doc["compute_time_ns"] = r.compute_time.count();
+      doc["model"] = infoJson(r.model);
+      out << doc.dump(2) << '\n';
+    } else if (format == Format::Csv) {
+      out << "model_id,name,dof,created\n" << r.model_id << ',' << r.model.name << ',' << r.model.dof << ','
+          << (r.created ? 1 : 0) << '\n';
+    } else {
+      out << "registered " << o.model << " as " << r.model_id << (r.created ? " (new)" : " (already registered)")
+          << "\n\n";
+      writeRemoteInfo(out, r.model, format);
+    }
+    return 0;
+  }
+  const dc::ModelInfo m = resolve(c, o);
+  if (command == "get") {
+    writeRemoteInfo(out, m, format);
+    return 0;
+  }
+  if (command == "delete") {
+    c.deleteModel(m.model_id);
+    if (format == Format::Json) {
+      out << ojson({{"deleted", m.model_id}}).dump() << '\n';
+    } else {
+      out << "deleted " << m.model_id << '\n';
+    }
+    return 0;
+  }
+  if (command == "simulate") return simulateRemote(c, o, m);
+
+  const int n = m.dof;
+  std::vector<Result> results;
+  if (command == "id") {
+    const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kQdd);
+    const auto a = c.inverseDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
+                                     stack(states, &State::qdd, n));
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      const State& s = states[k];
+      Result r;
+      r.vectors = {{"q", "q", Quantity::Position, s.q},
+                   {"qd", "qd", Quantity::Velocity, s.qd},
+                   {"qdd", "qdd", Quantity::Acceleration, s.qdd},
+                   {"tau", "tau", Quantity::Force, a.tau.row(static_cast<Eigen::Index>(k)).transpose()}};
+      results.push_back(std::move(r));
+    }
+    writeResults(out, viewOf(m, a), "id", results, format);
+  } else if (command == "fd") {
+    const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kTau);
+    const dc::Route route =
+        o.route == "cholesky" ? dc::Route::Cholesky : o.route == "fixman" ? dc::Route::Fixman : dc::Route::Saha;
+    const auto a = c.forwardDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
+                                     stack(states, &State::tau, n), route);
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      const State& s = states[k];
+      Result r;
+      r.vectors = {{"q", "q", Quantity::Position, s.q},
+                   {"qd", "qd", Quantity::Velocity, s.qd},
+                   {"tau", "tau", Quantity::Force, s.tau},
+                   {"qdd", "qdd", Quantity::Acceleration, a.qdd.row(static_cast<Eigen::Index>(k)).transpose()}};
+      results.push_back(std::move(r));
+    }
+    writeResults(out, viewOf(m, a), "fd", results, format);
+  } else if (command == "factor") {
+    const std::vector<State> states = readStateOptions(o, n, kQ);
+    dc::FactorFlags flags;
+    flags.inverse = o.inverse;
+    const auto a = c.fullFactor(m.model_id, stack(states, &State::q, n), flags);
+    const ModelView v = viewOf(m, a);
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      const auto ki = static_cast<Eigen::Index>(k);
+      Result r;
+      r.vectors = {{"q", "q", Quantity::Position, states[k].q},
+                   {"D", "D", Quantity::Inertia, a.d.row(ki).transpose()}};
+      r.matrices = {{"I", "I(q): joint-space inertia matrix", inertiaUnits(v, false), a.inertia[k]},
+                    {"U", "U: unit upper triangular factor, I = U D U^T", "", a.u[k]}};
+      r.scalars = {{"log_det", "log det I", a.log_det[ki]}};
+      if (o.inverse) r.matrices.push_back({"I_inv", "I(q)^-1", inertiaUnits(v, true), a.inverse[k]});
+      results.push_back(std::move(r));
+    }
+    writeResults(out, v, "factor", results, format);
+  } else {
+    throw InputError("'" + command + "' is not a remote command");
+  }
+  return 0;
+}
+
+}  // namespace denoc::cli
