@@ -1,0 +1,555 @@
+// DenocClient: promise-based, typed wrappers over the denoc.v1.Dynamics stub.
+import * as grpc from '@grpc/grpc-js';
+import { status as Status } from '@grpc/grpc-js';
+
+import {
+  dhLinkToProto,
+  fromVec3,
+  integratorToProto,
+  invalid,
+  modelInfoFromProto,
+  routeFromProto,
+  routeToProto,
+  toArray,
+  toF64,
+  toVec3,
+} from './convert';
+import { DenocError, toDenocError } from './errors';
+import { dynamicsClientConstructor } from './proto';
+import { StreamSession, type StreamCall } from './stream';
+import type {
+  Answer,
+  BatchShape,
+  CallOptions,
+  ClientOptions,
+  DHLink,
+  ForwardDynamicsInput,
+  ForwardDynamicsResult,
+  FullFactorInput,
+  FullFactorResult,
+  InverseDynamicsInput,
+  InverseDynamicsResult,
+  ModelInfo,
+  RegisterOptions,
+  RegisteredModel,
+  SimulateInput,
+  SimulationBatch,
+  UrdfOptions,
+} from './types';
+import type { DynamicsClient } from '../generated/denoc/v1/Dynamics';
+import type { RegisterModelRequest } from '../generated/denoc/v1/RegisterModelRequest';
+import type { RegisterModelResponse__Output } from '../generated/denoc/v1/RegisterModelResponse';
+import type { SimulateRequest } from '../generated/denoc/v1/SimulateRequest';
+import type { SimulateResponse__Output } from '../generated/denoc/v1/SimulateResponse';
+import type { Vec3__Output } from '../generated/denoc/v1/Vec3';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+type UnaryStart<Res> = (
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: grpc.requestCallback<Res>,
+) => grpc.ClientUnaryCall;
+
+interface AnswerMsg {
+  model_id: string;
+  gravity: Vec3__Output | null;
+  compute_time_ns: number;
+  count: number;
+  dof: number;
+}
+
+function answer(m: AnswerMsg): Answer {
+  return {
+    modelId: m.model_id,
+    gravity: fromVec3(m.gravity),
+    computeTimeNs: Number(m.compute_time_ns),
+    count: m.count,
+    dof: m.dof,
+  };
+}
+
+/** The requested optional output of FullFactor, or undefined when it was not requested. */
+function optional(x: number[], requested: boolean | undefined): Float64Array | undefined {
+  return requested === true ? toF64(x) : undefined;
+}
+
+/**
+ * A client of one denocd server (or a load-balanced address). Every method returns a promise (simulate: an
+ * async iterator) and rejects with a DenocError carrying the gRPC status code and the server's message.
+ *
+ * The client remembers the source of every model it registers. When a server answers NOT_FOUND for such a
+ * model (another replica, a server with an empty store, a deleted store file), the client registers the
+ * model again on that server and retries the call once; model ids are content addresses, so the id stays
+ * the same. `reRegistrations` counts how often that happened.
+ */
+export class DenocClient {
+  /** The generated grpc-js stub (for calls the wrappers do not cover); replaced by reconnect(). */
+  stub: DynamicsClient;
+  /** How many transparent re-registrations this client has made. */
+  reRegistrations = 0;
+
+  private readonly options: ClientOptions;
+  private readonly sources = new Map<string, RegisterModelRequest>();
+  private readonly dofs = new Map<string, number>();
+  private readonly inFlightRegistrations = new Map<string, Promise<void>>();
+
+  /** `address`: host:port, e.g. '127.0.0.1:50051' (any grpc-js target, such as 'dns:///denoc:50051'). */
+  constructor(address: string, options: ClientOptions = {}) {
+    this.options = options;
+    this.stub = this.connect(address);
+  }
+
+  /** Closes the channel; calls in progress fail. */
+  close(): void {
+    this.stub.close();
+  }
+
+  /**
+   * Points the client at another server: closes the current channel and opens one to `address`, keeping
+   * the remembered model sources (so models registered before are registered again there on first use).
+   */
+  reconnect(address: string): void {
+    const old = this.stub;
+    this.stub = this.connect(address);
+    old.close();
+  }
+
+  private connect(address: string): DynamicsClient {
+    const Ctor = dynamicsClientConstructor();
+    return new Ctor(
+      address,
+      this.options.credentials ?? grpc.credentials.createInsecure(),
+      this.options.channelOptions ?? {},
+    );
+  }
+
+  /** Resolves once the channel is connected (or rejects after timeoutMs, default 10 s). */
+  waitForReady(timeoutMs = 10_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.stub.waitForReady(Date.now() + timeoutMs, (err) => {
+        if (err) reject(new DenocError(Status.UNAVAILABLE, `not connected within ${timeoutMs} ms: ${err.message}`));
+        else resolve();
+      });
+    });
+  }
+
+  // ---- models -------------------------------------------------------------------------------------------
+
+  /** Registers a URDF model (the XML text); the chain runs from baseLink to tipLink. */
+  registerUrdf(text: string, options: UrdfOptions = {}, call?: CallOptions): Promise<RegisteredModel> {
+    const req: RegisterModelRequest = {
+      urdf: { text, base_link: options.baseLink ?? '', tip_link: options.tipLink ?? '' },
+    };
+    try {
+      this.commonRegisterFields(req, options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (options.armature !== undefined) req.armature = toArray(options.armature);
+    return this.register(req, call);
+  }
+
+  /** Registers a DH model (Saha's convention, links from base to tip). */
+  registerDH(links: readonly DHLink[], options: RegisterOptions = {}, call?: CallOptions): Promise<RegisteredModel> {
+    let req: RegisterModelRequest;
+    try {
+      req = { dh: { links: links.map((l, i) => dhLinkToProto(l, i)) } };
+      this.commonRegisterFields(req, options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.register(req, call);
+  }
+
+  /** Describes a registered model. */
+  getModel(modelId: string, call?: CallOptions): Promise<ModelInfo> {
+    return this.withModel(modelId, () => this.describe(modelId, call));
+  }
+
+  /** Every model the server holds (in memory and in its store), sorted by id. */
+  async listModels(call?: CallOptions): Promise<ModelInfo[]> {
+    const res = await this.unary<{ models: Parameters<typeof modelInfoFromProto>[0][] }>(
+      (md, o, cb) => this.stub.ListModels({}, md, o, cb),
+      call,
+    );
+    const models = res.models.map((m) => modelInfoFromProto(m));
+    for (const m of models) this.dofs.set(m.modelId, m.dof);
+    return models;
+  }
+
+  /** Deletes a model from the server (registry and store); the client forgets its source. */
+  async deleteModel(modelId: string, call?: CallOptions): Promise<string> {
+    this.sources.delete(modelId);
+    this.dofs.delete(modelId);
+    const res = await this.unary<{ model_id: string }>(
+      (md, o, cb) => this.stub.DeleteModel({ model_id: modelId }, md, o, cb),
+      call,
+    );
+    return res.model_id;
+  }
+
+  /** True when this client holds the source of `modelId` (it can re-register it). */
+  knowsSource(modelId: string): boolean {
+    return this.sources.has(modelId);
+  }
+
+  // ---- dynamics -----------------------------------------------------------------------------------------
+
+  /** tau = I(q) qdd + C(q, qd) qd + g(q) - J^T f_tip for a batch (flat row-major count x dof arrays). */
+  inverseDynamics(modelId: string, input: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
+    return this.withModel(modelId, async () => {
+      const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const res = await this.unary<{ tau: number[] } & AnswerMsg>(
+        (md, o, cb) =>
+          this.stub.InverseDynamics(
+            {
+              model_id: modelId,
+              count,
+              dof,
+              q: toArray(input.q),
+              qd: toArray(input.qd),
+              qdd: toArray(input.qdd),
+              tip_wrench: toArray(input.tipWrench),
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      return { ...answer(res), tau: toF64(res.tau) };
+    });
+  }
+
+  /** qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)) for a batch, by route 'saha' (default), 'fixman' or 'cholesky'. */
+  forwardDynamics(modelId: string, input: ForwardDynamicsInput, call?: CallOptions): Promise<ForwardDynamicsResult> {
+    return this.withModel(modelId, async () => {
+      const route = routeToProto(input.route);
+      const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const res = await this.unary<{ qdd: number[]; route: string } & AnswerMsg>(
+        (md, o, cb) =>
+          this.stub.ForwardDynamics(
+            {
+              model_id: modelId,
+              count,
+              dof,
+              q: toArray(input.q),
+              qd: toArray(input.qd),
+              tau: toArray(input.tau),
+              route,
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      return { ...answer(res), qdd: toF64(res.qdd), route: routeFromProto(res.route) };
+    });
+  }
+
+  /** I(q), U, D (I = U D U^T) and log det I per state; with the flags also C, the bias, g(q), I^-1. */
+  fullFactor(modelId: string, input: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
+    return this.withModel(modelId, async () => {
+      const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const res = await this.unary<
+        {
+          inertia: number[];
+          u: number[];
+          d: number[];
+          log_det: number[];
+          convective: number[];
+          bias: number[];
+          gravity_torque: number[];
+          inverse: number[];
+        } & AnswerMsg
+      >(
+        (md, o, cb) =>
+          this.stub.FullFactor(
+            {
+              model_id: modelId,
+              count,
+              dof,
+              q: toArray(input.q),
+              qd: toArray(input.qd),
+              convective: input.convective === true,
+              bias: input.bias === true,
+              gravity_torque: input.gravityTorque === true,
+              inverse: input.inverse === true,
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      const result: FullFactorResult = {
+        ...answer(res),
+        inertia: toF64(res.inertia),
+        u: toF64(res.u),
+        d: toF64(res.d),
+        logDet: toF64(res.log_det),
+      };
+      const convective = optional(res.convective, input.convective);
+      const bias = optional(res.bias, input.bias);
+      const gravityTorque = optional(res.gravity_torque, input.gravityTorque);
+      const inverse = optional(res.inverse, input.inverse);
+      if (convective) result.convective = convective;
+      if (bias) result.bias = bias;
+      if (gravityTorque) result.gravityTorque = gravityTorque;
+      if (inverse) result.inverse = inverse;
+      return result;
+    });
+  }
+
+  /**
+   * Integrates the equations of motion from (q0, qd0); yields the sample batches in time order as the
+   * server streams them (the last one has `last: true` and the run's statistics). Leaving the loop early
+   * cancels the run. A run that fails part way throws its DenocError after the batches before it.
+   */
+  async *simulate(modelId: string, input: SimulateInput, call: CallOptions = {}): AsyncGenerator<SimulationBatch> {
+    let retried = false;
+    for (;;) {
+      const dof = await this.withModel(modelId, () => this.dofOf(modelId, call));
+      const req: SimulateRequest = {
+        model_id: modelId,
+        dof,
+        q0: toArray(input.q0),
+        qd0: toArray(input.qd0),
+        t_end: input.tEnd,
+        integrator: integratorToProto(input.integrator),
+        route: routeToProto(input.route),
+        dt_out: input.dtOut ?? 0,
+        sample_times: toArray(input.sampleTimes),
+        step: input.step ?? 0,
+        rtol: input.rtol ?? 0,
+        atol: input.atol ?? 0,
+        initial_step: input.initialStep ?? 0,
+        max_step: input.maxStep ?? 0,
+        max_steps: input.maxSteps ?? 0,
+        torque_times: toArray(input.torqueTimes),
+        torque_values: toArray(input.torqueValues),
+        damping: toArray(input.damping),
+        batch_size: input.batchSize ?? 0,
+      };
+      const stream = this.stub.Simulate(req, this.metadata(), this.callOptions(call, false));
+      stream.on('error', () => undefined); // reported by the iterator below
+      const unhook = this.hookSignal(call, () => stream.cancel());
+      let received = 0;
+      try {
+        for await (const msg of stream as AsyncIterable<SimulateResponse__Output>) {
+          received++;
+          yield {
+            ...answer(msg),
+            t: toF64(msg.t),
+            q: toF64(msg.q),
+            qd: toF64(msg.qd),
+            energy: toF64(msg.energy),
+            kinetic: toF64(msg.kinetic),
+            potential: toF64(msg.potential),
+            last: msg.last,
+            steps: Number(msg.steps),
+            rejectedSteps: Number(msg.rejected_steps),
+            evaluations: Number(msg.evaluations),
+          };
+        }
+        return;
+      } catch (e) {
+        const err = toDenocError(e);
+        if (!retried && received === 0 && this.canReRegister(err, modelId)) {
+          retried = true;
+          await this.reRegister(modelId);
+          continue;
+        }
+        throw err;
+      } finally {
+        unhook();
+        stream.cancel(); // no-op after the status; stops the run when the caller left the loop early
+      }
+    }
+  }
+
+  /** simulate() collected: every batch concatenated (t, q, qd, energies) and the run's statistics. */
+  async simulateAll(modelId: string, input: SimulateInput, call?: CallOptions): Promise<SimulationBatch> {
+    const batches: SimulationBatch[] = [];
+    for await (const b of this.simulate(modelId, input, call)) batches.push(b);
+    const cat = (key: 't' | 'q' | 'qd' | 'energy' | 'kinetic' | 'potential'): Float64Array => {
+      const out = new Float64Array(batches.reduce((n, b) => n + b[key].length, 0));
+      let at = 0;
+      for (const b of batches) {
+        out.set(b[key], at);
+        at += b[key].length;
+      }
+      return out;
+    };
+    const last = batches[batches.length - 1];
+    if (last === undefined) throw new DenocError(Status.INTERNAL, 'the simulation sent no samples');
+    return {
+      ...last,
+      computeTimeNs: batches.reduce((n, b) => n + b.computeTimeNs, 0),
+      count: batches.reduce((n, b) => n + b.count, 0),
+      t: cat('t'),
+      q: cat('q'),
+      qd: cat('qd'),
+      energy: cat('energy'),
+      kinetic: cat('kinetic'),
+      potential: cat('potential'),
+    };
+  }
+
+  /** Opens a stream session (the bidirectional Stream RPC) for control loops: one state in, one answer out. */
+  openStream(call: CallOptions = {}): StreamSession {
+    return new StreamSession(
+      {
+        openStreamCall: (o: CallOptions): StreamCall => {
+          const s = this.stub.Stream(this.metadata(), this.callOptions(o, false));
+          const unhook = this.hookSignal(o, () => s.cancel());
+          s.on('status', unhook);
+          return s;
+        },
+        reRegisterIfKnown: async (modelId: string): Promise<boolean> => {
+          if (this.options.reRegister === false || !this.sources.has(modelId)) return false;
+          await this.reRegister(modelId);
+          return true;
+        },
+      },
+      call,
+    );
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------------
+
+  private commonRegisterFields(req: RegisterModelRequest, options: RegisterOptions): void {
+    if (options.name !== undefined) req.name = options.name;
+    if (options.gravity !== undefined) req.gravity = toVec3(options.gravity, 'gravity');
+  }
+
+  private async register(req: RegisterModelRequest, call?: CallOptions): Promise<RegisteredModel> {
+    const res = await this.unary<RegisterModelResponse__Output>(
+      (md, o, cb) => this.stub.RegisterModel(req, md, o, cb),
+      call,
+    );
+    const info = modelInfoFromProto(res.model);
+    this.sources.set(res.model_id, req);
+    this.dofs.set(res.model_id, info.dof);
+    return { ...info, created: res.created, computeTimeNs: Number(res.compute_time_ns) };
+  }
+
+  private async describe(modelId: string, call?: CallOptions): Promise<ModelInfo> {
+    const res = await this.unary<{ model: Parameters<typeof modelInfoFromProto>[0] }>(
+      (md, o, cb) => this.stub.GetModel({ model_id: modelId }, md, o, cb),
+      call,
+    );
+    const info = modelInfoFromProto(res.model);
+    this.dofs.set(modelId, info.dof);
+    return info;
+  }
+
+  private async dofOf(modelId: string, call?: CallOptions): Promise<number> {
+    const known = this.dofs.get(modelId);
+    if (known !== undefined) return known;
+    return (await this.describe(modelId, call)).dof;
+  }
+
+  /** count and dof of a batch: dof given or the model's, count given or q.length / dof. */
+  private async shape(
+    modelId: string,
+    q: ArrayLike<number>,
+    s: BatchShape,
+    call?: CallOptions,
+  ): Promise<{ count: number; dof: number }> {
+    const dof = s.dof ?? (await this.dofOf(modelId, call));
+    const count = s.count ?? (dof > 0 ? Math.max(1, Math.floor(q.length / dof)) : 1);
+    for (const [name, v] of [
+      ['count', count],
+      ['dof', dof],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) {
+        throw invalid(`${name} ${v} is not an unsigned 32-bit integer`);
+      }
+    }
+    return { count, dof };
+  }
+
+  private canReRegister(err: unknown, modelId: string): boolean {
+    return (
+      this.options.reRegister !== false &&
+      err instanceof DenocError &&
+      err.code === Status.NOT_FOUND &&
+      this.sources.has(modelId)
+    );
+  }
+
+  /** Runs fn; on NOT_FOUND for a model whose source this client holds, re-registers it and runs fn again. */
+  private async withModel<T>(modelId: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      const err = toDenocError(e);
+      if (!this.canReRegister(err, modelId)) throw err;
+      await this.reRegister(modelId);
+      return await fn();
+    }
+  }
+
+  /** Registers the remembered source of modelId again (concurrent callers share one registration). */
+  private reRegister(modelId: string): Promise<void> {
+    let running = this.inFlightRegistrations.get(modelId);
+    if (running === undefined) {
+      const source = this.sources.get(modelId);
+      if (source === undefined) {
+        return Promise.reject(new DenocError(Status.NOT_FOUND, `model ${modelId}: no source to register again`));
+      }
+      running = this.unary<RegisterModelResponse__Output>((md, o, cb) => this.stub.RegisterModel(source, md, o, cb))
+        .then((res) => {
+          if (res.model_id !== modelId) {
+            throw new DenocError(
+              Status.FAILED_PRECONDITION,
+              `re-registering model ${modelId} gave id ${res.model_id}: the server computes ids differently`,
+            );
+          }
+          this.reRegistrations++;
+        })
+        .finally(() => this.inFlightRegistrations.delete(modelId));
+      this.inFlightRegistrations.set(modelId, running);
+    }
+    return running;
+  }
+
+  private metadata(): grpc.Metadata {
+    const md = new grpc.Metadata();
+    if (this.options.token !== undefined) md.set('authorization', `Bearer ${this.options.token}`);
+    return md;
+  }
+
+  private callOptions(call: CallOptions | undefined, unary: boolean): grpc.CallOptions {
+    const timeout = call?.timeoutMs ?? (unary ? (this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) : undefined);
+    return timeout === undefined ? {} : { deadline: Date.now() + timeout };
+  }
+
+  /** Calls cancel when call.signal aborts; returns the function that removes the hook. */
+  private hookSignal(call: CallOptions | undefined, cancel: () => void): () => void {
+    const signal = call?.signal;
+    if (signal === undefined) return () => undefined;
+    if (signal.aborted) {
+      cancel();
+      return () => undefined;
+    }
+    signal.addEventListener('abort', cancel, { once: true });
+    return () => signal.removeEventListener('abort', cancel);
+  }
+
+  private unary<Res>(start: UnaryStart<Res>, call?: CallOptions): Promise<Res> {
+    return new Promise<Res>((resolve, reject) => {
+      let unhook: () => void = () => undefined;
+      const c = start(this.metadata(), this.callOptions(call, true), (err, res) => {
+        unhook();
+        if (err) reject(toDenocError(err));
+        else if (res === undefined) reject(new DenocError(Status.INTERNAL, 'empty answer'));
+        else resolve(res);
+      });
+      unhook = this.hookSignal(call, () => c.cancel());
+    });
+  }
+}

@@ -1,0 +1,8 @@
+// denoc: TypeScript/Node client of the denoc dynamics service (denocd), on @grpc/grpc-js.
+export { DenocClient } from './client';
+export { DenocError } from './errors';
+export { StreamSession } from './stream';
+export { PROTO_FILE } from './proto';
+export { stateOf } from './util';
+export { status as Status, credentials, Metadata } from '@grpc/grpc-js';
+export type * from './types';

@@ -1,0 +1,86 @@
+// The README's example, run as written (a .mjs file in this package importing 'denoc'), and the example in
+// examples/; their numbers are checked against the denoc command-line tool. Also: the proto the package
+// loads is the repository's.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { PROTO_FILE } from '../src/index';
+import { PACKAGE_DIR, REPO_DIR, runCli, startServer, type Server } from './support';
+
+function run(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { cwd: PACKAGE_DIR, env: { ...process.env, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`node ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`));
+        else resolve(stdout);
+      });
+  });
+}
+
+const PANDA = path.join(REPO_DIR, 'examples', 'models', 'panda.urdf');
+const fixed3 = (xs: number[]): string => xs.map((x) => x.toFixed(3)).join(' ');
+
+describe('README and examples', { timeout: 120_000 }, () => {
+  let server: Server;
+
+  before(async () => {
+    server = await startServer();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('the README example runs as written and prints what the core computes', async () => {
+    const readme = fs.readFileSync(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    assert.equal(blocks.length, 1, 'one js block in README.md');
+    const code = blocks[0]!;
+    assert.ok(code.trim().split('\n').length <= 10, 'ten lines at most');
+    const file = path.join(PACKAGE_DIR, 'dist', 'readme-example.mjs'); // inside the package: 'denoc' resolves to it
+    fs.writeFileSync(file, code);
+    const out = await run([file], { DENOC_SERVER: server.address });
+    const lines = out.trim().split('\n');
+    assert.equal(lines.length, 2, out);
+
+    const q = [0, -0.5, 0, -2, 0, 1.5, 0.8];
+    const zero = [0, 0, 0, 0, 0, 0, 0];
+    const [id] = await runCli('id', PANDA, [{ q, qd: zero, qdd: zero }]);
+    const [fd] = await runCli('fd', PANDA, [{ q, qd: zero, tau: zero }]);
+    assert.equal(lines[0], `panda 7 joints; gravity torques ${fixed3(id!.tau!)}`);
+    assert.equal(lines[1], `accelerations in free fall ${fixed3(fd!.qdd!)}`);
+    // the output shown in the README is this output
+    assert.ok(readme.includes(`\n${lines[0]}\n${lines[1]}\n`), `README shows:\n${out}`);
+  });
+
+  it('examples/trajectory.ts runs against the server', async () => {
+    const out = await run([path.join(PACKAGE_DIR, 'dist', 'examples', 'trajectory.js'), server.address], {});
+    assert.match(out, /^model panda: 7 joints, id [0-9a-f]{12}\.\.\./);
+    assert.match(out, /inverse dynamics of 201 states in one call/);
+    assert.equal((out.match(/panda_joint\d: peak \|tau\|/g) ?? []).length, 7);
+    const err = Number(/gives qdd back: max \|error\| (\S+) rad/.exec(out)![1]);
+    assert.ok(err < 1e-9, out);
+    assert.match(out, /free fall for 0\.5 s: 6 samples/);
+  });
+
+  it('the package loads the repository proto, copied unchanged', () => {
+    assert.ok(PROTO_FILE.startsWith(path.join(PACKAGE_DIR, 'dist', 'proto')));
+    assert.equal(
+      fs.readFileSync(PROTO_FILE, 'utf8'),
+      fs.readFileSync(path.join(REPO_DIR, 'proto', 'denoc', 'v1', 'dynamics.proto'), 'utf8'),
+    );
+  });
+
+  it('CommonJS require and ESM import both expose the API', async () => {
+    const script =
+      "const c = require('denoc'); import('denoc').then((m) => { " +
+      "const names = ['DenocClient', 'DenocError', 'StreamSession', 'Status', 'stateOf', 'PROTO_FILE'];" +
+      "for (const n of names) { if (!c[n] || !m[n]) throw new Error('missing ' + n); }" +
+      "console.log('ok'); });";
+    const out = await run(['-e', script], {});
+    assert.equal(out.trim(), 'ok');
+  });
+});
