@@ -21,6 +21,7 @@
 
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/dh.hpp"
+#include "denoc/urdf.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
@@ -141,6 +142,9 @@ int main(int argc, char** argv) {
     ss << f.rdbuf();
     reg.mutable_urdf()->set_text(ss.str());
     reg.mutable_urdf()->set_tip_link(tip);
+    denoc::UrdfOptions options;
+    options.tip_link = tip;
+    model = std::make_unique<denoc::Model>(denoc::buildModelFromUrdf(ss.str(), options));
   } else {
     reg = dhRequest(sevenDof(0));
     model = std::make_unique<denoc::Model>(denoc::buildModelFromDH(sevenDof(0)));
@@ -231,7 +235,7 @@ int main(int argc, char** argv) {
     }
     const double total_us = micros(Clock::now() - t0);
     const double states = static_cast<double>(calls) * count;
-    // the in-process core on the same states (DH model only: with --urdf the model is not built here)
+    // the in-process core on the same states
     double local_us = 0;
     if (model) {
       denoc::Data d(*model);
