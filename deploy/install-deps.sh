@@ -14,6 +14,8 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
   # plots of the papers' examples
   python3 python3-numpy python3-matplotlib
+  # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)
+  python3-grpcio python3-protobuf python3-pytest
 )
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -24,3 +26,9 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${packages[@]}"
+
+# Node.js and npm for the TypeScript client (clients/node): Debian's packages (node 18) only when there is no
+# node at all, so a newer node already installed (with its own npm) is kept.
+if ! command -v node >/dev/null 2>&1; then
+  $SUDO apt-get install -y -q --no-install-recommends nodejs npm
+fi
