@@ -14,6 +14,7 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/urdf.hpp"
+#include "support/run_process.hpp"
 
 namespace denoc {
 namespace {
@@ -43,43 +44,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = testing::ProcessOutcome;
 
 Outcome denoc(const std::vector<std::string>& args) {
   static int counter = 0;
   TempDir dir;
-  const std::string out = dir.path("out" + std::to_string(counter));
-  const std::string err = dir.path("err" + std::to_string(counter++));
-  std::string cmd = quote(DENOC_CLI);
-  for (const std::string& a : args) {
-    cmd += ' ';
-    cmd += quote(a);
-  }
-  cmd += " >";
-  cmd += quote(out);
-  cmd += " 2>";
-  cmd += quote(err);
-  cmd += " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Outcome r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return testing::runProcess(DENOC_CLI, args, dir.path("run" + std::to_string(counter++)));
 }
 
 std::string list(const Eigen::VectorXd& v) {

@@ -8,6 +8,7 @@
 #include "denoc/denoc.hpp"
 #include "server/server_process.hpp"
 #include "server/test_support.hpp"
+#include "support/run_process.hpp"
 
 namespace denoc {
 namespace {
@@ -19,37 +20,11 @@ using test::TempDir;
 const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
 const std::string kPlanar = std::string(DENOC_SOURCE_DIR) + "/examples/models/planar_3r.json";
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = testing::ProcessOutcome;
 
 Outcome denoc(const TempDir& dir, const std::vector<std::string>& args) {
   static int counter = 0;
-  const std::string out = dir.str("out" + std::to_string(counter));
-  const std::string err = dir.str("err" + std::to_string(counter++));
-  std::string cmd = quote(DENOC_CLI);
-  for (const std::string& a : args) {
-    cmd += ' ';
-    cmd += quote(a);
-  }
-  cmd += " >";
-  cmd += quote(out);
-  cmd += " 2>";
-  cmd += quote(err);
-  cmd += " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Outcome r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  r.out = test::readText(out);
-  r.err = test::readText(err);
-  return r;
+  return testing::runProcess(DENOC_CLI, args, dir.str("run" + std::to_string(counter++)));
 }
 
 json parse(const Outcome& r) {
