@@ -45,6 +45,11 @@ struct Options {
   bool tls = false;
   std::string name, gravity;
   bool quiet = false;
+
+  // bench (remote)
+  int bench_calls = 1000;
+  int bench_batch = 1;
+  std::string bench_computation = "id";
 };
 
 /// States from --states or the vector options, for a model of n joints.

@@ -237,6 +237,16 @@ int main(int argc, char** argv) {
   del->add_option("--format", o.format, "output: table (default) or json")
       ->check(CLI::IsMember({"table", "json", "csv"}));
 
+  CLI::App* bench = app.add_subcommand("bench", "with --server: time calls of one computation (latency, states/s)");
+  bench->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")->required();
+  bench->add_option("--computation", o.bench_computation, "id (default) or fd")
+      ->check(CLI::IsMember({"id", "fd"}));
+  bench->add_option("--calls", o.bench_calls, "number of timed calls (default 1000)");
+  bench->add_option("--batch", o.bench_batch, "states per call (default 1)");
+  bench->add_option("--format", o.format, "output: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  bench->add_flag("!--no-progress", o.progress, "no progress line on a terminal");
+
   // the server, for every command that can run remotely (before or after the command)
   app.add_option("--server", o.server,
                  "HOST:PORT of a denocd: register, list, get, delete, id, fd, factor and simulate run there "
@@ -257,7 +267,7 @@ int main(int argc, char** argv) {
     if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* a) { return a->get_name() == command; })) {
       std::cerr << "denoc: error: unknown command '" << command
                 << "' (expected info, id, fd, factor, simulate, torques, demo, or with --server register, list, "
-                   "get, delete; "
+                   "get, delete, bench; "
                 << "see denoc --help)\n";
       return 2;
     }
@@ -272,9 +282,9 @@ int main(int argc, char** argv) {
   try {
     if (demo->parsed()) return runDemo(o);
     if (torques->parsed()) return runTorques(o);
-    const bool remote_only = reg->parsed() || list->parsed() || get->parsed() || del->parsed();
+    const bool remote_only = reg->parsed() || list->parsed() || get->parsed() || del->parsed() || bench->parsed();
     if (!o.server.empty() && !info->parsed()) {
-      for (CLI::App* sub : {reg, list, get, del, id, fd, factor, simulate}) {
+      for (CLI::App* sub : {reg, list, get, del, id, fd, factor, simulate, bench}) {
         if (sub->parsed()) return runRemote(o, sub->get_name());
       }
     }

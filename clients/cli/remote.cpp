@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -203,6 +204,75 @@ int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
   return 0;
 }
 
+// denoc --server ... bench MODEL: timed calls of one computation with random states, one batch per call
+int benchRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, Format format) {
+  if (o.bench_calls < 1) throw InputError("--calls: expected at least 1");
+  if (o.bench_batch < 1) throw InputError("--batch: expected at least 1 state per call");
+  const bool fd = o.bench_computation == "fd";
+  const int n = m.dof;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto random = [&] {
+    Eigen::MatrixXd a(o.bench_batch, n);
+    for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = u(rng);
+    return a;
+  };
+  const Eigen::MatrixXd Q = random(), Qd = random(), X = random();
+  const auto call = [&]() -> std::chrono::nanoseconds {
+    return fd ? c.forwardDynamics(m.model_id, Q, Qd, X).compute_time
+              : c.inverseDynamics(m.model_id, Q, Qd, X).compute_time;
+  };
+  call();  // warm up: connection and the server's workspaces
+  std::vector<double> seconds;
+  seconds.reserve(static_cast<std::size_t>(o.bench_calls));
+  double compute_s = 0.0;
+  Progress progress("bench on " + o.server, o.bench_calls, o.progress);
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < o.bench_calls; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    compute_s += std::chrono::duration<double>(call()).count();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    progress.update(k + 1);
+  }
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const auto at = [&](double p) { return sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1))]; };
+  const double states = static_cast<double>(o.bench_calls) * o.bench_batch;
+  ojson doc = ojson::object();
+  doc["model_id"] = m.model_id;
+  doc["computation"] = fd ? "fd" : "id";
+  doc["calls"] = o.bench_calls;
+  doc["states_per_call"] = o.bench_batch;
+  doc["p50_us"] = at(0.5) * 1e6;
+  doc["p99_us"] = at(0.99) * 1e6;
+  doc["max_us"] = sorted.back() * 1e6;
+  doc["states_per_s"] = states / total_s;
+  doc["server_compute_us_per_state"] = compute_s * 1e6 / states;
+  std::ostream& out = std::cout;
+  if (format == Format::Json) {
+    out << doc.dump(2) << '\n';
+  } else if (format == Format::Csv) {
+    out << "computation,calls,states_per_call,p50_us,p99_us,max_us,states_per_s,server_compute_us_per_state\n"
+        << doc["computation"].get<std::string>() << ',' << o.bench_calls << ',' << o.bench_batch << ','
+        << doc["p50_us"].get<double>() << ',' << doc["p99_us"].get<double>() << ',' << doc["max_us"].get<double>()
+        << ',' << doc["states_per_s"].get<double>() << ',' << doc["server_compute_us_per_state"].get<double>()
+        << '\n';
+  } else {
+    char line[256];
+    std::snprintf(line, sizeof line, "%s on %s (%s, %d dof): %d calls of %d state%s\n", fd ? "forward dynamics" : "inverse dynamics",
+                  o.server.c_str(), m.name.c_str(), n, o.bench_calls, o.bench_batch, o.bench_batch == 1 ? "" : "s");
+    out << line;
+    std::snprintf(line, sizeof line, "  latency per call  p50 %.1f us  p99 %.1f us  max %.1f us\n", at(0.5) * 1e6,
+                  at(0.99) * 1e6, sorted.back() * 1e6);
+    out << line;
+    std::snprintf(line, sizeof line, "  throughput        %.0f states/s (server compute %.3f us per state)\n",
+                  states / total_s, compute_s * 1e6 / states);
+    out << line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int runRemote(const Options& o, const std::string& command) {
@@ -285,6 +355,7 @@ int runRemote(const Options& o, const std::string& command) {
     return 0;
   }
   if (command == "simulate") return simulateRemote(c, o, m);
+  if (command == "bench") return benchRemote(c, o, m, format);
 
   const int n = m.dof;
   std::vector<Result> results;

@@ -191,6 +191,30 @@ TEST(CliRemote, SimulateEqualsTheCoresSimulator) {
   EXPECT_EQ(by_name.out, r.out);
 }
 
+TEST(CliRemote, BenchTimesTheRequestedCalls) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const std::string s = "--server=" + server.address();
+  const Outcome r =
+      denoc(dir, {s, "bench", "planar_3r", "--computation", "fd", "--calls", "40", "--batch", "25", "--format", "json"});
+  const json doc = parse(r);
+  EXPECT_EQ(doc.at("computation"), "fd");
+  EXPECT_EQ(doc.at("calls"), 40);
+  EXPECT_EQ(doc.at("states_per_call"), 25);
+  EXPECT_LE(doc.at("p50_us").get<double>(), doc.at("p99_us").get<double>());
+  EXPECT_LE(doc.at("p99_us").get<double>(), doc.at("max_us").get<double>());
+  EXPECT_GT(doc.at("states_per_s").get<double>(), 0.0);
+  EXPECT_GT(doc.at("server_compute_us_per_state").get<double>(), 0.0);
+  // no progress line when standard error is not a terminal
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const Outcome zero = denoc(dir, {s, "bench", "planar_3r", "--batch", "0"});
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("--batch"), std::string::npos) << zero.err;
+  const Outcome local = denoc(dir, {"bench", kPlanar});
+  EXPECT_EQ(local.code, 2);
+  EXPECT_NE(local.err.find("needs a server"), std::string::npos) << local.err;
+}
+
 TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"));
