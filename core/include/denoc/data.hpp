@@ -43,7 +43,8 @@ template <typename S> struct DataTpl {
   std::vector<Vec3> C0;  // mass center C_i
   std::vector<Vec6> p0;  // joint-rate propagation vector p_i
 
-  // composite-body inertias Mt_i (eq. 23-24), common frame
+  // link inertias M_i and composite-body inertias Mt_i (eq. 23-24), common frame
+  std::vector<RigidInertia<S>> Mi;
   std::vector<RigidInertia<S>> Mt;
   std::vector<Vec6> Mtp;  // Mt_i p_i
 
@@ -112,6 +113,7 @@ template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n)
   O0.resize(un);
   C0.resize(un);
   p0.resize(un);
+  Mi.resize(un);
   Mt.resize(un);
   Mtp.resize(un);
   Mh.resize(un);

@@ -15,7 +15,7 @@ namespace detail {
 /// Spatial inertia M_i of link i about the base origin in base axes (needs common placements).
 template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i);
 
-/// Composite-body recursion and I(q) from placements already computed.
+/// Composite-body recursion and I(q) from placements already computed; leaves the link inertias in data.Mi.
 template <typename S> void crba(const ModelTpl<S>& model, DataTpl<S>& data);
 }  // namespace detail
 

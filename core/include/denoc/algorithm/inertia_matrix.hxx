@@ -32,7 +32,8 @@ template <typename S> void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   // Mt_n = M_n, Mt_i = M_i + B_{i+1,i}^T Mt_{i+1} B_{i+1,i}: with every inertia about one point, B = 1
   for (int i = n - 1; i >= 0; --i) {
-    data.Mt[i] = linkInertia(model, data, i);
+    data.Mi[i] = linkInertia(model, data, i);
+    data.Mt[i] = data.Mi[i];
     if (i + 1 < n) {
       data.Mt[i].m += data.Mt[i + 1].m;
       data.Mt[i].h += data.Mt[i + 1].h;

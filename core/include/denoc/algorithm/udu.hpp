@@ -33,8 +33,9 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
 
 namespace detail {
 /// Reverse Gaussian elimination from placements already computed (common frame); data.log_det only when
-/// with_log_det.
-template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
+/// with_log_det. With link_inertias_ready, the link inertias data.Mi left by crba() are reused.
+template <typename S>
+void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det, bool link_inertias_ready = false);
 
 /// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.L is the work matrix).
 template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);

@@ -32,11 +32,13 @@ template <typename S> S logDetFromD(const typename Types<S>::VecX& D) {
   }
 }
 
-template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det) {
+template <typename S>
+void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det, bool link_inertias_ready) {
   const int n = model.n;
   for (int k = n - 1; k >= 0; --k) {
     // Mh_k = M_k + B_{k+1,k}^T (Mh_{k+1} - psi_hat_{k+1} psi_{k+1}^T) B_{k+1,k}, B = 1 here
-    const RigidInertia<S> Mk = linkInertia(model, data, k);
+    if (!link_inertias_ready) data.Mi[k] = linkInertia(model, data, k);
+    const RigidInertia<S>& Mk = data.Mi[k];
     SymInertia6<S>& Mh = data.Mh[k];
     Mh.A = Mk.I;
     Mh.H = skew(Mk.h);
@@ -141,7 +143,7 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
     detail::denseUDU(model, data);
     data.log_det = detail::logDetFromD<S>(data.D);
   } else {
-    detail::articulated(model, data, true);
+    detail::articulated(model, data, true, true);  // reuses crba's link inertias
     detail::explicitU(model, data);
   }
 }
