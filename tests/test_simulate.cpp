@@ -557,6 +557,42 @@ TEST(Simulate, StreamingCallbackCanStopEarly) {
   EXPECT_EQ(a.stats.samples, 101u);
 }
 
+TEST(Simulate, KeepGoingStopsBetweenSamples) {
+  // one sample after t = 0, 10,000 RK4 steps away; keep_going says stop at its 4th poll (steps 0, 64, 128, 192)
+  const Model model = buildModelFromDH(planarArmDH());
+  Simulator sim(model);
+  SimulationOptions o;
+  o.integrator = Integrator::RK4;
+  o.step = 1e-3;
+  o.t_end = 10.0;
+  o.dt_out = 10.0;
+  int polls = 0;
+  o.keep_going = [&] { return ++polls < 4; };
+  int samples = 0;
+  const SimulationStats stats = sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample&) {
+    ++samples;
+    return true;
+  });
+  EXPECT_TRUE(stats.stopped_early);
+  EXPECT_EQ(polls, 4);
+  EXPECT_EQ(stats.steps, 3 * 64);
+  EXPECT_EQ(samples, 1);  // t = 0 only
+  // Dormand-Prince too; and a keep_going that never says stop changes nothing
+  o.integrator = Integrator::DormandPrince45;
+  o.rtol = o.atol = 1e-12;  // thousands of steps to t = 10
+  polls = 0;
+  EXPECT_TRUE(sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, nullptr).stopped_early);
+  EXPECT_EQ(polls, 4);
+  o.keep_going = [] { return true; };
+  o.dt_out = 1.0;
+  const SimulationResult with = sim.simulate(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o);
+  o.keep_going = nullptr;
+  const SimulationResult without = sim.simulate(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o);
+  EXPECT_FALSE(with.stats.stopped_early);
+  EXPECT_EQ(with.q, without.q);
+  EXPECT_EQ(with.stats.steps, without.stats.steps);
+}
+
 TEST(Simulate, RK4AndDormandPrinceAgree) {
   const Model model = buildModelFromDH(stanfordArmDH());
   SimulationOptions o;

@@ -243,8 +243,15 @@ bool Simulator::rhs(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
   return dy.allFinite();
 }
 
+namespace {
+/// Thrown by countStep when keep_going says stop; caught in run().
+struct StopRequested {};
+}  // namespace
+
 void Simulator::countStep() {
-  if (stats_.steps + stats_.rejected >= opt_->max_steps) {
+  const std::int64_t taken = stats_.steps + stats_.rejected;
+  if (opt_->keep_going && taken % 64 == 0 && !opt_->keep_going()) throw StopRequested{};
+  if (taken >= opt_->max_steps) {
     throw std::runtime_error("simulate: max_steps (" + std::to_string(opt_->max_steps) + ") exceeded at t = " +
                              num(t_));
   }
@@ -388,10 +395,15 @@ SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0, cons
   }
   for (std::size_t k = 0; k < times.count; ++k) {
     const double ts = times[k];
-    if (options.integrator == Integrator::RK4) {
-      advanceRK4(ts);
-    } else {
-      advanceDOPRI(ts);
+    try {
+      if (options.integrator == Integrator::RK4) {
+        advanceRK4(ts);
+      } else {
+        advanceDOPRI(ts);
+      }
+    } catch (const StopRequested&) {
+      stats_.stopped_early = true;
+      break;
     }
     double kinetic = 0.0, potential = 0.0;
     const double energy = mechanicalEnergy(*model_, data_, y_.head(n_), y_.tail(n_), kinetic, potential);

@@ -95,6 +95,10 @@ struct SimulationOptions {
   // limit on the steps (accepted and rejected) of one run: exceeding it is an error
   std::int64_t max_steps = 10'000'000;
 
+  // polled every 64 steps (accepted and rejected) when set: false ends the run early, as a sample callback
+  // returning false does (stats.stopped_early), so a cancelled run stops between two output samples too
+  std::function<bool()> keep_going;
+
   TorqueInput torque;        // applied joint torques/forces
   Eigen::VectorXd damping;   // viscous joint damping (N m s/rad or N s/m), >= 0; empty: none
 };
