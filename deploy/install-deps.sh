@@ -8,8 +8,9 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   # core
   libeigen3-dev liburdfdom-dev nlohmann-json3-dev libcli11-dev
-  # service (denocd): gRPC, protobuf, logging, SHA-256
+  # service (denocd): gRPC, protobuf, logging, SHA-256 and TLS, Prometheus metrics
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
+  prometheus-cpp-dev openssl
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
   # plots of the papers' examples

@@ -19,6 +19,10 @@ grpc::Status toStatus(std::exception_ptr error) {
         return {grpc::StatusCode::RESOURCE_EXHAUSTED, e.what()};
       case ErrorCode::FailedPrecondition:
         return {grpc::StatusCode::FAILED_PRECONDITION, e.what()};
+      case ErrorCode::Unauthenticated:
+        return {grpc::StatusCode::UNAUTHENTICATED, e.what()};
+      case ErrorCode::PermissionDenied:
+        return {grpc::StatusCode::PERMISSION_DENIED, e.what()};
       case ErrorCode::Unimplemented:
         return {grpc::StatusCode::UNIMPLEMENTED, e.what()};
       case ErrorCode::Unavailable:

@@ -16,6 +16,8 @@ enum class ErrorCode {
   NotFound,            // unknown model id
   ResourceExhausted,   // a configured limit (the message names the flag and the environment variable)
   FailedPrecondition,  // the request is well formed but the server state forbids it (pinned model)
+  Unauthenticated,     // no bearer token, or an unknown one (access control on)
+  PermissionDenied,    // the caller's token may not do this (delete another token's model)
   Unimplemented,       // a computation this build of the core does not provide
   Unavailable,         // the model store could not be written
   Aborted,             // a simulation stopped part way (step limit, divergence)

@@ -14,8 +14,11 @@
 #include <sstream>
 #include <thread>
 
+#include "admission.hpp"
+#include "auth.hpp"
 #include "denoc/dh.hpp"
 #include "errors.hpp"
+#include "metrics.hpp"
 #include "model_source.hpp"
 #include "options.hpp"
 #include "registry.hpp"
@@ -48,6 +51,32 @@ std::string readFile(const std::string& path) {
   return os.str();
 }
 
+/// TLS (mutual when a client CA is given) or, when no certificate is configured, plaintext.
+std::shared_ptr<grpc::ServerCredentials> credentials(const ds::ServerOptions& o) {
+  if (!o.tls()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions ssl(o.tls_client_ca.empty()
+                                            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  ssl.pem_key_cert_pairs.push_back({readFile(o.tls_key), readFile(o.tls_cert)});
+  if (!o.tls_client_ca.empty()) ssl.pem_root_certs = readFile(o.tls_client_ca);
+  return grpc::SslServerCredentials(ssl);
+}
+
+/// Keepalive pings, idle and age limits of connections (docs/service.md, "Resource protection").
+void connectionOptions(grpc::ServerBuilder& builder, const ds::ServerOptions& o) {
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, o.keepalive_time_ms);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, o.keepalive_timeout_ms);
+  // clients may ping every 10 s, also between calls, without being told off (GOAWAY too_many_pings)
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  if (o.max_connection_idle_ms > 0)
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, o.max_connection_idle_ms);
+  if (o.max_connection_age_ms > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, o.max_connection_age_ms);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, o.drain_timeout_ms);
+  }
+}
+
 int serve(const ds::ServerOptions& options) {
   const ds::Limits limits{options.max_dof, options.max_states, options.max_message_bytes};
   ds::ModelStore store(options.store_dir);
@@ -69,9 +98,8 @@ int serve(const ds::ServerOptions& options) {
     if (at != std::string::npos) request.mutable_urdf()->set_tip_link(item.substr(at + 1));
     try {
       ds::BuiltModel built = ds::buildFromRequest(request, limits);
-      std::string bytes;
-      request.SerializeToString(&bytes);
-      auto entry = registry.add(std::move(built), &bytes, true).first;
+      const std::string record = ds::storeRecord(request, "");
+      auto entry = registry.add(std::move(built), &record, true).first;
       spdlog::info("preloaded {} ({}, {} dof): {}", path, entry->info.name(), entry->info.dof(), entry->id);
     } catch (const std::exception& e) {
       spdlog::critical("cannot preload {}: {}", path, e.what());
@@ -81,12 +109,29 @@ int serve(const ds::ServerOptions& options) {
   const std::size_t loaded = registry.loadStore();
   spdlog::info("model store {}: {} models loaded ({} in memory)", store.dir(), loaded, registry.size());
 
-  ds::DynamicsService service(registry, limits, options.workspaces_per_thread);
+  std::unique_ptr<ds::TokenAuth> auth;
+  if (!options.token_file.empty()) {
+    auth = std::make_unique<ds::TokenAuth>(ds::TokenAuth::fromFile(options.token_file));
+    spdlog::info("access control on: {} bearer tokens from {}", auth->size(), options.token_file);
+  }
+  ds::Admission admission(options.inflightStates(), options.max_streams);
+  ds::Metrics metrics(ds::ModelGauges{[&registry] { return registry.size(); },
+                                      [&registry] { return registry.pinnedCount(); },
+                                      [&store] { return store.usage(); },
+                                      [&admission] { return admission.statesInFlight(); }});
+  if (!options.metrics_listen.empty()) {
+    const int metrics_port = metrics.serve(options.metrics_listen);
+    if (!options.metrics_port_file.empty()) writePortFile(options.metrics_port_file, metrics_port);
+    spdlog::info("metrics on {} (port {}) at /metrics", options.metrics_listen, metrics_port);
+  }
+  ds::DynamicsService service(registry, limits, options.workspaces_per_thread, admission, auth.get(),
+                              &metrics);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, credentials(options), &port);
+  connectionOptions(builder, options);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
@@ -105,7 +150,8 @@ int serve(const ds::ServerOptions& options) {
   health->SetServingStatus(kServiceName, true);
   health->SetServingStatus(true);
   if (!options.port_file.empty()) writePortFile(options.port_file, port);
-  spdlog::info("denocd listening on {} (port {}), SERVING", options.listen, port);
+  spdlog::info("denocd listening on {} (port {}, {}), SERVING", options.listen, port,
+               options.tls() ? (options.tls_client_ca.empty() ? "TLS" : "mutual TLS") : "plaintext");
 
   // SIGTERM / SIGINT: NOT_SERVING, a grace period for load balancers to notice, then drain calls in flight
   std::thread signals([&] {

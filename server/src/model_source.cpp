@@ -1,5 +1,6 @@
 #include "model_source.hpp"
 
+#include <google/protobuf/unknown_field_set.h>
 #include <openssl/evp.h>
 
 #include <cmath>
@@ -243,5 +244,30 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
 }
 
 BuiltModel buildBuiltin(const DHSpec& dh) { return finish(buildModelFromDH(dh), dh.name, "builtin"); }
+
+namespace {
+constexpr int kOwnerField = 1000;  // not defined by RegisterModelRequest
+}  // namespace
+
+std::string storeRecord(const v1::RegisterModelRequest& request, const std::string& owner) {
+  v1::RegisterModelRequest record = request;
+  record.DiscardUnknownFields();  // a client cannot smuggle an owner in
+  if (!owner.empty())
+    record.GetReflection()->MutableUnknownFields(&record)->AddLengthDelimited(kOwnerField, owner);
+  std::string bytes;
+  if (!record.SerializeToString(&bytes))
+    fail(ErrorCode::Internal, "cannot serialize the model for the store");
+  return bytes;
+}
+
+std::string recordOwner(const v1::RegisterModelRequest& record) {
+  const auto& unknown = record.GetReflection()->GetUnknownFields(record);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const auto& f = unknown.field(i);
+    if (f.number() == kOwnerField && f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      return f.length_delimited();
+  }
+  return {};
+}
 
 }  // namespace denoc::server

@@ -31,6 +31,14 @@ BuiltModel buildBuiltin(const DHSpec& dh);
 /// C99 hex floats (%a, with -0 written as 0), names length-prefixed. The display name is not part of it.
 std::string canonicalForm(const ModelSpec& spec);
 
+/// The store's record of a registration: the request (its unknown fields dropped) with the registering
+/// principal in field 1000, which RegisterModelRequest does not define (readers of the plain request skip
+/// it). An empty owner (no access control) adds nothing.
+std::string storeRecord(const v1::RegisterModelRequest& request, const std::string& owner);
+
+/// The owner a parsed store record names ("" when none).
+std::string recordOwner(const v1::RegisterModelRequest& record);
+
 /// Lower-case hex SHA-256 of bytes (OpenSSL).
 std::string sha256Hex(const std::string& bytes);
 

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <sstream>
 
 namespace denoc::server {
@@ -13,7 +14,15 @@ std::string ServerOptions::describe() const {
   os << "] threads=" << threads << " max_dof=" << max_dof << " max_states=" << max_states
      << " max_message_bytes=" << max_message_bytes << " max_models=" << max_models
      << " workspaces_per_thread=" << workspaces_per_thread << " shutdown_grace_ms=" << shutdown_grace_ms
-     << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level;
+     << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level
+     << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
+     << " plaintext=" << (plaintext ? "allowed" : "loopback-only")
+     << " token_file=" << (token_file.empty() ? "-" : token_file) << " max_streams=" << max_streams
+     << " max_inflight_states=" << inflightStates() << " keepalive_time_ms=" << keepalive_time_ms
+     << " keepalive_timeout_ms=" << keepalive_timeout_ms
+     << " max_connection_idle_ms=" << max_connection_idle_ms
+     << " max_connection_age_ms=" << max_connection_age_ms
+     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen);
   return os.str();
 }
 
@@ -60,13 +69,82 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
       ->envname("DENOC_LOG_LEVEL")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--tls-cert", o.tls_cert, "server certificate chain (PEM file); needs --tls-key")
+      ->envname("DENOC_TLS_CERT");
+  app.add_option("--tls-key", o.tls_key, "server private key (PEM file)")->envname("DENOC_TLS_KEY");
+  app.add_option("--tls-client-ca", o.tls_client_ca,
+                 "CA certificates (PEM file) that client certificates must chain to: mutual TLS")
+      ->envname("DENOC_TLS_CLIENT_CA");
+  app.add_flag("--plaintext", o.plaintext, "allow plaintext (no TLS) on a non-loopback address")
+      ->envname("DENOC_PLAINTEXT");
+  app.add_option("--token-file", o.token_file, "bearer tokens, one per line: TOKEN or NAME TOKEN")
+      ->envname("DENOC_TOKEN_FILE");
+  app.add_option("--max-streams", o.max_streams, "concurrent Simulate and Stream calls")
+      ->envname("DENOC_MAX_STREAMS")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--max-inflight-states", o.max_inflight_states,
+                 "states being computed at once over all unary calls (0: 8 x --max-states)")
+      ->envname("DENOC_MAX_INFLIGHT_STATES")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
+  app.add_option("--keepalive-time-ms", o.keepalive_time_ms, "ping a connection idle this long")
+      ->envname("DENOC_KEEPALIVE_TIME_MS")
+      ->check(CLI::Range(1000, 86400000));
+  app.add_option("--keepalive-timeout-ms", o.keepalive_timeout_ms, "close it when the ping is not answered")
+      ->envname("DENOC_KEEPALIVE_TIMEOUT_MS")
+      ->check(CLI::Range(100, 3600000));
+  app.add_option("--max-connection-idle-ms", o.max_connection_idle_ms,
+                 "close connections without calls this long (0: never)")
+      ->envname("DENOC_MAX_CONNECTION_IDLE_MS")
+      ->check(CLI::Range(0, 2147483647));
+  app.add_option("--max-connection-age-ms", o.max_connection_age_ms,
+                 "ask clients to reconnect after this long, so load spreads over new replicas (0: never)")
+      ->envname("DENOC_MAX_CONNECTION_AGE_MS")
+      ->check(CLI::Range(0, 2147483647));
+  app.add_option("--metrics-listen", o.metrics_listen, "host:port serving Prometheus metrics at /metrics")
+      ->envname("DENOC_METRICS_LISTEN");
+  app.add_option("--metrics-port-file", o.metrics_port_file, "write the metrics port to this file")
+      ->envname("DENOC_METRICS_PORT_FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     exit_code = app.exit(e);
     return false;
   }
+  if (const std::string problem = checkOptions(o); !problem.empty()) {
+    std::fprintf(stderr, "denocd: %s\n", problem.c_str());
+    exit_code = 2;
+    return false;
+  }
   return true;
+}
+
+bool isLoopbackAddress(const std::string& address) {
+  if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) return true;
+  std::string host = address;
+  if (const std::size_t colon = host.rfind(':'); colon != std::string::npos) host.resize(colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+std::string checkOptions(const ServerOptions& o) {
+  if (o.tls_cert.empty() != o.tls_key.empty())
+    return "--tls-cert and --tls-key (DENOC_TLS_CERT, DENOC_TLS_KEY) must be given together";
+  if (!o.tls_client_ca.empty() && !o.tls())
+    return "--tls-client-ca (DENOC_TLS_CLIENT_CA) needs TLS: give --tls-cert and --tls-key too";
+  if (!o.tls() && !o.plaintext && !isLoopbackAddress(o.listen)) {
+    return "refusing plaintext on " + o.listen +
+           ", which other hosts can reach: give --tls-cert and --tls-key, or --plaintext "
+           "(DENOC_PLAINTEXT=true) to allow it explicitly";
+  }
+  if (o.inflightStates() < o.max_states) {
+    return "--max-inflight-states (" + std::to_string(o.max_inflight_states) + ") is below --max-states (" +
+           std::to_string(o.max_states) +
+           "): a request of max_states states could "
+           "never run";
+  }
+  if (!o.metrics_port_file.empty() && o.metrics_listen.empty())
+    return "--metrics-port-file needs --metrics-listen";
+  return {};
 }
 
 }  // namespace denoc::server

@@ -25,12 +25,44 @@ struct ServerOptions {
   int drain_timeout_ms = 10000;    // --drain-timeout-ms / DENOC_DRAIN_TIMEOUT_MS: then drain this long
   std::string log_level = "info";  // --log-level / DENOC_LOG_LEVEL: trace debug info warn error
 
+  // transport security and access control
+  std::string tls_cert;       // --tls-cert / DENOC_TLS_CERT: server certificate chain (PEM); with tls_key
+  std::string tls_key;        // --tls-key / DENOC_TLS_KEY: server private key (PEM)
+  std::string tls_client_ca;  // --tls-client-ca / DENOC_TLS_CLIENT_CA: CA bundle; turns on mutual TLS
+  bool plaintext = false;     // --plaintext / DENOC_PLAINTEXT: allow plaintext on a non-loopback address
+  std::string token_file;     // --token-file / DENOC_TOKEN_FILE: bearer tokens ("TOKEN" or "NAME TOKEN")
+
+  // resource protection
+  std::uint32_t max_streams = 64;  // --max-streams / DENOC_MAX_STREAMS: concurrent Simulate + Stream calls
+  std::uint64_t max_inflight_states =
+      0;                             // --max-inflight-states / DENOC_MAX_INFLIGHT_STATES (0: 8 x max_states)
+  int keepalive_time_ms = 60000;     // --keepalive-time-ms / DENOC_KEEPALIVE_TIME_MS: ping idle links
+  int keepalive_timeout_ms = 20000;  // --keepalive-timeout-ms / DENOC_KEEPALIVE_TIMEOUT_MS: then close
+  int max_connection_idle_ms = 1800000;  // --max-connection-idle-ms / DENOC_MAX_CONNECTION_IDLE_MS (0: off)
+  int max_connection_age_ms = 0;         // --max-connection-age-ms / DENOC_MAX_CONNECTION_AGE_MS (0: off)
+
+  // operations
+  std::string metrics_listen;     // --metrics-listen / DENOC_METRICS_LISTEN: host:port of /metrics (off)
+  std::string metrics_port_file;  // --metrics-port-file / DENOC_METRICS_PORT_FILE
+
+  bool tls() const { return !tls_cert.empty(); }
+  std::uint64_t inflightStates() const {
+    return max_inflight_states ? max_inflight_states : 8ull * max_states;
+  }
+
   /// One line describing every option (logged at start).
   std::string describe() const;
 };
 
 /// Parses argv and the environment. Returns false and sets exit_code when the program should exit (--help,
-/// a bad flag).
+/// a bad flag, options that do not fit together: see checkOptions).
 bool parseOptions(int argc, char** argv, ServerOptions& options, int& exit_code);
+
+/// Empty when the options fit together, else what is wrong: a TLS certificate without its key (or the
+/// reverse), a client CA without TLS, or plaintext on a non-loopback address without --plaintext.
+std::string checkOptions(const ServerOptions& options);
+
+/// True for addresses only this host can reach: 127.0.0.0/8, [::1], localhost, unix sockets.
+bool isLoopbackAddress(const std::string& address);
 
 }  // namespace denoc::server

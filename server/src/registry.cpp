@@ -40,8 +40,9 @@ void Registry::touch(const Entry& e) const {
   e.last_used.store(clock_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
-std::shared_ptr<Entry> Registry::makeEntry(BuiltModel built, bool pinned) const {
+std::shared_ptr<Entry> Registry::makeEntry(BuiltModel built, bool pinned, std::string owner) const {
   auto e = std::make_shared<Entry>();
+  e->owner = std::move(owner);
   e->info = describe(built, pinned);
   e->id = built.id;
   e->model = std::move(built.model);
@@ -81,9 +82,9 @@ std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cac
     spdlog::error("model store: {}/{}.pb holds model {}; skipped", store_.dir(), id, built.id);
     return nullptr;
   }
-  if (!cache) return makeEntry(std::move(built), false);
+  if (!cache) return makeEntry(std::move(built), false, recordOwner(request));
   try {
-    return add(std::move(built), nullptr, false).first;
+    return add(std::move(built), nullptr, false, recordOwner(request)).first;
   } catch (const RequestError& e) {
     spdlog::error("model store: {} not cached: {}", id, e.what());
     return nullptr;
@@ -111,14 +112,21 @@ void Registry::evictLocked() {
   }
 }
 
-std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built,
-                                                            const std::string* request_bytes, bool pinned) {
+std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, const std::string* record,
+                                                            bool pinned, const std::string& owner) {
   bool stored_now = false;
-  if (request_bytes) {
-    stored_now = !store_.get(built.id).has_value();
-    store_.put(built.id, *request_bytes);  // persisted before it becomes visible
+  std::string stored_owner = owner;
+  if (record) {
+    stored_now = store_.put(built.id, *record);  // persisted before it becomes visible
+    if (!stored_now) {
+      // stored before (by this server or another replica): its first registration's owner stays
+      if (auto bytes = store_.get(built.id)) {
+        v1::RegisterModelRequest stored;
+        if (stored.ParseFromString(*bytes)) stored_owner = recordOwner(stored);
+      }
+    }
   }
-  std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned);
+  std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned, std::move(stored_owner));
   std::unique_lock lock(mutex_);
   if (auto it = entries_.find(fresh->id); it != entries_.end()) {
     touch(*it->second);
@@ -127,10 +135,21 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built,
   evictLocked();
   auto it = entries_.emplace(fresh->id, fresh).first;
   // new to this server: neither cached nor stored before (a model evicted from the cache is not new)
-  return {it->second, request_bytes ? stored_now : true};
+  return {it->second, record ? stored_now : true};
 }
 
-void Registry::remove(const std::string& id) {
+namespace {
+
+void requireOwner(const std::string& id, const std::string& owner, const std::string* caller) {
+  if (caller && !owner.empty() && owner != *caller) {
+    fail(ErrorCode::PermissionDenied,
+         "model " + id + " was registered by another token; only its owner can delete it");
+  }
+}
+
+}  // namespace
+
+void Registry::remove(const std::string& id, const std::string* caller) {
   {
     std::unique_lock lock(mutex_);
     if (auto it = entries_.find(id); it != entries_.end()) {
@@ -138,9 +157,16 @@ void Registry::remove(const std::string& id) {
         fail(ErrorCode::FailedPrecondition,
              "model " + id + " is a built-in (pinned) model and cannot be deleted");
       }
+      requireOwner(id, it->second->owner, caller);
+      store_.remove(id);  // first: a store that cannot remove it leaves the model registered
       entries_.erase(it);
-      store_.remove(id);
       return;
+    }
+  }
+  if (caller) {
+    if (auto bytes = store_.get(id)) {
+      v1::RegisterModelRequest stored;
+      if (stored.ParseFromString(*bytes)) requireOwner(id, recordOwner(stored), caller);
     }
   }
   if (!store_.remove(id)) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
@@ -182,6 +208,13 @@ std::size_t Registry::loadStore() {
 std::size_t Registry::size() const {
   std::shared_lock lock(mutex_);
   return entries_.size();
+}
+
+std::size_t Registry::pinnedCount() const {
+  std::shared_lock lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [id, e] : entries_) n += e->pinned ? 1 : 0;
+  return n;
 }
 
 }  // namespace denoc::server

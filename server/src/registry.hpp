@@ -26,6 +26,7 @@ struct Entry {
   std::shared_ptr<const Model> model;
   v1::ModelInfo info;
   bool pinned = false;
+  std::string owner;  // the principal that registered it (access control on); empty: anyone may delete it
   mutable std::atomic<std::uint64_t> last_used{0};
 };
 
@@ -36,14 +37,17 @@ class Registry {
   /// The model for id: from the cache, else loaded from the store (and cached). Null when neither has it.
   std::shared_ptr<const Entry> find(const std::string& id);
 
-  /// Caches a built model (pinned: never evicted, cannot be deleted). With request bytes, persists them
-  /// first (unless already stored). Returns the entry and whether it is new to this server's cache and store.
-  /// Throws RequestError(ResourceExhausted) when the cache is full of pinned models.
-  std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* request_bytes,
-                                                    bool pinned);
+  /// Caches a built model (pinned: never evicted, cannot be deleted). With a store record (storeRecord()),
+  /// persists it first (unless already stored: the first registration's owner stays the owner). Returns the
+  /// entry and whether it is new to this server's cache and store. Throws RequestError(ResourceExhausted)
+  /// when the cache is full of pinned models.
+  std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* record, bool pinned,
+                                                    const std::string& owner = {});
 
   /// Removes id from the cache and the store. NOT_FOUND if neither has it, FAILED_PRECONDITION if pinned.
-  void remove(const std::string& id);
+  /// With a caller (access control on), PERMISSION_DENIED unless the caller owns the model (a model stored
+  /// without an owner, registered while access control was off, may be deleted by any caller).
+  void remove(const std::string& id, const std::string* caller = nullptr);
 
   /// Every model in the cache and in the store (store-only ones are built for their description but not
   /// cached), sorted by id.
@@ -54,10 +58,11 @@ class Registry {
   std::size_t loadStore();
 
   std::size_t size() const;
+  std::size_t pinnedCount() const;
 
  private:
   std::shared_ptr<const Entry> fromStore(const std::string& id, bool cache);
-  std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned) const;
+  std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned, std::string owner) const;
   void evictLocked();
   void touch(const Entry& e) const;
 

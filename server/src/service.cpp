@@ -28,24 +28,29 @@ std::int64_t nanosSince(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// Runs a handler: any exception becomes a status (toStatus, the one mapping), failures are logged.
-template <typename F>
-grpc::Status run(const char* rpc, grpc::ServerContext* ctx, F&& handler) {
-  const auto t0 = Clock::now();
-  grpc::Status status;
-  try {
-    handler();
-  } catch (...) {
-    status = toStatus(std::current_exception());
+/// Stops a batch between two states when the call was cancelled (by the client, or its deadline passed);
+/// polled every `every` states, so a long batch stops within a few microseconds to milliseconds of work.
+class Interrupt {
+ public:
+  Interrupt(grpc::ServerContext* ctx, Eigen::Index dof) : ctx_(ctx) {
+    // about 2000 n^2-sized units of work between polls: every 41 states at n = 7, every state at n >= 45
+    const Eigen::Index every = 2048 / std::max<Eigen::Index>(1, dof * dof);
+    mask_ = 1;
+    while (mask_ * 2 <= static_cast<std::uint32_t>(std::clamp<Eigen::Index>(every, 1, 64))) mask_ *= 2;
+    mask_ -= 1;
   }
-  if (!status.ok()) {
-    spdlog::warn("{} from {} failed: {}: {}", rpc, ctx->peer(), codeName(status.error_code()),
-                 status.error_message());
-  } else if (spdlog::should_log(spdlog::level::debug)) {
-    spdlog::debug("{} from {} OK in {} us", rpc, ctx->peer(), nanosSince(t0) / 1000);
+  void poll(std::uint32_t k, std::uint32_t count) const {
+    if ((k & mask_) == 0 && ctx_->IsCancelled()) {
+      fail(ErrorCode::Cancelled,
+           "stopped after " + std::to_string(k) + " of " + std::to_string(count) +
+               " states: the call was cancelled (by the client, or its deadline passed)");
+    }
   }
-  return status;
-}
+
+ private:
+  grpc::ServerContext* ctx_;
+  std::uint32_t mask_;
+};
 
 /// The calling thread's workspace for a model, reused across calls (most recently used first, bounded).
 Data& workspace(const Entry& entry, std::size_t max_slots) {
@@ -175,15 +180,59 @@ const VecX& forward(const Model& m, Data& d, v1::ForwardRoute route, const Eigen
 
 }  // namespace
 
+/// Runs a handler: authenticates the caller, turns any exception into a status (toStatus, the one mapping),
+/// logs failures and records the call's metrics.
+template <typename F>
+grpc::Status DynamicsService::run(Rpc rpc, grpc::ServerContext* ctx, F&& handler) {
+  const auto t0 = Clock::now();
+  if (metrics_) metrics_->callStarted(rpc);
+  Call call;
+  grpc::Status status;
+  try {
+    call.principal = authenticate(*ctx);
+    handler(call);
+  } catch (...) {
+    status = toStatus(std::current_exception());
+  }
+  const std::int64_t ns = nanosSince(t0);
+  if (metrics_) {
+    metrics_->callEnded(rpc);
+    metrics_->record(rpc, status.error_code(), static_cast<double>(ns) * 1e-9, call.states);
+  }
+  if (!status.ok()) {
+    spdlog::warn("{} from {} failed: {}: {}", rpcName(rpc), ctx->peer(), codeName(status.error_code()),
+                 status.error_message());
+  } else if (spdlog::should_log(spdlog::level::debug)) {
+    spdlog::debug("{} from {}{} OK in {} us", rpcName(rpc), ctx->peer(),
+                  call.principal.empty() ? "" : " (" + call.principal + ")", ns / 1000);
+  }
+  return status;
+}
+
+std::string DynamicsService::authenticate(const grpc::ServerContext& ctx) const {
+  if (!auth_) return {};
+  const auto& md = ctx.client_metadata();
+  const auto it = md.find("authorization");
+  if (it == md.end()) {
+    fail(ErrorCode::Unauthenticated,
+         "this server requires a bearer token: send the metadata 'authorization: Bearer <token>'");
+  }
+  const std::string_view value(it->second.data(), it->second.size());
+  const std::string_view token = bearerToken(value);
+  if (token.empty())
+    fail(ErrorCode::Unauthenticated, "the authorization metadata is not of the form 'Bearer <token>'");
+  std::string who = auth_->principal(token);
+  if (who.empty()) fail(ErrorCode::Unauthenticated, "the bearer token is not known to this server");
+  return who;
+}
+
 grpc::Status DynamicsService::RegisterModel(grpc::ServerContext* ctx, const v1::RegisterModelRequest* req,
                                             v1::RegisterModelResponse* resp) {
-  return run("RegisterModel", ctx, [&] {
+  return run(Rpc::RegisterModel, ctx, [&](Call& call) {
     const auto t0 = Clock::now();
     BuiltModel built = buildFromRequest(*req, limits_);
-    std::string bytes;
-    if (!req->SerializeToString(&bytes))
-      fail(ErrorCode::Internal, "cannot serialize the request for the store");
-    auto [entry, created] = registry_.add(std::move(built), &bytes, false);
+    const std::string record = storeRecord(*req, call.principal);
+    auto [entry, created] = registry_.add(std::move(built), &record, false, call.principal);
     resp->set_model_id(entry->id);
     *resp->mutable_model() = entry->info;
     resp->set_created(created);
@@ -195,34 +244,34 @@ grpc::Status DynamicsService::RegisterModel(grpc::ServerContext* ctx, const v1::
 
 grpc::Status DynamicsService::GetModel(grpc::ServerContext* ctx, const v1::GetModelRequest* req,
                                        v1::GetModelResponse* resp) {
-  return run("GetModel", ctx,
-             [&] { *resp->mutable_model() = requireModel(registry_, req->model_id())->info; });
+  return run(Rpc::GetModel, ctx,
+             [&](Call&) { *resp->mutable_model() = requireModel(registry_, req->model_id())->info; });
 }
 
 grpc::Status DynamicsService::ListModels(grpc::ServerContext* ctx, const v1::ListModelsRequest*,
                                          v1::ListModelsResponse* resp) {
-  return run("ListModels", ctx, [&] {
+  return run(Rpc::ListModels, ctx, [&](Call&) {
     for (auto& info : registry_.list()) *resp->add_models() = std::move(info);
   });
 }
 
 grpc::Status DynamicsService::DeleteModel(grpc::ServerContext* ctx, const v1::DeleteModelRequest* req,
                                           v1::DeleteModelResponse* resp) {
-  return run("DeleteModel", ctx, [&] {
+  return run(Rpc::DeleteModel, ctx, [&](Call& call) {
     const std::string& id = req->model_id();
     if (!isModelId(id)) {
       fail(ErrorCode::InvalidArgument,
            "model_id '" + id.substr(0, 80) + "' is not a model id, expected 64 lower-case hex digits");
     }
-    registry_.remove(id);
+    registry_.remove(id, auth_ ? &call.principal : nullptr);
     resp->set_model_id(id);
-    spdlog::info("deleted model {}", id);
+    spdlog::info("deleted model {}{}", id, call.principal.empty() ? "" : " (by " + call.principal + ")");
   });
 }
 
 grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1::InverseDynamicsRequest* req,
                                               v1::InverseDynamicsResponse* resp) {
-  return run("InverseDynamics", ctx, [&] {
+  return run(Rpc::InverseDynamics, ctx, [&](Call& call) {
     // validation
     const auto entry = requireModel(registry_, req->model_id());
     const Model& m = *entry->model;
@@ -238,6 +287,7 @@ grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1
     checkFinite(req->qdd(), "qdd", m.n);
     checkFinite(req->tip_wrench(), "tip_wrench", 6);
     checkAnswerSize(total, limits_);
+    const Admission::Ticket ticket = admission_.admitStates(req->count());
     // computation
     header(*resp, *entry);
     resp->set_count(req->count());
@@ -246,7 +296,9 @@ grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1
     Data& d = workspace(*entry, workspaces_per_thread_);
     const auto t0 = Clock::now();
     const Eigen::Index n = m.n;
+    const Interrupt interrupt(ctx, n);
     for (std::uint32_t k = 0; k < req->count(); ++k) {
+      interrupt.poll(k, req->count());
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
       const CMap q(req->q().data() + o, n), qd(req->qd().data() + o, n), qdd(req->qdd().data() + o, n);
       const VecX& tau = wrench
@@ -257,12 +309,13 @@ grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1
       Eigen::Map<VecX>(out + o, n) = tau;
     }
     resp->set_compute_time_ns(nanosSince(t0));
+    call.states = req->count();
   });
 }
 
 grpc::Status DynamicsService::ForwardDynamics(grpc::ServerContext* ctx, const v1::ForwardDynamicsRequest* req,
                                               v1::ForwardDynamicsResponse* resp) {
-  return run("ForwardDynamics", ctx, [&] {
+  return run(Rpc::ForwardDynamics, ctx, [&](Call& call) {
     const auto entry = requireModel(registry_, req->model_id());
     const Model& m = *entry->model;
     const std::uint64_t total = checkBatch(req->count(), req->dof(), m, limits_);
@@ -274,6 +327,7 @@ grpc::Status DynamicsService::ForwardDynamics(grpc::ServerContext* ctx, const v1
     checkFinite(req->qd(), "qd", m.n);
     checkFinite(req->tau(), "tau", m.n);
     checkAnswerSize(total, limits_);
+    const Admission::Ticket ticket = admission_.admitStates(req->count());
     header(*resp, *entry);
     resp->set_count(req->count());
     resp->set_dof(req->dof());
@@ -282,18 +336,21 @@ grpc::Status DynamicsService::ForwardDynamics(grpc::ServerContext* ctx, const v1
     Data& d = workspace(*entry, workspaces_per_thread_);
     const auto t0 = Clock::now();
     const Eigen::Index n = m.n;
+    const Interrupt interrupt(ctx, n);
     for (std::uint32_t k = 0; k < req->count(); ++k) {
+      interrupt.poll(k, req->count());
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
       const CMap q(req->q().data() + o, n), qd(req->qd().data() + o, n), tau(req->tau().data() + o, n);
       Eigen::Map<VecX>(out + o, n) = forward(m, d, req->route(), q, qd, tau);
     }
     resp->set_compute_time_ns(nanosSince(t0));
+    call.states = req->count();
   });
 }
 
 grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::FullFactorRequest* req,
                                          v1::FullFactorResponse* resp) {
-  return run("FullFactor", ctx, [&] {
+  return run(Rpc::FullFactor, ctx, [&](Call& call) {
     const auto entry = requireModel(registry_, req->model_id());
     const Model& m = *entry->model;
     const std::uint64_t total = checkBatch(req->count(), req->dof(), m, limits_);
@@ -311,6 +368,7 @@ grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::Ful
     checkAnswerSize(checkedProduct(square, squares, "answer size") +
                         checkedProduct(total, vectors, "answer size") + req->count(),
                     limits_);
+    const Admission::Ticket ticket = admission_.admitStates(req->count());
     header(*resp, *entry);
     resp->set_count(req->count());
     resp->set_dof(req->dof());
@@ -325,7 +383,9 @@ grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::Ful
     Data& d = workspace(*entry, workspaces_per_thread_);
     const Eigen::Index n = m.n;
     const auto t0 = Clock::now();
+    const Interrupt interrupt(ctx, n);
     for (std::uint32_t k = 0; k < req->count(); ++k) {
+      interrupt.poll(k, req->count());
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
       const std::size_t oo = o * static_cast<std::size_t>(n);
       const CMap q(req->q().data() + o, n);
@@ -340,12 +400,13 @@ grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::Ful
       if (grav) Eigen::Map<VecX>(grav + o, n) = computeGravity(m, d, q);
     }
     resp->set_compute_time_ns(nanosSince(t0));
+    call.states = req->count();
   });
 }
 
 grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::SimulateRequest* req,
                                        grpc::ServerWriter<v1::SimulateResponse>* writer) {
-  return run("Simulate", ctx, [&] {
+  return run(Rpc::Simulate, ctx, [&](Call& call) {
     // validation
     const auto entry = requireModel(registry_, req->model_id());
     const Model& m = *entry->model;
@@ -368,7 +429,10 @@ grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::Simul
     }
     const std::uint32_t batch = req->batch_size() == 0 ? 64u : req->batch_size();
     checkAnswerSize(checkedProduct(batch, 2ull * m.n + 4, "batch_size*(2*dof+4)"), limits_);
-    // integration, streamed in batches
+    const Admission::Ticket ticket = admission_.admitStream();
+    // integration, streamed in batches; a cancelled call stops within 64 steps
+    SimulationOptions run_options = options;
+    run_options.keep_going = [ctx] { return !ctx->IsCancelled(); };
     Simulator simulator(entry->model);
     v1::SimulateResponse out;
     auto start_batch = [&] {
@@ -390,13 +454,14 @@ grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::Simul
     };
     SimulationStats stats;
     try {
-      stats = simulator.run(q0, qd0, options, [&](const Sample& s) {
+      stats = simulator.run(q0, qd0, run_options, [&](const Sample& s) {
         out.add_t(s.t);
         out.mutable_q()->Add(s.q.data(), s.q.data() + m.n);
         out.mutable_qd()->Add(s.qd.data(), s.qd.data() + m.n);
         out.add_energy(s.energy);
         out.add_kinetic(s.kinetic);
         out.add_potential(s.potential);
+        ++call.states;
         if (static_cast<std::uint32_t>(out.t_size()) >= batch && s.index + 1 < samples) {
           if (ctx->IsCancelled() || !flush(false)) {
             client_gone = true;
@@ -410,7 +475,10 @@ grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::Simul
     } catch (const std::runtime_error& e) {
       fail(ErrorCode::Aborted, std::string("simulation stopped: ") + e.what());
     }
-    if (client_gone) fail(ErrorCode::Cancelled, "the client went away during the simulation");
+    if (client_gone || (stats.stopped_early && ctx->IsCancelled()))
+      fail(ErrorCode::Cancelled, "the client went away during the simulation (after " +
+                                     std::to_string(call.states) + " samples, " +
+                                     std::to_string(stats.steps) + " steps)");
     out.set_steps(static_cast<std::uint64_t>(stats.steps));
     out.set_rejected_steps(static_cast<std::uint64_t>(stats.rejected));
     out.set_evaluations(static_cast<std::uint64_t>(stats.evaluations));
@@ -420,11 +488,12 @@ grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::Simul
 
 grpc::Status DynamicsService::Stream(
     grpc::ServerContext* ctx, grpc::ServerReaderWriter<v1::StreamResponse, v1::StreamRequest>* stream) {
-  return run("Stream", ctx, [&] {
+  return run(Rpc::Stream, ctx, [&](Call& call) {
     v1::StreamRequest req;
     v1::StreamResponse resp;
     std::shared_ptr<const Entry> entry;
     std::uint64_t index = 0;
+    const Admission::Ticket ticket = admission_.admitStream();
     while (stream->Read(&req)) {
       // validation
       if (!entry || entry->id != req.model_id()) entry = requireModel(registry_, req.model_id());
@@ -476,6 +545,7 @@ grpc::Status DynamicsService::Stream(
       resp.set_compute_time_ns(nanosSince(t0));
       if (!stream->Write(resp)) break;  // the client went away
       ++index;
+      call.states = index;
     }
   });
 }

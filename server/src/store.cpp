@@ -54,9 +54,9 @@ ModelStore::ModelStore(std::string dir) : dir_(std::move(dir)) {
   }
 }
 
-void ModelStore::put(const std::string& id, const std::string& bytes) const {
+bool ModelStore::put(const std::string& id, const std::string& bytes) const {
   const std::string final_path = path(id);
-  if (::access(final_path.c_str(), F_OK) == 0) return;
+  if (::access(final_path.c_str(), F_OK) == 0) return false;
   const std::string tmp = dir_ + "/." + id + ".tmp." + uniqueSuffix();
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail(ErrorCode::Unavailable, "model store: " + errnoText("cannot create", tmp));
@@ -67,17 +67,32 @@ void ModelStore::put(const std::string& id, const std::string& bytes) const {
     fail(ErrorCode::Unavailable, "model store: " + msg);
   }
   ::close(fd);
-  if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
-    const std::string msg = errnoText("cannot rename", tmp);
-    ::unlink(tmp.c_str());
-    fail(ErrorCode::Unavailable, "model store: " + msg);
+  // link, not rename: when another writer got there first its file stays (and with it its owner)
+  bool wrote = true;
+  if (::link(tmp.c_str(), final_path.c_str()) != 0) {
+    if (errno == EEXIST) {
+      wrote = false;
+    } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK) {
+      // a file system without hard links: rename (the last of two racing writers wins)
+      if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
+        const std::string msg = errnoText("cannot rename", tmp);
+        ::unlink(tmp.c_str());
+        fail(ErrorCode::Unavailable, "model store: " + msg);
+      }
+    } else {
+      const std::string msg = errnoText("cannot link", tmp);
+      ::unlink(tmp.c_str());
+      fail(ErrorCode::Unavailable, "model store: " + msg);
+    }
   }
+  ::unlink(tmp.c_str());
   // make the rename durable
   const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
+  return wrote;
 }
 
 std::optional<std::string> ModelStore::get(const std::string& id) const {
@@ -101,7 +116,10 @@ std::optional<std::string> ModelStore::get(const std::string& id) const {
 }
 
 bool ModelStore::remove(const std::string& id) const {
-  if (::unlink(path(id).c_str()) != 0) return false;
+  if (::unlink(path(id).c_str()) != 0) {
+    if (errno == ENOENT) return false;
+    fail(ErrorCode::Unavailable, "model store: " + errnoText("cannot remove", path(id)));
+  }
   const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
@@ -124,6 +142,19 @@ std::vector<std::string> ModelStore::ids() const {
   ::closedir(d);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::pair<std::size_t, std::uint64_t> ModelStore::usage() const {
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+  for (const std::string& id : ids()) {
+    struct stat st {};
+    if (::stat(path(id).c_str(), &st) == 0) {
+      ++files;
+      bytes += static_cast<std::uint64_t>(st.st_size);
+    }
+  }
+  return {files, bytes};
 }
 
 }  // namespace denoc::server

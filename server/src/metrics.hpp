@@ -1,0 +1,80 @@
+// Metrics of denocd for a platform team to scrape (Prometheus text format at /metrics, prometheus-cpp):
+// requests by RPC and status code, latency histograms by RPC, states computed, calls and states in flight,
+// models cached and pinned, models and bytes in the store. Recording is lock-free apart from one short
+// mutex per RPC's histogram; the gauges of the registry and the store are read when scraped.
+#pragma once
+
+#include <grpcpp/support/status_code_enum.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace prometheus {
+class Counter;
+class Exposer;
+class Gauge;
+class Histogram;
+class Registry;
+}  // namespace prometheus
+
+namespace denoc::server {
+
+/// The RPCs of denoc.v1.Dynamics, as metric labels.
+enum class Rpc {
+  RegisterModel,
+  GetModel,
+  ListModels,
+  DeleteModel,
+  InverseDynamics,
+  ForwardDynamics,
+  FullFactor,
+  Simulate,
+  Stream,
+};
+inline constexpr std::size_t kRpcCount = 9;
+const char* rpcName(Rpc rpc);
+
+/// What the scrape reads from the registry, the store and the admission control.
+struct ModelGauges {
+  std::function<std::size_t()> cached;                           // models in memory
+  std::function<std::size_t()> pinned;                           // of which pinned
+  std::function<std::pair<std::size_t, std::uint64_t>()> store;  // files and bytes in the store
+  std::function<std::uint64_t()> inflight_states;                // states admitted to unary calls
+};
+
+class Metrics {
+ public:
+  explicit Metrics(ModelGauges gauges);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  /// One finished call: its status, its duration, the states it computed.
+  void record(Rpc rpc, grpc::StatusCode code, double seconds, std::uint64_t states);
+
+  /// Calls in flight by RPC (gauges).
+  void callStarted(Rpc rpc);
+  void callEnded(Rpc rpc);
+
+  /// Serves /metrics on host:port (port 0: a free one). Returns the port. Throws std::runtime_error.
+  int serve(const std::string& address);
+
+  /// The text a scrape would get (for tests and logs).
+  std::string text() const;
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<class ModelCollectable> models_;
+  // [rpc][code]
+  std::array<std::array<prometheus::Counter*, 17>, kRpcCount> requests_{};
+  std::array<prometheus::Histogram*, kRpcCount> latency_{};
+  std::array<prometheus::Counter*, kRpcCount> states_{};
+  std::array<prometheus::Gauge*, kRpcCount> inflight_{};
+  std::unique_ptr<prometheus::Exposer> exposer_;
+};
+
+}  // namespace denoc::server
