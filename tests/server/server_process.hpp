@@ -64,20 +64,42 @@ inline std::string readText(const fs::path& p) {
   return ss.str();
 }
 
+/// How the test's own channel to a server is made: plaintext by default; for a TLS server, its credentials
+/// and the name its certificate carries. A wrapper command, when given, starts denocd (its arguments
+/// follow the wrapper's), e.g. in a mount namespace of its own; it must exec denocd in the same process.
+struct ChannelSetup {
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  std::string tls_name;  // SSL target name override ("localhost")
+  std::vector<std::string> wrapper;
+};
+
+/// A channel to address with the given setup.
+inline std::shared_ptr<grpc::Channel> makeChannel(const std::string& address,
+                                                  const ChannelSetup& setup = {}) {
+  grpc::ChannelArguments args;
+  if (!setup.tls_name.empty()) args.SetSslTargetNameOverride(setup.tls_name);
+  return grpc::CreateCustomChannel(
+      address, setup.credentials ? setup.credentials : grpc::InsecureChannelCredentials(), args);
+}
+
 /// One denocd process. The destructor kills it if it still runs.
 class ServerProcess {
  public:
-  /// Starts denocd with --listen 127.0.0.1:0, --store-dir store, a port file and a log file in work_dir,
-  /// plus extra arguments; waits (at most 30 s) until it listens.
+  /// Starts denocd with --listen 127.0.0.1:0 (unless extra gives --listen), --store-dir store, a port file
+  /// and a log file in work_dir, plus extra arguments; waits (at most 30 s) until it listens and the test's
+  /// channel (made with setup) connects.
   ServerProcess(const std::string& work_dir, const std::string& store, std::vector<std::string> extra = {},
-                const std::string& tag = "server")
+                const std::string& tag = "server", const ChannelSetup& setup = {})
       : log_path_(work_dir + "/" + tag + ".log") {
     const std::string port_file = work_dir + "/" + tag + ".port";
     std::error_code ec;
     fs::remove(port_file, ec);
-    std::vector<std::string> args = {DENOC_DENOCD, "--listen",           "127.0.0.1:0", "--port-file",
-                                     port_file,    "--store-dir",        store,         "--shutdown-grace-ms",
-                                     "0",          "--drain-timeout-ms", "5000"};
+    std::vector<std::string> args = setup.wrapper;
+    const std::vector<std::string> own = {
+        DENOC_DENOCD, "--listen",           "127.0.0.1:0", "--port-file",
+        port_file,    "--store-dir",        store,         "--shutdown-grace-ms",
+        "0",          "--drain-timeout-ms", "5000"};
+    args.insert(args.end(), own.begin(), own.end());
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -86,7 +108,9 @@ class ServerProcess {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int rc = posix_spawn(&pid_, DENOC_DENOCD, &actions, nullptr, argv.data(), environ);
+    const int rc = setup.wrapper.empty()
+                       ? posix_spawn(&pid_, DENOC_DENOCD, &actions, nullptr, argv.data(), environ)
+                       : posix_spawnp(&pid_, args[0].c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("posix_spawn denocd failed");
     const auto deadline = std::chrono::steady_clock::now() + 30s;
@@ -102,7 +126,7 @@ class ServerProcess {
     }
     if (port_ <= 0)
       throw std::runtime_error("denocd did not write its port file; log:\n" + readText(log_path_));
-    channel_ = grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());
+    channel_ = makeChannel(address(), setup);
     if (!channel_->WaitForConnected(std::chrono::system_clock::now() + 10s)) {
       throw std::runtime_error("cannot connect to denocd at " + address());
     }

@@ -1,0 +1,153 @@
+// Units of denocd that need no server: bearer tokens, the plaintext policy and the option checks, the
+// store record's owner, admission control.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "admission.hpp"
+#include "auth.hpp"
+#include "model_source.hpp"
+#include "options.hpp"
+#include "server_process.hpp"
+
+namespace denoc::server {
+namespace {
+
+TEST(TokenAuth, KnownTokensMapToTheirPrincipalsAndNothingElseDoes) {
+  const TokenAuth auth({{"alice", "s3cret-a"}, {"bob", "s3cret-b"}, {"", "anonymous-token"}});
+  EXPECT_EQ(auth.principal("s3cret-a"), "alice");
+  EXPECT_EQ(auth.principal("s3cret-b"), "bob");
+  // an unnamed token is named by its digest (SHA-256("anonymous-token") starts 2e8c...; checked below by
+  // recomputing it independently of the class)
+  const std::string anon = auth.principal("anonymous-token");
+  ASSERT_EQ(anon.rfind("token-", 0), 0u) << anon;
+  EXPECT_EQ(anon.size(), 6u + 12u);
+  EXPECT_EQ(anon.substr(6), sha256Hex("anonymous-token").substr(0, 12));
+  for (const char* wrong : {"", "s3cret-", "s3cret-a ", "S3CRET-A", "s3cret-c", "alice", "bob"})
+    EXPECT_EQ(auth.principal(wrong), "") << wrong;
+}
+
+TEST(TokenAuth, RepeatedTokensAreRefused) {
+  EXPECT_THROW(TokenAuth({{"alice", "same"}, {"bob", "same"}}), std::runtime_error);
+}
+
+TEST(TokenAuth, FileFormat) {
+  test::TempDir dir;
+  const std::string path = dir.str("tokens");
+  {
+    std::ofstream f(path);
+    f << "# fleet tokens\n\nalice   tok-a\n  tok-anon  \nbob\ttok-b\n";
+  }
+  const TokenAuth auth = TokenAuth::fromFile(path);
+  EXPECT_EQ(auth.size(), 3u);
+  EXPECT_EQ(auth.principal("tok-a"), "alice");
+  EXPECT_EQ(auth.principal("tok-b"), "bob");
+  EXPECT_EQ(auth.principal("tok-anon").rfind("token-", 0), 0u);
+  {
+    std::ofstream f(path);
+    f << "alice tok-a extra\n";
+  }
+  try {
+    TokenAuth::fromFile(path);
+    FAIL() << "three fields accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 1 has 3 fields"), std::string::npos) << e.what();
+  }
+  {
+    std::ofstream f(path);
+    f << "# nothing\n";
+  }
+  EXPECT_THROW(TokenAuth::fromFile(path), std::runtime_error);
+  EXPECT_THROW(TokenAuth::fromFile(dir.str("missing")), std::runtime_error);
+}
+
+TEST(TokenAuth, BearerHeader) {
+  EXPECT_EQ(bearerToken("Bearer abc"), "abc");
+  EXPECT_EQ(bearerToken("bearer abc"), "abc");
+  EXPECT_EQ(bearerToken("BEARER   abc  "), "abc");
+  EXPECT_EQ(bearerToken("Basic abc"), "");
+  EXPECT_EQ(bearerToken("Bearer"), "");
+  EXPECT_EQ(bearerToken("Bearer "), "");
+  EXPECT_EQ(bearerToken("abc"), "");
+}
+
+TEST(Options, LoopbackAddresses) {
+  for (const char* a : {"127.0.0.1:50051", "127.1.2.3:1", "localhost:50051", "[::1]:50051", "unix:/tmp/s"})
+    EXPECT_TRUE(isLoopbackAddress(a)) << a;
+  for (const char* a : {"0.0.0.0:50051", "[::]:50051", "10.0.0.5:50051", "denoc.example:443", "128.0.0.1:1"})
+    EXPECT_FALSE(isLoopbackAddress(a)) << a;
+}
+
+TEST(Options, PlaintextOnlyOnLoopbackUnlessAskedFor) {
+  ServerOptions o;
+  EXPECT_EQ(checkOptions(o), "");  // the default: 127.0.0.1, plaintext
+  o.listen = "0.0.0.0:50051";
+  EXPECT_NE(checkOptions(o).find("refusing plaintext on 0.0.0.0:50051"), std::string::npos);
+  o.plaintext = true;
+  EXPECT_EQ(checkOptions(o), "");
+  o.plaintext = false;
+  o.tls_cert = "cert.pem";
+  EXPECT_NE(checkOptions(o).find("--tls-cert and --tls-key"), std::string::npos);
+  o.tls_key = "key.pem";
+  EXPECT_EQ(checkOptions(o), "");
+  o.tls_cert.clear();
+  o.tls_key.clear();
+  o.listen = "127.0.0.1:1";
+  o.tls_client_ca = "ca.pem";
+  EXPECT_NE(checkOptions(o).find("--tls-client-ca"), std::string::npos);
+}
+
+TEST(Options, InflightStatesCannotBeBelowOneRequest) {
+  ServerOptions o;
+  o.max_states = 1000;
+  EXPECT_EQ(o.inflightStates(), 8000u);
+  o.max_inflight_states = 999;
+  EXPECT_NE(checkOptions(o).find("--max-inflight-states"), std::string::npos);
+  o.max_inflight_states = 1000;
+  EXPECT_EQ(checkOptions(o), "");
+}
+
+TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
+  v1::RegisterModelRequest req;
+  req.mutable_urdf()->set_text("<robot name='r'/>");
+  req.set_name("r");
+  const std::string bytes = storeRecord(req, "alice");
+  v1::RegisterModelRequest back;
+  ASSERT_TRUE(back.ParseFromString(bytes));
+  EXPECT_EQ(recordOwner(back), "alice");
+  EXPECT_EQ(back.urdf().text(), req.urdf().text());
+  EXPECT_EQ(back.name(), "r");
+  // a request carrying field 1000 itself: dropped before the server's owner is written
+  v1::RegisterModelRequest smuggled = req;
+  smuggled.GetReflection()->MutableUnknownFields(&smuggled)->AddLengthDelimited(1000, "mallory");
+  ASSERT_TRUE(back.ParseFromString(storeRecord(smuggled, "bob")));
+  EXPECT_EQ(recordOwner(back), "bob");
+  ASSERT_TRUE(back.ParseFromString(storeRecord(smuggled, "")));
+  EXPECT_EQ(recordOwner(back), "");
+}
+
+TEST(Admission, BoundsAndGivesBack) {
+  Admission a(100, 2);
+  {
+    auto t1 = a.admitStates(60);
+    auto t2 = a.admitStates(40);
+    EXPECT_EQ(a.statesInFlight(), 100u);
+    try {
+      a.admitStates(1);
+      FAIL() << "admitted over the bound";
+    } catch (const RequestError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::ResourceExhausted);
+      EXPECT_NE(std::string(e.what()).find("--max-inflight-states"), std::string::npos) << e.what();
+    }
+    auto s1 = a.admitStream();
+    auto s2 = a.admitStream();
+    EXPECT_THROW(a.admitStream(), RequestError);
+  }
+  EXPECT_EQ(a.statesInFlight(), 0u);
+  EXPECT_EQ(a.streamsOpen(), 0u);
+  EXPECT_THROW(a.admitStates(101), RequestError);
+  EXPECT_EQ(a.statesInFlight(), 0u);
+}
+
+}  // namespace
+}  // namespace denoc::server
