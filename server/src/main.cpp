@@ -124,15 +124,20 @@ int serve(const ds::ServerOptions& options) {
     if (!options.metrics_port_file.empty()) writePortFile(options.metrics_port_file, metrics_port);
     spdlog::info("metrics on {} (port {}) at /metrics", options.metrics_listen, metrics_port);
   }
-  ds::DynamicsService service(registry, limits, options.workspaces_per_thread, admission, auth.get(),
-                              &metrics);
+  ds::Handlers handlers(registry, limits, options.workspaces_per_thread, admission, auth.get(), &metrics);
+  std::unique_ptr<grpc::Service> service;
+  if (options.api == "callback") {
+    service = std::make_unique<ds::DynamicsCallbackService>(handlers);
+  } else {
+    service = std::make_unique<ds::DynamicsService>(handlers);
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, credentials(options), &port);
   connectionOptions(builder, options);
-  builder.RegisterService(&service);
+  builder.RegisterService(service.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
   grpc::ResourceQuota quota("denocd");

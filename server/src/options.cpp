@@ -11,7 +11,7 @@ std::string ServerOptions::describe() const {
   os << "listen=" << listen << " port_file=" << (port_file.empty() ? "-" : port_file)
      << " store_dir=" << store_dir << " examples=" << (examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < preload.size(); ++i) os << (i ? "," : "") << preload[i];
-  os << "] threads=" << threads << " max_dof=" << max_dof << " max_states=" << max_states
+  os << "] api=" << api << " threads=" << threads << " max_dof=" << max_dof << " max_states=" << max_states
      << " max_message_bytes=" << max_message_bytes << " max_models=" << max_models
      << " workspaces_per_thread=" << workspaces_per_thread << " shutdown_grace_ms=" << shutdown_grace_ms
      << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level
@@ -45,6 +45,9 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--threads", o.threads, "maximum threads of the server's pool")
       ->envname("DENOC_THREADS")
       ->check(CLI::Range(2, 4096));
+  app.add_option("--api", o.api, "gRPC API of the unary RPCs: sync or callback")
+      ->envname("DENOC_API")
+      ->check(CLI::IsMember({"sync", "callback"}));
   app.add_option("--max-dof", o.max_dof, "largest model (joints)")
       ->envname("DENOC_MAX_DOF")
       ->check(CLI::Range(1, 100000));

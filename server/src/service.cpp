@@ -1,5 +1,7 @@
 #include "service.hpp"
 
+#include <google/protobuf/arena.h>
+#include <grpcpp/support/message_allocator.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -28,19 +30,26 @@ std::int64_t nanosSince(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// Stops a batch between two states when the call was cancelled (by the client, or its deadline passed);
-/// polled every `every` states, so a long batch stops within a few microseconds to milliseconds of work.
+/// Stops a batch between two states when the call was cancelled (by the client, or its deadline passed).
+/// Asking gRPC is not free (about 15 us on the synchronous API, where it polls the call's completion
+/// queue), so it is asked at most once per millisecond of work: the clock is read every few states (about
+/// 2000 n^2-sized units of work: every 32 states at n = 7, every state at n >= 45), and the call's deadline
+/// is checked then too. A cancelled batch stops within about a millisecond of work.
 class Interrupt {
  public:
-  Interrupt(grpc::ServerContext* ctx, Eigen::Index dof) : ctx_(ctx) {
-    // about 2000 n^2-sized units of work between polls: every 41 states at n = 7, every state at n >= 45
+  Interrupt(grpc::ServerContextBase* ctx, Eigen::Index dof)
+      : ctx_(ctx), deadline_(ctx->deadline()), last_(Clock::now()) {
     const Eigen::Index every = 2048 / std::max<Eigen::Index>(1, dof * dof);
     mask_ = 1;
     while (mask_ * 2 <= static_cast<std::uint32_t>(std::clamp<Eigen::Index>(every, 1, 64))) mask_ *= 2;
     mask_ -= 1;
   }
-  void poll(std::uint32_t k, std::uint32_t count) const {
-    if ((k & mask_) == 0 && ctx_->IsCancelled()) {
+  void poll(std::uint32_t k, std::uint32_t count) {
+    if ((k & mask_) != 0 || k == 0) return;
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(1)) return;
+    last_ = now;
+    if (ctx_->IsCancelled() || std::chrono::system_clock::now() > deadline_) {
       fail(ErrorCode::Cancelled,
            "stopped after " + std::to_string(k) + " of " + std::to_string(count) +
                " states: the call was cancelled (by the client, or its deadline passed)");
@@ -48,7 +57,9 @@ class Interrupt {
   }
 
  private:
-  grpc::ServerContext* ctx_;
+  grpc::ServerContextBase* ctx_;
+  std::chrono::system_clock::time_point deadline_;
+  Clock::time_point last_;
   std::uint32_t mask_;
 };
 
@@ -183,7 +194,7 @@ const VecX& forward(const Model& m, Data& d, v1::ForwardRoute route, const Eigen
 /// Runs a handler: authenticates the caller, turns any exception into a status (toStatus, the one mapping),
 /// logs failures and records the call's metrics.
 template <typename F>
-grpc::Status DynamicsService::run(Rpc rpc, grpc::ServerContext* ctx, F&& handler) {
+grpc::Status Handlers::run(Rpc rpc, grpc::ServerContextBase* ctx, F&& handler) {
   const auto t0 = Clock::now();
   if (metrics_) metrics_->callStarted(rpc);
   Call call;
@@ -209,7 +220,7 @@ grpc::Status DynamicsService::run(Rpc rpc, grpc::ServerContext* ctx, F&& handler
   return status;
 }
 
-std::string DynamicsService::authenticate(const grpc::ServerContext& ctx) const {
+std::string Handlers::authenticate(const grpc::ServerContextBase& ctx) const {
   if (!auth_) return {};
   const auto& md = ctx.client_metadata();
   const auto it = md.find("authorization");
@@ -226,7 +237,7 @@ std::string DynamicsService::authenticate(const grpc::ServerContext& ctx) const 
   return who;
 }
 
-grpc::Status DynamicsService::RegisterModel(grpc::ServerContext* ctx, const v1::RegisterModelRequest* req,
+grpc::Status Handlers::RegisterModel(grpc::ServerContextBase* ctx, const v1::RegisterModelRequest* req,
                                             v1::RegisterModelResponse* resp) {
   return run(Rpc::RegisterModel, ctx, [&](Call& call) {
     const auto t0 = Clock::now();
@@ -242,20 +253,20 @@ grpc::Status DynamicsService::RegisterModel(grpc::ServerContext* ctx, const v1::
   });
 }
 
-grpc::Status DynamicsService::GetModel(grpc::ServerContext* ctx, const v1::GetModelRequest* req,
+grpc::Status Handlers::GetModel(grpc::ServerContextBase* ctx, const v1::GetModelRequest* req,
                                        v1::GetModelResponse* resp) {
   return run(Rpc::GetModel, ctx,
              [&](Call&) { *resp->mutable_model() = requireModel(registry_, req->model_id())->info; });
 }
 
-grpc::Status DynamicsService::ListModels(grpc::ServerContext* ctx, const v1::ListModelsRequest*,
+grpc::Status Handlers::ListModels(grpc::ServerContextBase* ctx, const v1::ListModelsRequest*,
                                          v1::ListModelsResponse* resp) {
   return run(Rpc::ListModels, ctx, [&](Call&) {
     for (auto& info : registry_.list()) *resp->add_models() = std::move(info);
   });
 }
 
-grpc::Status DynamicsService::DeleteModel(grpc::ServerContext* ctx, const v1::DeleteModelRequest* req,
+grpc::Status Handlers::DeleteModel(grpc::ServerContextBase* ctx, const v1::DeleteModelRequest* req,
                                           v1::DeleteModelResponse* resp) {
   return run(Rpc::DeleteModel, ctx, [&](Call& call) {
     const std::string& id = req->model_id();
@@ -269,7 +280,7 @@ grpc::Status DynamicsService::DeleteModel(grpc::ServerContext* ctx, const v1::De
   });
 }
 
-grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1::InverseDynamicsRequest* req,
+grpc::Status Handlers::InverseDynamics(grpc::ServerContextBase* ctx, const v1::InverseDynamicsRequest* req,
                                               v1::InverseDynamicsResponse* resp) {
   return run(Rpc::InverseDynamics, ctx, [&](Call& call) {
     // validation
@@ -296,7 +307,7 @@ grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1
     Data& d = workspace(*entry, workspaces_per_thread_);
     const auto t0 = Clock::now();
     const Eigen::Index n = m.n;
-    const Interrupt interrupt(ctx, n);
+    Interrupt interrupt(ctx, n);
     for (std::uint32_t k = 0; k < req->count(); ++k) {
       interrupt.poll(k, req->count());
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
@@ -313,7 +324,7 @@ grpc::Status DynamicsService::InverseDynamics(grpc::ServerContext* ctx, const v1
   });
 }
 
-grpc::Status DynamicsService::ForwardDynamics(grpc::ServerContext* ctx, const v1::ForwardDynamicsRequest* req,
+grpc::Status Handlers::ForwardDynamics(grpc::ServerContextBase* ctx, const v1::ForwardDynamicsRequest* req,
                                               v1::ForwardDynamicsResponse* resp) {
   return run(Rpc::ForwardDynamics, ctx, [&](Call& call) {
     const auto entry = requireModel(registry_, req->model_id());
@@ -336,7 +347,7 @@ grpc::Status DynamicsService::ForwardDynamics(grpc::ServerContext* ctx, const v1
     Data& d = workspace(*entry, workspaces_per_thread_);
     const auto t0 = Clock::now();
     const Eigen::Index n = m.n;
-    const Interrupt interrupt(ctx, n);
+    Interrupt interrupt(ctx, n);
     for (std::uint32_t k = 0; k < req->count(); ++k) {
       interrupt.poll(k, req->count());
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
@@ -348,7 +359,7 @@ grpc::Status DynamicsService::ForwardDynamics(grpc::ServerContext* ctx, const v1
   });
 }
 
-grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::FullFactorRequest* req,
+grpc::Status Handlers::FullFactor(grpc::ServerContextBase* ctx, const v1::FullFactorRequest* req,
                                          v1::FullFactorResponse* resp) {
   return run(Rpc::FullFactor, ctx, [&](Call& call) {
     const auto entry = requireModel(registry_, req->model_id());
@@ -383,7 +394,7 @@ grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::Ful
     Data& d = workspace(*entry, workspaces_per_thread_);
     const Eigen::Index n = m.n;
     const auto t0 = Clock::now();
-    const Interrupt interrupt(ctx, n);
+    Interrupt interrupt(ctx, n);
     for (std::uint32_t k = 0; k < req->count(); ++k) {
       interrupt.poll(k, req->count());
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
@@ -404,7 +415,7 @@ grpc::Status DynamicsService::FullFactor(grpc::ServerContext* ctx, const v1::Ful
   });
 }
 
-grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::SimulateRequest* req,
+grpc::Status Handlers::Simulate(grpc::ServerContext* ctx, const v1::SimulateRequest* req,
                                        grpc::ServerWriter<v1::SimulateResponse>* writer) {
   return run(Rpc::Simulate, ctx, [&](Call& call) {
     // validation
@@ -430,9 +441,15 @@ grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::Simul
     const std::uint32_t batch = req->batch_size() == 0 ? 64u : req->batch_size();
     checkAnswerSize(checkedProduct(batch, 2ull * m.n + 4, "batch_size*(2*dof+4)"), limits_);
     const Admission::Ticket ticket = admission_.admitStream();
-    // integration, streamed in batches; a cancelled call stops within 64 steps
+    // integration, streamed in batches; a cancelled call stops within 64 steps after the next millisecond
     SimulationOptions run_options = options;
-    run_options.keep_going = [ctx] { return !ctx->IsCancelled(); };
+    run_options.keep_going = [ctx, last = Clock::now()]() mutable {
+      // asked every 64 steps; gRPC is asked at most once per millisecond (see Interrupt)
+      const auto now = Clock::now();
+      if (now - last < std::chrono::milliseconds(1)) return true;
+      last = now;
+      return !ctx->IsCancelled();
+    };
     Simulator simulator(entry->model);
     v1::SimulateResponse out;
     auto start_batch = [&] {
@@ -486,7 +503,7 @@ grpc::Status DynamicsService::Simulate(grpc::ServerContext* ctx, const v1::Simul
   });
 }
 
-grpc::Status DynamicsService::Stream(
+grpc::Status Handlers::Stream(
     grpc::ServerContext* ctx, grpc::ServerReaderWriter<v1::StreamResponse, v1::StreamRequest>* stream) {
   return run(Rpc::Stream, ctx, [&](Call& call) {
     v1::StreamRequest req;
@@ -495,6 +512,14 @@ grpc::Status DynamicsService::Stream(
     std::uint64_t index = 0;
     const Admission::Ticket ticket = admission_.admitStream();
     while (stream->Read(&req)) {
+      if (req.computation() == v1::COMPUTATION_ECHO) {
+        resp.Clear();
+        resp.set_computation(v1::COMPUTATION_ECHO);
+        resp.set_sequence(req.sequence());
+        if (!stream->Write(resp)) break;
+        ++index;
+        continue;
+      }
       // validation
       if (!entry || entry->id != req.model_id()) entry = requireModel(registry_, req.model_id());
       const Model& m = *entry->model;
@@ -517,7 +542,7 @@ grpc::Status DynamicsService::Stream(
         } else {
           fail(ErrorCode::InvalidArgument,
                "computation is " + std::to_string(static_cast<int>(req.computation())) +
-                   ", expected COMPUTATION_INVERSE_DYNAMICS or COMPUTATION_FORWARD_DYNAMICS");
+                   ", expected COMPUTATION_INVERSE_DYNAMICS, COMPUTATION_FORWARD_DYNAMICS or COMPUTATION_ECHO");
         }
       } catch (const RequestError& e) {
         throw RequestError(e.code(), where + e.what());
@@ -549,5 +574,50 @@ grpc::Status DynamicsService::Stream(
     }
   });
 }
+
+namespace {
+
+/// Request and response of one call on a protobuf arena whose first block lives in the holder itself, so a
+/// call of a few states costs one allocation for both messages and their arrays (larger ones grow it).
+template <typename Req, typename Resp>
+class ArenaAllocator final : public grpc::MessageAllocator<Req, Resp> {
+  class Holder final : public grpc::MessageHolder<Req, Resp> {
+   public:
+    Holder() : arena_(options(block_)) {
+      this->set_request(google::protobuf::Arena::CreateMessage<Req>(&arena_));
+      this->set_response(google::protobuf::Arena::CreateMessage<Resp>(&arena_));
+    }
+    void Release() override { delete this; }
+
+   private:
+    static google::protobuf::ArenaOptions options(char* block) {
+      google::protobuf::ArenaOptions o;
+      o.initial_block = block;
+      o.initial_block_size = sizeof block_;
+      return o;
+    }
+    alignas(16) char block_[4096];
+    google::protobuf::Arena arena_;
+  };
+
+ public:
+  grpc::MessageHolder<Req, Resp>* AllocateMessages() override { return new Holder; }
+};
+
+}  // namespace
+
+struct DynamicsCallbackService::Allocators {
+  ArenaAllocator<v1::InverseDynamicsRequest, v1::InverseDynamicsResponse> id;
+  ArenaAllocator<v1::ForwardDynamicsRequest, v1::ForwardDynamicsResponse> fd;
+  ArenaAllocator<v1::FullFactorRequest, v1::FullFactorResponse> ff;
+};
+
+DynamicsCallbackService::DynamicsCallbackService(Handlers& h) : h_(h), allocators_(std::make_unique<Allocators>()) {
+  SetMessageAllocatorFor_InverseDynamics(&allocators_->id);
+  SetMessageAllocatorFor_ForwardDynamics(&allocators_->fd);
+  SetMessageAllocatorFor_FullFactor(&allocators_->ff);
+}
+
+DynamicsCallbackService::~DynamicsCallbackService() = default;
 
 }  // namespace denoc::server

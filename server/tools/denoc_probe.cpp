@@ -190,33 +190,39 @@ int main(int argc, char** argv) {
                 states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us);
   }
 
-  // 3. Stream round trip
+  // 3. Stream round trip: one inverse-dynamics step against an echo (the stream's own round trip), the
+  // two alternating on one stream
   {
     auto c = ctx();
     auto stream = stub->Stream(c.get());
-    denoc::v1::StreamRequest req;
+    denoc::v1::StreamRequest req, echo;
     req.set_model_id(id);
     req.set_computation(denoc::v1::COMPUTATION_INVERSE_DYNAMICS);
     const auto q = randomVec(n);
     *req.mutable_q() = {q.begin(), q.end()};
     *req.mutable_qd() = {q.begin(), q.end()};
     *req.mutable_qdd() = {q.begin(), q.end()};
+    echo.set_computation(denoc::v1::COMPUTATION_ECHO);
     denoc::v1::StreamResponse resp;
-    std::vector<double> rt;
+    std::vector<double> rt, rt_echo;
     for (int i = 0; i < iterations + 200; ++i) {
-      req.set_sequence(static_cast<std::uint64_t>(i));
-      const auto t0 = Clock::now();
-      if (!stream->Write(req) || !stream->Read(&resp)) {
-        std::fprintf(stderr, "Stream broke\n");
-        return 1;
+      for (denoc::v1::StreamRequest* m : {&echo, &req}) {
+        m->set_sequence(static_cast<std::uint64_t>(i));
+        const auto t0 = Clock::now();
+        if (!stream->Write(*m) || !stream->Read(&resp)) {
+          std::fprintf(stderr, "Stream broke\n");
+          return 1;
+        }
+        if (i >= 200) (m == &req ? rt : rt_echo).push_back(micros(Clock::now() - t0));
       }
-      if (i >= 200) rt.push_back(micros(Clock::now() - t0));
     }
     stream->WritesDone();
     st = stream->Finish();
-    const Stats s = stats(rt);
-    std::printf("\nStream round trip, 1 ID step: p50 %.1f us, p99 %.1f us (%d steps)\n", s.p50, s.p99,
-                iterations);
+    const Stats s = stats(rt), e = stats(rt_echo);
+    std::printf("\nStream round trip (%d each, alternating on one stream)  p50 us    p99 us\n", iterations);
+    std::printf("  echo (no computation)                          %8.1f  %8.1f\n", e.p50, e.p99);
+    std::printf("  inverse dynamics, 1 state                      %8.1f  %8.1f\n", s.p50, s.p99);
+    std::printf("  ratio ID / echo (p50)                          %8.2f\n", s.p50 / e.p50);
   }
 
   // 4. memory after registering distinct models

@@ -138,7 +138,7 @@ class ServerRpc : public ::testing::Test {
         EXPECT_EQ(resp.u(0), 1.0);
       }
     }
-    // Stream: alternating ID and FD, answers in order
+    // Stream: alternating ID and FD, each followed by an echo, answers in order
     {
       auto ctx = context();
       auto stream = stub->Stream(ctx.get());
@@ -167,6 +167,16 @@ class ServerRpc : public ::testing::Test {
                     : coreFD(m, one_q, one_qd, std::vector<double>(&tau[k * n], &tau[k * n] + n),
                              Route::Cholesky);
         expectCloseField(resp.result(), want, "stream result");
+        // an echo between two computations: its sequence back, nothing computed
+        v1::StreamRequest echo;
+        echo.set_computation(v1::COMPUTATION_ECHO);
+        echo.set_sequence(5000 + k);
+        ASSERT_TRUE(stream->Write(echo));
+        ASSERT_TRUE(stream->Read(&resp));
+        EXPECT_EQ(resp.sequence(), 5000u + k);
+        EXPECT_EQ(resp.computation(), v1::COMPUTATION_ECHO);
+        EXPECT_EQ(resp.result_size(), 0);
+        EXPECT_EQ(resp.model_id(), "");
       }
       stream->WritesDone();
       const grpc::Status st = stream->Finish();
