@@ -1,8 +1,8 @@
 // denoc_probe: latency and throughput of a running denocd, measured from one client thread on this machine.
 //  - unary 7-DOF inverse dynamics (one state) beside the empty health-check call, interleaved in one run;
-//  - batched inverse dynamics at 1, 10, 100, 1000, 10000 states per call (states/s, and the server's compute
+//  - batched inverse dynamics at 1, 10, ..., 100000 states per call (states/s, and the server's compute
 //    time per state beside the in-process core's);
-//  - the round trip of one inverse-dynamics step on the bidirectional Stream;
+//  - the round trip of one inverse-dynamics step on the bidirectional Stream, beside an echo on it;
 //  - optionally the server's resident size (its pid given) before and after registering N distinct models.
 // Timing only: no pass/fail. Usage: denoc_probe --server 127.0.0.1:PORT [--iterations N] [--urdf FILE
 // --tip LINK] [--server-pid PID --register-models N]
@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto channel = grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);  // answers of 10^5 states
+  auto channel = grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + 10s)) {
     std::fprintf(stderr, "cannot connect to %s\n", server.c_str());
     return 1;
@@ -145,8 +147,8 @@ int main(int argc, char** argv) {
 
   // 2. batched inverse dynamics
   std::printf(
-      "\nbatched inverse dynamics    calls   states/s     us/state  server us/state  in-process us/state\n");
-  for (int count : {1, 10, 100, 1000, 10000}) {
+      "\nbatched inverse dynamics      calls   states/s     us/state  server us/state  in-process us/state  ratio\n");
+  for (int count : {1, 10, 100, 1000, 10000, 100000}) {
     denoc::v1::InverseDynamicsRequest req;
     req.set_model_id(id);
     req.set_count(count);
@@ -186,8 +188,9 @@ int main(int argc, char** argv) {
       local_us = micros(Clock::now() - l0) / (static_cast<double>(reps) * count);
       if (sink == 12345.678) std::printf(" ");
     }
-    std::printf("  %5d states per call     %6d  %10.0f  %10.3f  %14.3f  %18.3f\n", count, calls,
-                states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us);
+    std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %18.3f  %6.2f\n", count, calls,
+                states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us,
+                total_us / states / local_us);
   }
 
   // 3. Stream round trip: one inverse-dynamics step against an echo (the stream's own round trip), the
