@@ -12,6 +12,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
+  # TLS certificates for the tests and deploy/gen-certs.sh
+  openssl
   # plots of the papers' examples
   python3 python3-numpy python3-matplotlib
   # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)
