@@ -117,9 +117,11 @@ if [ "$builder" = docker ]; then
   DOCKER_BUILDKIT=0 docker build --network host "${cache[@]}" -t "$tag" .
   size=$(docker image inspect -f '{{.Size}}' "$tag")
 else
-  buildah bud --isolation chroot --network host --layers "${cache[@]}" -t "$tag" .
-  size=$(buildah inspect --type image -f '{{.Size}}' "$tag" 2>/dev/null || echo 0)
+  # the docker format keeps SHELL and HEALTHCHECK (the OCI format has neither)
+  buildah bud --isolation chroot --network host --layers --format docker "${cache[@]}" -t "$tag" .
+  size=$(buildah images --noheading --format '{{.Size}}' "$tag" | head -n 1)
 fi
 t_end=$(date +%s)
+[[ $size =~ ^[0-9]+$ ]] && size="$((size / 1000000)) MB"
 echo "build-image.sh: built $tag with $builder in $((t_end - t_build)) s ($((t_end - t_start)) s with the base image);" \
-  "image size $((size / 1000000)) MB"
+  "image size $size"

@@ -163,9 +163,11 @@ else
 fi
 # the server's answer equals the in-process core's (the CLI's local mode) on the built-in Stanford arm
 q=--q=0.1,0.7,0.05,-0.4,0.9,0.2
-remote=$(cli id stanford_arm "$q" --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tail -n +2 | awk -F, '{print $NF}')
+# (CSV: one line per state, q, qd, qdd and the 6 torques last)
+tau() { tail -n +2 | awk -F, '{ for (i = NF - 5; i <= NF; i++) print $i }'; }
+remote=$(cli id stanford_arm "$q" --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tau)
 local_=$(docker exec "$container" denoc id /opt/denoc/examples/models/stanford_arm.json "$q" \
-  --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tail -n +2 | awk -F, '{print $NF}')
+  --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tau)
 printf 'remote:\n%s\nlocal:\n%s\n' "$remote" "$local_" >"$work/out"
 if [ "$(grep -c . <<<"$remote")" = 6 ] && [ "$(grep -c . <<<"$local_")" = 6 ] && awk 'NR==FNR { r[FNR] = $1; n = FNR; next }
       { d = r[FNR] - $1; s = ($1 < 0 ? -$1 : $1) + 1; if ((d < 0 ? -d : d) > 1e-12 * s) bad = 1 }
