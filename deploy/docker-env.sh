@@ -18,6 +18,7 @@ denoc_apt_install() {
 }
 
 DENOC_DOCKERD_STARTED=
+DENOC_DOCKERD_ROOT=
 
 denoc_docker_up() {
   if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
@@ -25,6 +26,7 @@ denoc_docker_up() {
   fi
   command -v dockerd >/dev/null 2>&1 || { echo "docker-env: installing docker.io" >&2; denoc_apt_install docker.io; }
   local root=${DENOC_DOCKER_ROOT:-/var/tmp/denoc-docker}
+  DENOC_DOCKERD_ROOT=$root
   mkdir -p "$root/data" "$root/exec"
   export DOCKER_HOST="unix://$root/docker.sock"
   if docker info >/dev/null 2>&1; then
@@ -56,6 +58,9 @@ denoc_docker_down() {
       kill -0 "$DENOC_DOCKERD_STARTED" 2>/dev/null || break
       sleep 0.25
     done
+    # dockerd leaves its network namespace mounted
+    umount "$DENOC_DOCKERD_ROOT/exec/netns/default" 2>/dev/null || true
     DENOC_DOCKERD_STARTED=
+DENOC_DOCKERD_ROOT=
   fi
 }
