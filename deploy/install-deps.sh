@@ -10,9 +10,11 @@ packages=(
   libeigen3-dev liburdfdom-dev nlohmann-json3-dev libcli11-dev
   # service (denocd): gRPC, protobuf, logging, SHA-256 and TLS, Prometheus metrics
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
-  prometheus-cpp-dev openssl
+  prometheus-cpp-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
+  # TLS certificates for the tests and deploy/gen-certs.sh
+  openssl
   # plots of the papers' examples
   python3 python3-numpy python3-matplotlib
   # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Smoke test of the denoc image: runs it with host networking on 127.0.0.1 and a free port (plaintext, which
+# denocd allows on loopback), with the store in a fresh named volume, and checks
+#  - start: denoc-health (inside the container) reports SERVING, and Docker's own HEALTHCHECK turns healthy;
+#  - every Dynamics RPC once, with the image's own clients: RegisterModel, ListModels, GetModel,
+#    InverseDynamics, ForwardDynamics, FullFactor, Simulate (the denoc CLI), Stream (denoc_probe), and
+#    inverse dynamics through the server equal to the CLI's in-process answer;
+#  - docker stop (SIGTERM): exit code 0 and the graceful shutdown lines in the log;
+#  - a second container on the same volume finds the registered model (the store persisted), DeleteModel
+#    removes it (GetModel then NOT_FOUND), and it too stops gracefully.
+# Prints a summary with the start-to-SERVING times. Exit 0 only when every step passed.
+# Usage: deploy/smoke-test.sh [IMAGE]   (default denoc:latest; a Docker daemon is started if none runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source deploy/docker-env.sh
+
+image=${1:-denoc:latest}
+run_id="denoc-smoke-$$"
+volume="$run_id-store"
+container=
+results=()
+failures=0
+work=$(mktemp -d /tmp/denoc-smoke.XXXXXX)
+
+cleanup() {
+  local c
+  for c in "$run_id-1" "$run_id-2"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+  docker volume rm -f "$volume" >/dev/null 2>&1 || true
+  rm -rf "$work"
+  denoc_docker_down
+}
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+pass() { results+=("PASS  $1"); echo "PASS  $1"; }
+fail() {
+  results+=("FAIL  $1"); echo "FAIL  $1"; failures=$((failures + 1))
+  [ -s "$work/out" ] && sed 's/^/      | /' "$work/out" | tail -n 15
+  return 0
+}
+# step NAME COMMAND...: runs the command (output in $work/out), PASS when it exits 0
+step() {
+  local name=$1; shift
+  if "$@" >"$work/out" 2>&1; then pass "$name"; else fail "$name (exit $?)"; fi
+}
+in_container() { docker exec -e DENOC_SERVER="127.0.0.1:$port" "$container" "$@"; }
+cli() { in_container denoc "$@"; }
+
+free_port() {
+  local p
+  for _ in $(seq 1 50); do
+    p=$((20000 + RANDOM % 30000))
+    # nothing answers on it
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+
+# start_container NAME: runs it, waits for SERVING; sets container, t_serving (s from docker run), t_process
+start_container() {
+  container=$1
+  local t0 t1 ok=0
+  t0=$(now)
+  docker run -d --name "$container" --network host \
+    -e DENOC_LISTEN="127.0.0.1:$port" -e DENOC_SHUTDOWN_GRACE_MS=500 -e DENOC_DRAIN_TIMEOUT_MS=5000 \
+    --health-interval 1s --health-timeout 5s --health-retries 3 \
+    -v "$volume:/var/lib/denoc/store" "$image" >/dev/null
+  for _ in $(seq 1 600); do
+    if docker exec "$container" denoc-health --quiet >/dev/null 2>&1; then ok=1; break; fi
+    if [ "$(docker inspect -f '{{.State.Running}}' "$container")" != true ]; then break; fi
+    sleep 0.05
+  done
+  t1=$(now)
+  t_serving=$(elapsed "$t0" "$t1")
+  # process start (Docker's StartedAt) to the server's "SERVING" log line, both UTC
+  local started logged
+  started=$(docker inspect -f '{{.State.StartedAt}}' "$container")
+  logged=$(docker logs "$container" 2>&1 | grep -m1 'SERVING' | sed -E 's/^([0-9-]+T[0-9:.]+) .*/\1/')
+  t_process=$(/usr/bin/env python3 - "$started" "$logged" 2>/dev/null <<'EOF' || echo "?"
+import sys
+from datetime import datetime
+a = datetime.fromisoformat(sys.argv[1][:26].rstrip("Z"))
+b = datetime.fromisoformat(sys.argv[2])
+print(f"{(b - a).total_seconds():.3f}")
+EOF
+)
+  [ "$ok" = 1 ]
+}
+
+# stop_container: docker stop (SIGTERM), then exit code 0 and the graceful lines
+stop_container() {
+  local t0 t1 code logs
+  t0=$(now)
+  docker stop -t 30 "$container" >/dev/null
+  t1=$(now)
+  t_stop=$(elapsed "$t0" "$t1")
+  code=$(docker inspect -f '{{.State.ExitCode}}' "$container")
+  logs=$(docker logs "$container" 2>&1)
+  {
+    echo "exit code $code, stopped in $t_stop s"
+    echo "$logs" | tail -n 4
+  } >"$work/out"
+  [ "$code" = 0 ] &&
+    grep -q 'SIGTERM received: NOT_SERVING' <<<"$logs" &&
+    grep -q 'denocd stopped' <<<"$logs"
+}
+
+denoc_docker_up
+docker image inspect "$image" >/dev/null 2>&1 || { echo "smoke-test: no image $image (deploy/build-image.sh)" >&2; exit 1; }
+port=$(free_port)
+size=$(docker image inspect -f '{{.Size}}' "$image")
+echo "smoke-test: $image ($((size / 1000000)) MB), 127.0.0.1:$port, volume $volume"
+
+# ---- first container --------------------------------------------------------------------------------------------
+if start_container "$run_id-1"; then
+  pass "start: SERVING after $t_serving s (process start to SERVING log line: $t_process s)"
+  t_serving_1=$t_serving t_process_1=$t_process
+else
+  docker logs "$container" >"$work/out" 2>&1 || true
+  fail "start: not SERVING"
+  echo "smoke-test: the server did not start; stopping here" >&2
+  exit 1
+fi
+healthy=
+for _ in $(seq 1 60); do
+  healthy=$(docker inspect -f '{{.State.Health.Status}}' "$container")
+  [ "$healthy" = healthy ] && break
+  sleep 0.5
+done
+docker inspect -f '{{range .State.Health.Log}}{{.ExitCode}} {{.Output}}{{end}}' "$container" >"$work/out"
+if [ "$healthy" = healthy ]; then pass "HEALTHCHECK (denoc-health): healthy"; else fail "HEALTHCHECK: $healthy"; fi
+
+# RegisterModel: the planar arm with standard gravity (another id than the pinned built-in one's 9.81)
+model=/opt/denoc/examples/models/planar_3r.json
+if cli register "$model" --gravity 0,-9.80665,0 --name smoke_planar -q >"$work/out" 2>&1 &&
+  id=$(tail -n 1 "$work/out") && [[ $id =~ ^[0-9a-f]{64}$ ]]; then
+  pass "RegisterModel: $id"
+else
+  fail "RegisterModel"
+  id=none
+fi
+step "ListModels: the registered model and the examples" \
+  bash -c "docker exec -e DENOC_SERVER=127.0.0.1:$port $container denoc list | tee /dev/stderr | grep -q $id"
+step "GetModel" bash -c "docker exec -e DENOC_SERVER=127.0.0.1:$port $container denoc get $id | tee /dev/stderr | grep -q smoke_planar"
+step "InverseDynamics" cli id "$id" --q=0.3,-0.2,0.1 --qd=0.1,0.2,0.3 --qdd=1,0,-1
+step "ForwardDynamics (Saha, Fixman, Cholesky)" bash -c "
+  for r in saha fixman cholesky; do
+    docker exec -e DENOC_SERVER=127.0.0.1:$port $container denoc fd $id --q=0.3,-0.2,0.1 --qd=0.1,0.2,0.3 --tau=1,2,3 --route \$r || exit 1
+  done"
+step "FullFactor" cli factor "$id" --q=0.3,-0.2,0.1 --inverse
+if cli simulate "$id" --t-end 0.05 --q0=0.3,-0.2,0.1 --no-progress >"$work/out" 2>&1 &&
+  [ "$(wc -l <"$work/out")" -eq 7 ]; then
+  pass "Simulate: 6 samples streamed"
+else
+  fail "Simulate"
+fi
+if in_container denoc_probe --server "127.0.0.1:$port" --iterations 20 >"$work/out" 2>&1 &&
+  grep -q 'Stream round trip' "$work/out"; then
+  pass "Stream (denoc_probe): $(grep 'Stream round trip' "$work/out")"
+else
+  fail "Stream (denoc_probe)"
+fi
+# the server's answer equals the in-process core's (the CLI's local mode) on the built-in Stanford arm
+q=--q=0.1,0.7,0.05,-0.4,0.9,0.2
+# (CSV: one line per state, q, qd, qdd and the 6 torques last)
+tau() { tail -n +2 | awk -F, '{ for (i = NF - 5; i <= NF; i++) print $i }'; }
+remote=$(cli id stanford_arm "$q" --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tau)
+local_=$(docker exec "$container" denoc id /opt/denoc/examples/models/stanford_arm.json "$q" \
+  --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tau)
+printf 'remote:\n%s\nlocal:\n%s\n' "$remote" "$local_" >"$work/out"
+if [ "$(grep -c . <<<"$remote")" = 6 ] && [ "$(grep -c . <<<"$local_")" = 6 ] && awk 'NR==FNR { r[FNR] = $1; n = FNR; next }
+      { d = r[FNR] - $1; s = ($1 < 0 ? -$1 : $1) + 1; if ((d < 0 ? -d : d) > 1e-12 * s) bad = 1 }
+      END { exit (bad || n != FNR) }' <(echo "$remote") <(echo "$local_"); then
+  pass "InverseDynamics through the server equals the in-process answer (6 torques, 1e-12)"
+else
+  fail "InverseDynamics remote vs in-process"
+fi
+if stop_container; then
+  pass "SIGTERM: exit code 0, NOT_SERVING then 'denocd stopped', in $t_stop s"
+  t_stop_1=$t_stop
+else
+  fail "SIGTERM: graceful shutdown"
+fi
+
+# ---- second container, same volume ------------------------------------------------------------------------------
+if start_container "$run_id-2"; then
+  pass "restart on the same volume: SERVING after $t_serving s (process: $t_process s)"
+else
+  docker logs "$container" >"$work/out" 2>&1 || true
+  fail "restart: not SERVING"
+fi
+step "GetModel after the restart: the store kept the model" cli get "$id"
+step "DeleteModel" cli delete "$id"
+if cli get "$id" >"$work/out" 2>&1; then
+  fail "GetModel after DeleteModel: still there"
+elif grep -q NOT_FOUND "$work/out"; then
+  pass "GetModel after DeleteModel: NOT_FOUND"
+else
+  fail "GetModel after DeleteModel: not NOT_FOUND"
+fi
+if stop_container; then pass "SIGTERM again: exit code 0, graceful, in $t_stop s"; else fail "SIGTERM again"; fi
+
+echo
+echo "== smoke test of $image =="
+printf '%s\n' "${results[@]}"
+echo "image size: $((size / 1000000)) MB; start to SERVING: ${t_serving_1:-?} s from docker run," \
+  "${t_process_1:-?} s from process start; graceful stop: ${t_stop_1:-?} s"
+echo "$(( ${#results[@]} - failures )) passed, $failures failed"
+[ "$failures" -eq 0 ]
