@@ -4,7 +4,10 @@ in-process (the denoc CLI); the server-name override is what lets a certificate 
 127.0.0.1; a missing or foreign client certificate is UnavailableError, a missing or unknown token
 UnauthenticatedError, a deletion by another token PermissionDeniedError."""
 
+import os
+import re
 import subprocess
+import sys
 
 import grpc
 import numpy as np
@@ -12,7 +15,7 @@ import pytest
 
 import denoc
 from certs import make_certs
-from conftest import PANDA_HAND, PANDA_TIP, REPO, _executable, run_cli
+from conftest import PACKAGE_ROOT, PANDA_HAND, PANDA_TIP, REPO, _executable, run_cli
 
 RTOL = 1e-12
 STANFORD = REPO / "examples" / "models" / "stanford_arm.json"
@@ -212,3 +215,25 @@ def test_a_token_must_be_visible_ascii(token, certs):
     with pytest.raises(denoc.InvalidArgumentError, match="token") as e:
         denoc.Client("127.0.0.1:1", token=token)
     assert token not in e.value.message
+
+
+def test_readme_tls_example_as_written(start_server, certs, tmp_path):
+    """The README's "TLS and tokens" block, run in the directory of the certificates against a server whose
+    certificate names localhost only, with mutual TLS and tokens."""
+    text = (PACKAGE_ROOT / "README.md").read_text()
+    section = text[text.index("## TLS and tokens"):]
+    code = re.search(r"^```python\n(.*?)^```$", section, flags=re.M | re.S).group(1)
+    tokens = tmp_path / "tokens"
+    tokens.write_text(TOKENS)
+    server = start_server(*tls_args(certs, certs.dns_only_cert, certs.dns_only_key), "--tls-client-ca", str(certs.ca),
+                          "--token-file", str(tokens))
+    env = dict(os.environ, DENOC_SERVER=server.target, DENOC_TOKEN="token-of-bob",
+               PYTHONPATH=os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-c", code], cwd=certs.ca.parent, env=env, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "stanford_arm" in result.stdout
+    env["DENOC_TOKEN"] = "token-of-mallory"
+    result = subprocess.run([sys.executable, "-c", code], cwd=certs.ca.parent, env=env, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode != 0 and "UnauthenticatedError" in result.stderr, result.stderr
