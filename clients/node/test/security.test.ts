@@ -23,6 +23,7 @@ import {
 } from '../src/index';
 import { makeCerts, type Certs } from './certs';
 import {
+  PACKAGE_DIR,
   PANDA_HAND,
   PANDA_TIP,
   REPO_DIR,
@@ -299,6 +300,41 @@ describe('TLS, mutual TLS and bearer tokens', { timeout: 300_000 }, () => {
     assert.equal(await alice.deleteModel(panda.modelId), panda.modelId);
     assert.ok(!alice.knowsSource(panda.modelId));
     assert.equal((await rejection(alice.getModel(panda.modelId))).code, Status.NOT_FOUND);
+  });
+
+  it('the README TLS example runs as written', async () => {
+    // a server whose certificate names localhost only, with mutual TLS and tokens; the example runs in the
+    // folder of the PEM files (ca.pem, client.pem, client.key) and imports 'denoc' from this package
+    const dir = tempDir('readme-tls');
+    const file = path.join(dir, 'tokens');
+    fs.writeFileSync(file, TOKENS);
+    const named = await server([
+      ...tlsArgs(certs.dnsOnlyCert, certs.dnsOnlyKey), '--tls-client-ca', certs.ca, '--token-file', file,
+    ]);
+    const readme = fs.readFileSync(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## TLS and tokens'));
+    const code = /```javascript\n([\s\S]*?)```/.exec(section)![1]!;
+    const script = path.join(PACKAGE_DIR, 'dist', 'readme-tls-example.mjs');
+    fs.writeFileSync(script, code);
+    const runExample = (token: string): Promise<{ ok: boolean; out: string; err: string }> =>
+      new Promise((resolve) => {
+        execFile(
+          process.execPath,
+          [script],
+          { cwd: certs.dir, env: { ...process.env, DENOC_SERVER: named.address, DENOC_TOKEN: token }, timeout: 60_000 },
+          (err, stdout, stderr) => resolve({ ok: err === null, out: stdout, err: stderr }),
+        );
+      });
+    try {
+      const good = await runExample('token-of-bob');
+      assert.ok(good.ok, good.err);
+      assert.match(good.out, /stanford_arm/);
+      const bad = await runExample('token-of-mallory');
+      assert.ok(!bad.ok);
+      assert.match(bad.err, /UnauthenticatedError/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a token must be visible ASCII', () => {
