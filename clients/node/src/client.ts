@@ -228,8 +228,10 @@ export class DenocClient {
       );
       return res.model_id;
     } catch (e) {
-      // the model is still there (refused, e.g. another token's or pinned): keep what the client knew
-      if (e instanceof DenocError && e.code !== Status.NOT_FOUND) {
+      // refused (another token's model, a pinned one, no token): the model is still there, keep what the
+      // client knew; after UNAVAILABLE or a deadline the deletion may have happened, so it stays forgotten
+      const refused = [Status.PERMISSION_DENIED, Status.FAILED_PRECONDITION, Status.UNAUTHENTICATED, Status.INVALID_ARGUMENT];
+      if (e instanceof DenocError && refused.includes(e.code)) {
         if (source !== undefined && !this.sources.has(modelId)) this.sources.set(modelId, source);
         if (dof !== undefined && !this.dofs.has(modelId)) this.dofs.set(modelId, dof);
       }

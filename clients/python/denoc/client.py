@@ -431,8 +431,11 @@ class Client:
         try:
             self._call(self._stub.DeleteModel, pb.DeleteModelRequest(model_id=mid), timeout, idempotent=False)
         except errors.DenocError as e:
-            # the model is still there (refused, e.g. another token's or pinned): keep its source
-            if source is not None and not isinstance(e, errors.NotFoundError):
+            # refused (another token's model, a pinned one, no token): the model is still there, keep its
+            # source; after UNAVAILABLE or a deadline the deletion may have happened, so it stays forgotten
+            refused = (errors.PermissionDeniedError, errors.FailedPreconditionError, errors.UnauthenticatedError,
+                       errors.InvalidArgumentError)
+            if source is not None and isinstance(e, refused):
                 with self._lock:
                     self._sources.setdefault(mid, source)
             raise
