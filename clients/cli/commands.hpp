@@ -41,7 +41,7 @@ struct Options {
   // remote
   std::string server;
   double deadline_s = 30.0;
-  std::string tls_ca, tls_cert, tls_key, tls_server_name, token;
+  std::string tls_ca, tls_cert, tls_key, tls_server_name, token, token_file;
   bool tls = false;
   std::string name, gravity;
   bool quiet = false;

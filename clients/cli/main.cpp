@@ -257,8 +257,13 @@ int main(int argc, char** argv) {
   app.add_option("--tls-ca", o.tls_ca, "with --server: TLS, trusting the CA certificates in this PEM file");
   app.add_option("--tls-cert", o.tls_cert, "with --server: client certificate (PEM) for mutual TLS");
   app.add_option("--tls-key", o.tls_key, "with --server: client private key (PEM) for mutual TLS");
-  app.add_option("--tls-server-name", o.tls_server_name, "with --server: expected name in the server's certificate");
+  app.add_option("--tls-server-name", o.tls_server_name,
+                 "with --server: TLS, accepting a server certificate issued for this name (e.g. localhost when "
+                 "dialling 127.0.0.1)");
   app.add_option("--token", o.token, "with --server: bearer token")->envname("DENOC_TOKEN");
+  app.add_option("--token-file", o.token_file,
+                 "with --server: read the bearer token from this file (the token alone; keeps it out of the "
+                 "process list)");
   app.fallthrough();
 
   if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required

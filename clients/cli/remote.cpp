@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,12 +21,36 @@ namespace {
 using ojson = nlohmann::ordered_json;
 namespace dc = denoc::client;
 
+/// The bearer token of --token-file: the file's first line without surrounding whitespace.
+std::string readToken(const Options& o) {
+  if (!o.token.empty()) {
+    throw InputError("give either --token (or DENOC_TOKEN) or --token-file, not both");
+  }
+  std::ifstream in(o.token_file);
+  if (!in) throw InputError("--token-file: cannot read " + o.token_file);
+  std::string line;
+  std::getline(in, line);
+  const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+  line.erase(line.begin(), std::find_if_not(line.begin(), line.end(), space));
+  line.erase(std::find_if_not(line.rbegin(), line.rend(), space).base(), line.end());
+  if (line.empty()) throw InputError("--token-file: " + o.token_file + " has no token on its first line");
+  if (std::any_of(line.begin(), line.end(), space)) {
+    throw InputError("--token-file: the first line of " + o.token_file +
+                     " holds more than one word; expected the token alone (a server's token file has "
+                     "NAME TOKEN lines)");
+  }
+  return line;
+}
+
 dc::Client connect(const Options& o) {
   dc::ClientOptions c;
   c.target = o.server;
   if (!(o.deadline_s > 0) || !std::isfinite(o.deadline_s)) throw InputError("--deadline: expected seconds > 0");
   c.deadline = std::chrono::milliseconds(static_cast<long long>(o.deadline_s * 1000.0));
-  if (o.tls || !o.tls_ca.empty() || !o.tls_cert.empty() || !o.tls_key.empty()) {
+  if (o.tls || !o.tls_ca.empty() || !o.tls_cert.empty() || !o.tls_key.empty() || !o.tls_server_name.empty()) {
+    if (o.tls_cert.empty() != o.tls_key.empty()) {
+      throw InputError("mutual TLS needs both --tls-cert and --tls-key");
+    }
     dc::TlsOptions t;
     t.root_certs = o.tls_ca;
     t.client_cert = o.tls_cert;
@@ -33,7 +58,7 @@ dc::Client connect(const Options& o) {
     t.server_name = o.tls_server_name;
     c.tls = t;
   }
-  c.bearer_token = o.token;
+  c.bearer_token = o.token_file.empty() ? o.token : readToken(o);
   return dc::Client(c);
 }
 

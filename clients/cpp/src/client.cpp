@@ -168,6 +168,14 @@ void ModelSources::erase(const std::string& id) {
 
 Client::Client(ClientOptions options) : options_(std::move(options)) {
   if (options_.retry.max_attempts < 1) options_.retry.max_attempts = 1;
+  // the token travels as an HTTP/2 header value: visible ASCII only (RFC 6750 tokens are a subset)
+  for (const char c : options_.bearer_token) {
+    if (c < 0x21 || c > 0x7e) {
+      throw Error(grpc::StatusCode::INVALID_ARGUMENT,
+                  "bearer token: only visible ASCII characters are allowed (no spaces, newlines or control "
+                  "characters)");
+    }
+  }
   sources_ = options_.sources ? options_.sources : std::make_shared<ModelSources>();
   options_.sources = sources_;
   retarget(options_.target);
@@ -185,11 +193,12 @@ void Client::retarget(const std::string& target) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_message_bytes);
   args.SetMaxSendMessageSize(options_.max_send_message_bytes);
-  // reconnect as fast as the retry policy retries, so that a retry after a server (re)start finds it
+  // reconnect as fast as the retry policy retries, so that a retry after a server (re)start finds it. Not
+  // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC core takes it as the minimum connect timeout (TCP, TLS handshake
+  // and the server's first SETTINGS frame), and a value of 100 ms made TLS connections fail under load.
   const int initial = static_cast<int>(std::max<std::int64_t>(options_.retry.initial_backoff.count(), 10));
   const int max = static_cast<int>(std::max<std::int64_t>(options_.retry.max_backoff.count(), initial));
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max);
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (options_.tls) {

@@ -2,6 +2,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { status as Status } from '@grpc/grpc-js';
 
+import * as fs from 'node:fs';
+
 import {
   dhLinkToProto,
   fromVec3,
@@ -14,7 +16,7 @@ import {
   toF64,
   toVec3,
 } from './convert';
-import { DenocError, toDenocError } from './errors';
+import { DenocError, errorFor, toDenocError } from './errors';
 import { dynamicsClientConstructor } from './proto';
 import { StreamSession, type StreamCall } from './stream';
 import type {
@@ -34,6 +36,8 @@ import type {
   RegisteredModel,
   SimulateInput,
   SimulationBatch,
+  Pem,
+  TlsOptions,
   UrdfOptions,
 } from './types';
 import type { DynamicsClient } from '../generated/denoc/v1/Dynamics';
@@ -44,6 +48,14 @@ import type { SimulateResponse__Output } from '../generated/denoc/v1/SimulateRes
 import type { Vec3__Output } from '../generated/denoc/v1/Vec3';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** PEM bytes from a Buffer, PEM text or a file path; null when not given. */
+function pem(value: Pem | undefined): Buffer | null {
+  if (value === undefined) return null;
+  if (Buffer.isBuffer(value)) return value;
+  if (value.trimStart().startsWith('-----BEGIN')) return Buffer.from(value);
+  return fs.readFileSync(value);
+}
 
 type UnaryStart<Res> = (
   metadata: grpc.Metadata,
@@ -90,14 +102,40 @@ export class DenocClient {
   reRegistrations = 0;
 
   private readonly options: ClientOptions;
+  private readonly credentials: grpc.ChannelCredentials;
+  private readonly channelOptions: grpc.ChannelOptions;
   private readonly sources = new Map<string, RegisterModelRequest>();
   private readonly dofs = new Map<string, number>();
   private readonly inFlightRegistrations = new Map<string, Promise<void>>();
 
   /** `address`: host:port, e.g. '127.0.0.1:50051' (any grpc-js target, such as 'dns:///denoc:50051'). */
+  /**
+   * `address`: host:port, e.g. '127.0.0.1:50051' (any grpc-js target, such as 'dns:///denoc:50051'). Throws
+   * an InvalidArgumentError for a token that is not visible ASCII, a client certificate without its key (or
+   * the reverse), `tls` together with `credentials`; reading a PEM file that is not there throws Node's error.
+   */
   constructor(address: string, options: ClientOptions = {}) {
     this.options = options;
+    if (options.token !== undefined && options.token !== '' && !/^[\x21-\x7e]+$/.test(options.token)) {
+      throw invalid('token: only visible ASCII characters are allowed (no spaces, newlines or control characters)');
+    }
+    this.channelOptions = { ...(options.channelOptions ?? {}) };
+    this.credentials = this.makeCredentials(options);
     this.stub = this.connect(address);
+  }
+
+  private makeCredentials(options: ClientOptions): grpc.ChannelCredentials {
+    const tls = options.tls;
+    if (tls === undefined || tls === false) return options.credentials ?? grpc.credentials.createInsecure();
+    if (options.credentials !== undefined) throw invalid('give either tls or credentials, not both');
+    const t: TlsOptions = tls === true ? {} : tls;
+    if ((t.certChain === undefined) !== (t.privateKey === undefined)) {
+      throw invalid('mutual TLS needs both tls.certChain and tls.privateKey');
+    }
+    if (t.serverName !== undefined && t.serverName !== '') {
+      this.channelOptions['grpc.ssl_target_name_override'] = t.serverName;
+    }
+    return grpc.credentials.createSsl(pem(t.rootCerts), pem(t.privateKey), pem(t.certChain));
   }
 
   /** Closes the channel; calls in progress fail. */
@@ -117,18 +155,14 @@ export class DenocClient {
 
   private connect(address: string): DynamicsClient {
     const Ctor = dynamicsClientConstructor();
-    return new Ctor(
-      address,
-      this.options.credentials ?? grpc.credentials.createInsecure(),
-      this.options.channelOptions ?? {},
-    );
+    return new Ctor(address, this.credentials, this.channelOptions);
   }
 
   /** Resolves once the channel is connected (or rejects after timeoutMs, default 10 s). */
   waitForReady(timeoutMs = 10_000): Promise<void> {
     return new Promise((resolve, reject) => {
       this.stub.waitForReady(Date.now() + timeoutMs, (err) => {
-        if (err) reject(new DenocError(Status.UNAVAILABLE, `not connected within ${timeoutMs} ms: ${err.message}`));
+        if (err) reject(errorFor(Status.UNAVAILABLE, `not connected within ${timeoutMs} ms: ${err.message}`));
         else resolve();
       });
     });
@@ -178,15 +212,31 @@ export class DenocClient {
     return models;
   }
 
-  /** Deletes a model from the server (registry and store); the client forgets its source. */
+  /**
+   * Deletes a model from the server (registry and store); the client forgets its source, unless the server
+   * refused the deletion (e.g. a PermissionDeniedError for another token's model).
+   */
   async deleteModel(modelId: string, call?: CallOptions): Promise<string> {
+    const source = this.sources.get(modelId);
+    const dof = this.dofs.get(modelId);
     this.sources.delete(modelId);
     this.dofs.delete(modelId);
-    const res = await this.unary<{ model_id: string }>(
-      (md, o, cb) => this.stub.DeleteModel({ model_id: modelId }, md, o, cb),
-      call,
-    );
-    return res.model_id;
+    try {
+      const res = await this.unary<{ model_id: string }>(
+        (md, o, cb) => this.stub.DeleteModel({ model_id: modelId }, md, o, cb),
+        call,
+      );
+      return res.model_id;
+    } catch (e) {
+      // refused (another token's model, a pinned one, no token): the model is still there, keep what the
+      // client knew; after UNAVAILABLE or a deadline the deletion may have happened, so it stays forgotten
+      const refused = [Status.PERMISSION_DENIED, Status.FAILED_PRECONDITION, Status.UNAUTHENTICATED, Status.INVALID_ARGUMENT];
+      if (e instanceof DenocError && refused.includes(e.code)) {
+        if (source !== undefined && !this.sources.has(modelId)) this.sources.set(modelId, source);
+        if (dof !== undefined && !this.dofs.has(modelId)) this.dofs.set(modelId, dof);
+      }
+      throw e;
+    }
   }
 
   /** True when this client holds the source of `modelId` (it can re-register it). */
@@ -384,7 +434,7 @@ export class DenocClient {
       return out;
     };
     const last = batches[batches.length - 1];
-    if (last === undefined) throw new DenocError(Status.INTERNAL, 'the simulation sent no samples');
+    if (last === undefined) throw errorFor(Status.INTERNAL, 'the simulation sent no samples');
     return {
       ...last,
       computeTimeNs: batches.reduce((n, b) => n + b.computeTimeNs, 0),
@@ -499,12 +549,12 @@ export class DenocClient {
     if (running === undefined) {
       const source = this.sources.get(modelId);
       if (source === undefined) {
-        return Promise.reject(new DenocError(Status.NOT_FOUND, `model ${modelId}: no source to register again`));
+        return Promise.reject(errorFor(Status.NOT_FOUND, `model ${modelId}: no source to register again`));
       }
       running = this.unary<RegisterModelResponse__Output>((md, o, cb) => this.stub.RegisterModel(source, md, o, cb))
         .then((res) => {
           if (res.model_id !== modelId) {
-            throw new DenocError(
+            throw errorFor(
               Status.FAILED_PRECONDITION,
               `re-registering model ${modelId} gave id ${res.model_id}: the server computes ids differently`,
             );
@@ -519,7 +569,9 @@ export class DenocClient {
 
   private metadata(): grpc.Metadata {
     const md = new grpc.Metadata();
-    if (this.options.token !== undefined) md.set('authorization', `Bearer ${this.options.token}`);
+    if (this.options.token !== undefined && this.options.token !== '') {
+      md.set('authorization', `Bearer ${this.options.token}`);
+    }
     return md;
   }
 
@@ -546,7 +598,7 @@ export class DenocClient {
       const c = start(this.metadata(), this.callOptions(call, true), (err, res) => {
         unhook();
         if (err) reject(toDenocError(err));
-        else if (res === undefined) reject(new DenocError(Status.INTERNAL, 'empty answer'));
+        else if (res === undefined) reject(errorFor(Status.INTERNAL, 'empty answer'));
         else resolve(res);
       });
       unhook = this.hookSignal(call, () => c.cancel());

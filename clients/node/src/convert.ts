@@ -2,7 +2,7 @@
 // as @grpc/proto-loader represents them (snake_case, number arrays, enum names).
 import { status as Status } from '@grpc/grpc-js';
 
-import { DenocError } from './errors';
+import { DenocError, errorFor } from './errors';
 import type {
   DHLink,
   ForwardRoute,
@@ -29,7 +29,7 @@ export function toF64(x: readonly number[] | undefined): Float64Array {
 }
 
 export function invalid(message: string): DenocError {
-  return new DenocError(Status.INVALID_ARGUMENT, message);
+  return errorFor(Status.INVALID_ARGUMENT, message);
 }
 
 export function toVec3(v: Vec3 | Numbers, what: string): Vec3 {
@@ -114,7 +114,7 @@ export function dhLinkToProto(l: DHLink, i: number): DHLinkMsg {
 }
 
 export function modelInfoFromProto(m: ModelInfo__Output | null | undefined): ModelInfo {
-  if (m === null || m === undefined) throw new DenocError(Status.INTERNAL, 'the server sent no model description');
+  if (m === null || m === undefined) throw errorFor(Status.INTERNAL, 'the server sent no model description');
   return {
     modelId: m.model_id,
     name: m.name,

@@ -1,6 +1,20 @@
 // denoc: TypeScript/Node client of the denoc dynamics service (denocd), on @grpc/grpc-js.
 export { DenocClient } from './client';
-export { DenocError } from './errors';
+export {
+  AbortedError,
+  CancelledError,
+  DeadlineExceededError,
+  DenocError,
+  FailedPreconditionError,
+  InternalError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnimplementedError,
+} from './errors';
 export { StreamSession } from './stream';
 export { PROTO_FILE } from './proto';
 export { stateOf } from './util';

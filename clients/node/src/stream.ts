@@ -3,7 +3,7 @@ import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { status as Status } from '@grpc/grpc-js';
 
 import { routeToProto, streamAnswerFromProto, toArray } from './convert';
-import { DenocError, toDenocError } from './errors';
+import { DenocError, errorFor, toDenocError } from './errors';
 import type { CallOptions, ForwardRoute, Numbers, StreamAnswer } from './types';
 import type { StreamRequest } from '../generated/denoc/v1/StreamRequest';
 import type { StreamResponse__Output } from '../generated/denoc/v1/StreamResponse';
@@ -102,7 +102,7 @@ export class StreamSession {
   private send(req: Pending['req']): Promise<StreamAnswer> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.ending || this.finished) {
-      return Promise.reject(new DenocError(Status.FAILED_PRECONDITION, 'the stream session is closed'));
+      return Promise.reject(errorFor(Status.FAILED_PRECONDITION, 'the stream session is closed'));
     }
     req.sequence = this.sequence++;
     return new Promise<StreamAnswer>((resolve, reject) => {
@@ -127,7 +127,7 @@ export class StreamSession {
         if (p === undefined) continue;
         const answer = streamAnswerFromProto(msg);
         if (answer.sequence !== p.req.sequence) {
-          const e = new DenocError(
+          const e = errorFor(
             Status.INTERNAL,
             `stream answer out of order: sequence ${answer.sequence}, expected ${p.req.sequence}`,
           );
@@ -146,7 +146,7 @@ export class StreamSession {
     if (error === undefined) {
       if (this.pending.length > 0) {
         this.fail(
-          new DenocError(Status.UNKNOWN, `the server ended the stream with ${this.pending.length} requests unanswered`),
+          errorFor(Status.UNKNOWN, `the server ended the stream with ${this.pending.length} requests unanswered`),
         );
       }
       this.finish();

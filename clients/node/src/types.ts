@@ -19,10 +19,30 @@ export type ForwardRoute = 'saha' | 'fixman' | 'cholesky';
 /** Simulation integrator: 'dopri5' adaptive Dormand-Prince 5(4) (default) or 'rk4' fixed step. */
 export type Integrator = 'dopri5' | 'rk4';
 
+/** PEM material: a Buffer, PEM text ('-----BEGIN ...'), or the path of a PEM file. */
+export type Pem = string | Buffer;
+
+/** TLS to the server. */
+export interface TlsOptions {
+  /** CA certificates that sign the server's certificate (default: the system's roots). */
+  rootCerts?: Pem;
+  /** Client certificate chain for mutual TLS (with privateKey). */
+  certChain?: Pem;
+  /** Client private key for mutual TLS (with certChain). */
+  privateKey?: Pem;
+  /**
+   * Name the server's certificate must carry when it differs from the target's host, e.g. 'localhost' for
+   * a certificate issued to localhost reached at 127.0.0.1 (the channel option grpc.ssl_target_name_override).
+   */
+  serverName?: string;
+}
+
 export interface ClientOptions {
-  /** Channel credentials; default: insecure (plain TCP). Use grpc.credentials.createSsl(...) for TLS. */
+  /** TLS: true for the system's roots, or the CA, client certificate and server name to use. */
+  tls?: boolean | TlsOptions;
+  /** Channel credentials, for anything `tls` does not cover; default: insecure (plain TCP). Not with `tls`. */
   credentials?: ChannelCredentials;
-  /** Bearer token sent as `authorization: Bearer <token>` on every call. */
+  /** Bearer token sent as `authorization: Bearer <token>` on every call (visible ASCII only). */
   token?: string;
   /** Deadline of unary calls, ms (default 60000). Simulate and stream sessions have none unless given. */
   timeoutMs?: number;

@@ -4,10 +4,32 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
-import { DenocClient, DenocError, Status, type RegisteredModel } from '../src/index';
+import {
+  AbortedError,
+  CancelledError,
+  DeadlineExceededError,
+  DenocClient,
+  DenocError,
+  InvalidArgumentError,
+  NotFoundError,
+  Status,
+  UnavailableError,
+  type RegisteredModel,
+} from '../src/index';
 import { PANDA_HAND, PANDA_TIP, UNKNOWN_ID, startServer, type Server } from './support';
 
-/** Asserts that `p` rejects with a DenocError of `code` whose server message matches `details`. */
+/** The class each status code seen here must come as. */
+const TYPED = new Map<Status, typeof DenocError | (new (details: string) => DenocError)>([
+  [Status.INVALID_ARGUMENT, InvalidArgumentError],
+  [Status.NOT_FOUND, NotFoundError],
+  [Status.ABORTED, AbortedError],
+  [Status.UNAVAILABLE, UnavailableError],
+  [Status.CANCELLED, CancelledError],
+  [Status.DEADLINE_EXCEEDED, DeadlineExceededError],
+]);
+
+/** Asserts that `p` rejects with a DenocError of `code` (as its typed subclass) whose server message matches
+ * `details`. */
 async function rejectsWith(p: Promise<unknown>, code: Status, details: RegExp | string): Promise<DenocError> {
   let caught: unknown;
   try {
@@ -17,7 +39,10 @@ async function rejectsWith(p: Promise<unknown>, code: Status, details: RegExp | 
   }
   assert.ok(caught instanceof DenocError, `expected a DenocError, got ${String(caught)}`);
   assert.ok(caught instanceof Error);
-  assert.equal(caught.name, 'DenocError');
+  const typed = TYPED.get(caught.code);
+  assert.ok(typed !== undefined, `no typed class expected for ${caught.codeName}`);
+  assert.ok(caught instanceof typed, `${caught.codeName} came as ${caught.name}`);
+  assert.equal(caught.name, typed.name);
   assert.equal(caught.code, code, `code ${caught.codeName}: ${caught.details}`);
   assert.equal(caught.codeName, Status[code]);
   if (typeof details === 'string') assert.equal(caught.details, details);

@@ -77,7 +77,8 @@ describe('README and examples', { timeout: 120_000 }, () => {
   it('CommonJS require and ESM import both expose the API', async () => {
     const script =
       "const c = require('denoc'); import('denoc').then((m) => { " +
-      "const names = ['DenocClient', 'DenocError', 'StreamSession', 'Status', 'stateOf', 'PROTO_FILE'];" +
+      "const names = ['DenocClient', 'DenocError', 'UnauthenticatedError', 'PermissionDeniedError', " +
+      "'StreamSession', 'Status', 'stateOf', 'PROTO_FILE'];" +
       "for (const n of names) { if (!c[n] || !m[n]) throw new Error('missing ' + n); }" +
       "console.log('ok'); });";
     const out = await run(['-e', script], {});

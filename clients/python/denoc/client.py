@@ -128,9 +128,20 @@ def _model_id(model: ModelRef) -> str:
 
 
 def _read_bytes(value: PathOrBytes) -> Optional[bytes]:
+    """PEM material: bytes as they are, a str holding PEM text, or the path of a file."""
     if value is None or isinstance(value, bytes):
         return value
+    if isinstance(value, str) and value.lstrip().startswith("-----BEGIN"):
+        return value.encode()
     return Path(value).read_bytes()
+
+
+def _check_token(token: str) -> str:
+    """A bearer token travels as an HTTP/2 header value: visible ASCII only (RFC 6750 tokens are a subset)."""
+    if not isinstance(token, str) or not all(0x21 <= ord(c) <= 0x7E for c in token):
+        raise errors.InvalidArgumentError("token: only visible ASCII characters are allowed "
+                                          "(no spaces, newlines or control characters)")
+    return token
 
 
 def _vec3(v: Optional[Sequence[float]]) -> Optional["pb.Vec3"]:
@@ -229,9 +240,16 @@ class Client:
 
     ``target`` is ``host:port`` (any gRPC target, e.g. ``dns:///denoc:50051``). ``timeout`` is the
     default deadline of each call in seconds (``None``: no deadline; every method also takes ``timeout=``).
-    TLS is used when ``tls`` is true or any of ``root_certificates``, ``private_key``,
-    ``certificate_chain`` is given (PEM bytes or a file path; the last two for mutual TLS). ``token`` is
-    sent as ``authorization: Bearer <token>``. ``model_sources``: see :attr:`model_sources`. ``retries`` is how many times an idempotent call
+    TLS is used when ``tls`` is true or any of ``root_certificates``, ``certificate_chain``,
+    ``private_key``, ``server_name`` is given. The first three are PEM material (bytes, PEM text or a file
+    path): ``root_certificates`` the CA(s) to trust (default: the system's roots), ``certificate_chain`` and
+    ``private_key`` together the client certificate for mutual TLS. ``server_name`` is the name the
+    server's certificate must carry when it differs from the target's host (e.g. ``"localhost"`` when
+    dialling ``127.0.0.1``; gRPC's ``grpc.ssl_target_name_override``). ``token`` is sent as
+    ``authorization: Bearer <token>`` on every call (visible ASCII only). A failed TLS handshake (untrusted
+    server, client certificate missing or refused) surfaces as :class:`denoc.UnavailableError`; a missing
+    or unknown token as :class:`denoc.UnauthenticatedError`; deleting another token's model as
+    :class:`denoc.PermissionDeniedError`. ``model_sources``: see :attr:`model_sources`. ``retries`` is how many times an idempotent call
     (everything but :meth:`delete_model` and the control-loop stream) is retried on UNAVAILABLE, with an
     exponential backoff starting at ``retry_backoff`` seconds.
 
@@ -244,20 +262,28 @@ class Client:
 
     def __init__(self, target: str, *, timeout: Optional[float] = None, tls: bool = False,
                  root_certificates: PathOrBytes = None, private_key: PathOrBytes = None,
-                 certificate_chain: PathOrBytes = None, token: Optional[str] = None, retries: int = 3,
+                 certificate_chain: PathOrBytes = None, server_name: Optional[str] = None,
+                 token: Optional[str] = None, retries: int = 3,
                  retry_backoff: float = 0.05, model_sources: Optional[Mapping[str, Any]] = None,
                  options: Sequence[tuple] = ()):
         self.target = target
         self.timeout = timeout
         self.retries = max(0, int(retries))
         self.retry_backoff = retry_backoff
-        self._metadata = (("authorization", f"Bearer {token}"),) if token else None
+        self._metadata = (("authorization", f"Bearer {_check_token(token)}"),) if token else None
+        if (certificate_chain is None) != (private_key is None):
+            raise errors.InvalidArgumentError("mutual TLS needs both certificate_chain and private_key")
         # no message size limit on the client side (the server has its own); reconnect quickly after a
-        # failure so that the retries on UNAVAILABLE can reach a server that comes back
+        # failure so that the retries on UNAVAILABLE can reach a server that comes back. Not
+        # grpc.min_reconnect_backoff_ms: gRPC core takes it as the minimum connect timeout (TCP, TLS
+        # handshake and the server's first SETTINGS), and 100 ms made TLS connections fail under load.
         channel_options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1),
-                           ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
-                           ("grpc.max_reconnect_backoff_ms", 2000), *options]
-        if tls or root_certificates is not None or private_key is not None or certificate_chain is not None:
+                           ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 2000),
+                           *options]
+        if server_name:
+            channel_options.append(("grpc.ssl_target_name_override", server_name))
+        if (tls or root_certificates is not None or private_key is not None or certificate_chain is not None
+                or server_name):
             creds = grpc.ssl_channel_credentials(root_certificates=_read_bytes(root_certificates),
                                                  private_key=_read_bytes(private_key),
                                                  certificate_chain=_read_bytes(certificate_chain))
@@ -397,11 +423,22 @@ class Client:
         raise errors.NotFoundError(f"no model named '{name}' on {self.target}", grpc.StatusCode.NOT_FOUND)
 
     def delete_model(self, model_id: ModelRef, *, timeout: Optional[float] = None) -> None:
-        """Deletes a model from the server (not retried; the client also forgets its source)."""
+        """Deletes a model from the server (not retried). The client forgets its source, unless the server
+        refused the deletion (e.g. :class:`denoc.PermissionDeniedError` for another token's model)."""
         mid = _model_id(model_id)
         with self._lock:
-            self._sources.pop(mid, None)
-        self._call(self._stub.DeleteModel, pb.DeleteModelRequest(model_id=mid), timeout, idempotent=False)
+            source = self._sources.pop(mid, None)
+        try:
+            self._call(self._stub.DeleteModel, pb.DeleteModelRequest(model_id=mid), timeout, idempotent=False)
+        except errors.DenocError as e:
+            # refused (another token's model, a pinned one, no token): the model is still there, keep its
+            # source; after UNAVAILABLE or a deadline the deletion may have happened, so it stays forgotten
+            refused = (errors.PermissionDeniedError, errors.FailedPreconditionError, errors.UnauthenticatedError,
+                       errors.InvalidArgumentError)
+            if source is not None and isinstance(e, refused):
+                with self._lock:
+                    self._sources.setdefault(mid, source)
+            raise
 
     # -- dynamics ------------------------------------------------------------------------------------------
 

@@ -55,7 +55,9 @@ struct TlsOptions {
   std::string root_certs;   // CA certificates that sign the server's certificate (empty: system roots)
   std::string client_cert;  // client certificate chain for mutual TLS (with client_key)
   std::string client_key;   // client private key for mutual TLS
-  std::string server_name;  // expected server name, when it differs from the target's host (tests)
+  /// Name the server's certificate must carry when it differs from the target's host, e.g. "localhost" for a
+  /// certificate issued to localhost reached at 127.0.0.1 (the channel's SSL target name override).
+  std::string server_name;
 };
 
 /// Retries of idempotent calls on UNAVAILABLE.
@@ -83,7 +85,9 @@ struct ClientOptions {
   std::chrono::milliseconds deadline{30000};  // per attempt of a unary call, and for a whole Simulate run
   std::optional<std::chrono::milliseconds> stream_deadline;  // a Stream session; none: no deadline
   std::optional<TlsOptions> tls;  // none: plaintext
-  std::string bearer_token;       // sent as "authorization: Bearer <token>" when not empty
+  /// Sent as "authorization: Bearer <token>" on every call when not empty; visible ASCII only (the
+  /// constructor throws Error INVALID_ARGUMENT otherwise).
+  std::string bearer_token;
   RetryPolicy retry;
   std::function<void(const RetryEvent&)> on_retry;  // called before each retry's wait
   bool reregister = true;         // transparent re-registration on NOT_FOUND
