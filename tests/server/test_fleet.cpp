@@ -102,7 +102,6 @@ TEST(Fleet, ThreeReplicasOneKilledAndRestartedMidRun) {
   grpc::ChannelArguments args;
   args.SetLoadBalancingPolicyName("round_robin");
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
   auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
   auto stub = v1::Dynamics::NewStub(channel);
