@@ -11,6 +11,70 @@
 
 namespace denoc {
 
+namespace detail {
+
+/// The O(n) forward dynamics on checked arguments (see forwardDynamics): phi = tau - (inverse dynamics with
+/// qdd = 0) by the steps of the inverse dynamics (the same operations as inverseDynamics, so that
+/// forwardDynamics(q, qd, inverseDynamics(q, qd, 0)) is exactly zero), the reverse Gaussian elimination in the
+/// common frame, where B_ij = 1, and the three sweeps of section 5.2; one pass of each direction per
+/// quantity that runs in it.
+template <typename S>
+DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& data,
+                         const Eigen::Ref<const typename Types<S>::VecX>& q,
+                         const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                         const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Mat3 = typename Types<S>::Mat3;
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  const JointConstants<S>* joint = model.joint.data();
+  JointWork<S>* work = data.work.data();
+  Vec6* p = data.p0.data();
+
+  // pass 1, base to tip: the forward sweep of the inverse dynamics with qdd = 0 (link wrenches in F_k),
+  // and the placements, p_k and link inertias M_k in the common frame
+  MotionState<S> state;
+  state.a = -model.gravity_base;
+  Mat3 R0;
+  Vec3 O;
+  for (int k = 0; k < n; ++k) {
+    const JointConstants<S>& jc = joint[k];
+    JointWork<S>& wk = work[k];
+    idForwardStep(jc, wk, state, S(q[k]), S(qd[k]), S(0), k == 0);
+    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, wk.c, wk.s};
+    placeCommon(R, wk.s_q, k == 0, R0, O);
+    p[k] = jointVector<S>(jc.revolute, R0, O);
+    wk.M = linkInertiaCommon(jc, R0, O);
+  }
+
+  // pass 2, tip to base: the backward sweep of the inverse dynamics gives phi_k = tau_k - p_k^T w_k; the
+  // reverse Gaussian elimination (eliminationStep) gives psi_k, mh_k; and the first of the three sweeps:
+  // tauh_k = phi_k - p_k^T eta_{k+1}, eta_k = psi_k tauh_k + eta_{k+1}
+  SymInertia6<S> Mh;
+  Mh.setZero();
+  Vec6 eta = Vec6::Zero();
+  for (int k = n - 1; k >= 0; --k) {
+    JointWork<S>& wk = work[k];
+    const bool last = k + 1 == n;
+    const S phi_k = tau[k] - idBackwardStep(joint[k], wk, last ? nullptr : &joint[k + 1], last ? nullptr : &work[k + 1]);
+    eliminationStep(Mh, wk.M, p[k], joint[k].armature, wk.psi, data.D[k], wk.inv_mh);
+    wk.tau_hat = last ? phi_k : phi_k - p[k].dot(eta);
+    eta += wk.psi * wk.tau_hat;
+  }
+
+  // pass 3, base to tip: qdd_k = tauh_k / mh_k - psi_k^T mu_{k-1}, mu_k = p_k qdd_k + mu_{k-1}
+  Vec6 mu = Vec6::Zero();
+  for (int k = 0; k < n; ++k) {
+    const JointWork<S>& wk = work[k];
+    S qdd_k = wk.tau_hat * wk.inv_mh;
+    if (k > 0) qdd_k -= wk.psi.dot(mu);
+    data.qdd[k] = qdd_k;
+    mu += p[k] * qdd_k;
+  }
+}
+
+}  // namespace detail
+
 template <typename S>
 const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
@@ -19,18 +83,13 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
   detail::checkVector(model, q, "forwardDynamics", "q");
   detail::checkVector(model, qd, "forwardDynamics", "qd");
   detail::checkVector(model, tau, "forwardDynamics", "tau");
-  // phi = tau - (inverse dynamics with qdd = 0); the recursion also leaves the local placements
-  detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
-  data.phi = tau - data.phi;
-  computeCommonPlacements(model, data);
-  detail::articulated(model, data, false);
-  detail::solveUDU(model, data, data.phi, data.qdd);
+  detail::forwardDynamicsSaha(model, data, q, qd, tau);
   return data.qdd;
 }
 
 namespace detail {
 
-template <typename S> bool choleskyInPlace(typename Types<S>::MatX& A) {
+template <typename S> DENOC_FLATTEN bool choleskyInPlace(typename Types<S>::MatX& A) {
   using std::sqrt;
   const Eigen::Index n = A.rows();
   // right-looking, column oriented: contiguous column updates
@@ -49,7 +108,7 @@ template <typename S> bool choleskyInPlace(typename Types<S>::MatX& A) {
   return true;
 }
 
-template <typename S> void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x) {
+template <typename S> DENOC_FLATTEN void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x) {
   const Eigen::Index n = L.rows();
   // L y = b
   for (Eigen::Index j = 0; j < n; ++j) {
@@ -77,7 +136,7 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
   detail::checkVector(model, tau, "forwardDynamicsCholesky", "tau");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.qdd);
   data.qdd = tau - data.qdd;
-  computeCommonPlacements(model, data);
+  detail::commonPlacementsAndInertias(model, data, q);
   detail::crba(model, data);
   data.L = data.M;
   if (!detail::choleskyInPlace<S>(data.L)) {
