@@ -35,8 +35,8 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
   // and the placements, p_k and link inertias M_k in the common frame
   MotionState<S> state;
   state.a = -model.gravity_base;
-  Mat3 R0;
-  Vec3 O;
+  Mat3 R0 = Mat3::Identity();  // F_{-1}
+  Vec3 O = Vec3::Zero();
   for (int k = 0; k < n; ++k) {
     const JointConstants<S>& jc = joint[k];
     JointWork<S>& wk = work[k];

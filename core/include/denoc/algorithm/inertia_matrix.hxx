@@ -84,8 +84,8 @@ template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, cons
 template <typename S>
 DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl<S>& data,
                                  const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  typename Types<S>::Mat3 R0;
-  typename Types<S>::Vec3 O;
+  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // F_{-1}
+  typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
   for (int i = 0; i < model.n; ++i) {
     const JointConstants<S>& jc = model.joint[i];
     JointWork<S>& wk = data.work[i];

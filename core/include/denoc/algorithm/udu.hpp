@@ -25,8 +25,10 @@ template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q);
 
-/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned: one three-sweep solve per column
-/// from the O(n) factors, O(n^2) in all. Throws on a bad q.
+/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned. For n up to kDenseUDUMaxDof from the
+/// dense factors of computeFullFactor (data.M, U, D are left as it leaves them; n^3 / 2 multiplications
+/// after I(q)); above it one three-sweep solve per column with the O(n) factors, O(n^2) in all. Throws on a
+/// bad q.
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q);
@@ -41,6 +43,12 @@ template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// sum_k log D_k, without one logarithm per joint for double.
 template <typename S> S logDetFromD(const typename Types<S>::VecX& D);
+
+/// I^-1 from the dense factors data.U, data.D into data.Minv.
+template <typename S> void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// I^-1 by one three-sweep solve per column with the O(n) factors of articulated() into data.Minv.
+template <typename S> void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
 template <typename S> void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);

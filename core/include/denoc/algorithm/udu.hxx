@@ -125,6 +125,59 @@ DENOC_FLATTEN void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const ty
   }
 }
 
+/// I^-1 = U^-T D^-1 U^-1 from the dense factors data.U, data.D into data.Minv (both triangles):
+/// W = U^-1 by back substitution (n^3 / 6 multiplications), then Minv_ij = sum_k W_ki W_kj / D_k.
+template <typename S> DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+  const int n = model.n;
+  const S* U = data.U.data();
+  S* W = data.L.data();  // column-major, upper triangle; then W_kj / D_k
+  S* Mi = data.Minv.data();
+  for (int j = 0; j < n; ++j) {
+    S* Wj = W + j * n;
+    Wj[j] = S(1);
+    for (int i = j - 1; i >= 0; --i) {
+      S v = U[i + j * n];
+      for (int k = i + 1; k < j; ++k) v += U[i + k * n] * Wj[k];
+      Wj[i] = -v;
+    }
+  }
+  for (int k = 0; k < n; ++k) data.tmp[k] = S(1) / data.D[k];
+  S* v = data.phi.data();
+  for (int j = 0; j < n; ++j) {
+    const S* Wj = W + j * n;
+    for (int k = 0; k <= j; ++k) v[k] = Wj[k] * data.tmp[k];  // W_kj / D_k
+    for (int i = 0; i <= j; ++i) {
+      const S* Wi = W + i * n;
+      S sum = S(0);
+      for (int k = 0; k <= i; ++k) sum += Wi[k] * v[k];
+      Mi[i + j * n] = Mi[j + i * n] = sum;
+    }
+  }
+}
+
+/// I^-1 column by column with the O(n) factors: the three sweeps on the unit vector e_j, whose first sweep
+/// starts at joint j (tauh and eta vanish beyond it). O(n^2).
+template <typename S> DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  JointWork<S>* work = data.work.data();
+  const Vec6* p = data.p0.data();
+  for (int j = 0; j < n; ++j) {
+    Vec6 eta = Vec6::Zero();
+    for (int i = j; i >= 0; --i) {
+      work[i].tau_hat = (i == j ? S(1) : S(0)) - p[i].dot(eta);
+      eta += work[i].psi * work[i].tau_hat;
+    }
+    Vec6 mu = Vec6::Zero();
+    S* col = data.Minv.data() + static_cast<Eigen::Index>(j) * n;
+    for (int i = 0; i < n; ++i) {
+      const S tau_hat = i <= j ? work[i].tau_hat : S(0);
+      col[i] = tau_hat * work[i].inv_mh - work[i].psi.dot(mu);
+      mu += p[i] * col[i];
+    }
+  }
+}
+
 }  // namespace detail
 
 template <typename S>
@@ -156,13 +209,13 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "computeInverseInertia", "q");
   detail::commonPlacementsAndInertias(model, data, q);
-  detail::articulated(model, data, false);
-  const int n = model.n;
-  for (int j = 0; j < n; ++j) {
-    data.phi.setZero();
-    data.phi[j] = S(1);
-    detail::solveUDU(model, data, data.phi, data.tmp);
-    data.Minv.col(j) = data.tmp;
+  if (model.n <= kDenseUDUMaxDof) {
+    detail::crba(model, data);
+    detail::denseUDU(model, data);
+    detail::inverseFromUDU(model, data);
+  } else {
+    detail::articulated(model, data, false);
+    detail::inverseBySweeps(model, data);
   }
   return data.Minv;
 }
