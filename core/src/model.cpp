@@ -182,6 +182,27 @@ Model buildModel(const ModelSpec& input) {
     jc.revolute = m.type[ui] == JointType::Revolute;
     m.joint.push_back(jc);
   }
+  // Fixman's constants: Phi = [[J, -J (c x)], [(c x) J, -(c x) J (c x) + 1/m]], J = I^-1, c = d_i
+  m.fx_log_det_links = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const Eigen::Matrix3d J = m.inertia[ui].inverse();
+    Eigen::Matrix3d cx;
+    const Eigen::Vector3d& c = m.com[ui];
+    cx << 0.0, -c.z(), c.y(), c.z(), 0.0, -c.x(), -c.y(), c.x(), 0.0;
+    const Eigen::Matrix3d Jcx = J * cx;
+    Eigen::Matrix<double, 6, 6> Phi;
+    Phi.topLeftCorner<3, 3>() = J;
+    Phi.topRightCorner<3, 3>() = -Jcx;
+    Phi.bottomLeftCorner<3, 3>() = -Jcx.transpose();
+    Phi.bottomRightCorner<3, 3>() = -cx * Jcx;
+    Phi.bottomRightCorner<3, 3>().diagonal().array() += 1.0 / m.mass[ui];
+    m.fx_J.push_back(J);
+    m.fx_Phi.push_back(Phi);
+    m.fx_log_det_links += 3.0 * std::log(m.mass[ui]) + std::log(m.inertia[ui].determinant());
+    if (m.armature[ui] > 0.0) m.fx_log_det_links += std::log(m.armature[ui]);
+  }
+
   const Eigen::Matrix3d& last = turn[static_cast<std::size_t>(n)];
   m.tip_rotation = last.transpose() * m.tip_rotation;
   m.tip_origin = last.transpose() * m.tip_origin;

@@ -107,6 +107,7 @@ template <typename S> struct ModelTpl {
   using T = Types<S>;
   using Vec3 = typename T::Vec3;
   using Mat3 = typename T::Mat3;
+  using Mat6 = typename T::Mat6;
 
   int n = 0;                 // number of joints (= DOF = moving links)
   std::vector<int> parent;   // parent[i] = i - 1 (-1: the base); explicit for trees later
@@ -125,6 +126,12 @@ template <typename S> struct ModelTpl {
   std::vector<JointConstants<S>> joint;
   Mat3 base_rotation;        // user's base frame <- F_{-1} (a rotation about z)
   Vec3 gravity_base;         // gravity in F_{-1}
+  // Fixman's route (algorithm/fixman.hxx): per link I_i^-1 and the inverse spatial inertia Phi_i in F_i
+  // about O_i; log det of the unconstrained mass matrix, sum of log(m_i^3 det I_i), plus the armature
+  // rotors' sum of log a_i (a_i > 0)
+  std::vector<Mat3> fx_J;
+  std::vector<Mat6> fx_Phi;
+  S fx_log_det_links = S(0);
 
   // user-facing metadata
   std::vector<Eigen::Matrix3d> axis_rotation;  // user link frame <- F_i
@@ -145,6 +152,11 @@ template <typename S> struct ModelTpl {
       m.armature.push_back(S2(armature[i]));
       m.joint.push_back(joint[i].template cast<S2>());
     }
+    for (int i = 0; i < n; ++i) {
+      m.fx_J.push_back(fx_J[i].template cast<S2>());
+      m.fx_Phi.push_back(fx_Phi[i].template cast<S2>());
+    }
+    m.fx_log_det_links = S2(fx_log_det_links);
     m.base_rotation = base_rotation.template cast<S2>();
     m.gravity_base = gravity_base.template cast<S2>();
     m.gravity = gravity.template cast<S2>();
