@@ -20,7 +20,6 @@ namespace denoc {
 template <typename S> struct JointWork {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
-  S c, s;       // cos theta_i, sin theta_i: R_i = Rx(alpha_i) Rz(theta_i)
   Vec3 s_q;     // O_i in F_{i-1} (s_i, plus R_i z q_i for a prismatic joint)
   // inverse dynamics (local: F_i, about O_i): the force and moment of link i's inertia (forward sweep),
   // then of the subchain i..n-1 (backward sweep), i.e. the wrench w_i transmitted by joint i
@@ -46,8 +45,10 @@ template <typename S> struct DataTpl {
 
   int n = 0;
 
-  // the recursions' per-joint records
+  // the recursions' per-joint records, and the joint angles theta_i with their cosines and sines
+  // (R_i = Rx(alpha_i) Rz(theta_i))
   std::vector<JointWork<S>> work;
+  VecX theta, cos_theta, sin_theta;
 
   // local placements (computeLocalPlacements: Fixman's route)
   std::vector<Mat3> R;    // F_{i-1} <- F_i
@@ -110,10 +111,11 @@ template <typename S> struct DataTpl {
 template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   const auto un = static_cast<std::size_t>(n);
   work.resize(un);
+  theta = VecX::Zero(n);
+  cos_theta = VecX::Ones(n);
+  sin_theta = VecX::Zero(n);
   for (JointWork<S>& w : work) {
     // defined contents (the sweeps overwrite what they use)
-    w.c = S(1);
-    w.s = S(0);
     w.s_q.setZero();
     w.f.setZero();
     w.n.setZero();

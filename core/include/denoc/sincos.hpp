@@ -7,6 +7,7 @@
 // non-finite ones, go to std::sin/std::cos. Other scalar types (the counting scalar) call sin and cos.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,22 +24,20 @@ template <typename S> inline void sincos(const S& x, S& s, S& c) {
   c = S(cos(x));
 }
 
-/// s = sin x, c = cos x for double (see the file comment).
-DENOC_INLINE void sincos(double x, double& s, double& c) {
-  if (!(std::abs(x) < 1e5)) {
-    s = std::sin(x);
-    c = std::cos(x);
-    return;
-  }
+namespace detail {
+
+/// sin and cos of r in [-pi/4, pi/4] after the reduction x = k pi/2 + r, moved to x's quadrant k mod 4:
+/// (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s). `shifted` holds k in its low bits. Branch-free, so that
+/// a loop over it vectorizes.
+DENOC_INLINE void sincosReduced(double x, double& s, double& c) {
   // k = nearest integer to x / (pi/2), by adding and subtracting 1.5 * 2^52 (round to nearest even);
   // the low bits of the sum's representation are k mod 4 in two's complement
   constexpr double kTwoOverPi = 6.36619772367581382433e-01;
   constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52
   const double shifted = x * kTwoOverPi + kShifter;
   const double k = shifted - kShifter;
-  std::uint64_t bits;
-  std::memcpy(&bits, &shifted, sizeof bits);
-  const std::uint64_t quadrant = bits & 3u;
+  std::uint64_t quadrant;
+  std::memcpy(&quadrant, &shifted, sizeof quadrant);
   // r = x - k pi/2 with pi/2 in three parts of 33, 33 and 53 bits: k * part is exact for |k| < 2^20, and
   // x - k * kPio2a is exact (the two are within a factor of two)
   constexpr double kPio2a = 1.57079632673412561417e+00;
@@ -60,19 +59,43 @@ DENOC_INLINE void sincos(double x, double& s, double& c) {
   const double hz = 0.5 * z;
   const double one_minus_hz = 1.0 - hz;
   const double cos_r = one_minus_hz + (((1.0 - one_minus_hz) - hz) + z * pc);
-  // quadrant k mod 4: (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s) with s, c of r
-  const bool odd = (quadrant & 1u) != 0;
-  double sv = odd ? cos_r : sin_r;
-  double cv = odd ? sin_r : cos_r;
+  // select by the bit patterns: odd quadrants swap, quadrants 2, 3 negate sin, 1, 2 negate cos
   std::uint64_t sb, cb;
-  std::memcpy(&sb, &sv, sizeof sb);
-  std::memcpy(&cb, &cv, sizeof cb);
-  sb ^= (quadrant & 2u) << 62;
-  cb ^= ((quadrant + 1u) & 2u) << 62;
-  std::memcpy(&sv, &sb, sizeof sv);
-  std::memcpy(&cv, &cb, sizeof cv);
-  s = sv;
-  c = cv;
+  std::memcpy(&sb, &sin_r, sizeof sb);
+  std::memcpy(&cb, &cos_r, sizeof cb);
+  const std::uint64_t odd = std::uint64_t(0) - (quadrant & 1u);  // all ones for an odd quadrant
+  const std::uint64_t s_bits = ((sb & ~odd) | (cb & odd)) ^ ((quadrant & 2u) << 62);
+  const std::uint64_t c_bits = ((cb & ~odd) | (sb & odd)) ^ (((quadrant + 1u) & 2u) << 62);
+  std::memcpy(&s, &s_bits, sizeof s);
+  std::memcpy(&c, &c_bits, sizeof c);
+}
+
+}  // namespace detail
+
+/// s = sin x, c = cos x for double (see the file comment).
+DENOC_INLINE void sincos(double x, double& s, double& c) {
+  if (!(std::abs(x) < 1e5)) {
+    s = std::sin(x);
+    c = std::cos(x);
+    return;
+  }
+  detail::sincosReduced(x, s, c);
+}
+
+/// s[i] = sin x[i], c[i] = cos x[i] for i < n.
+template <typename S> inline void sincos(const S* x, S* s, S* c, int n) {
+  for (int i = 0; i < n; ++i) sincos(x[i], s[i], c[i]);
+}
+
+/// The same for double: one range check for all, then a loop the compiler vectorizes.
+inline void sincos(const double* __restrict x, double* __restrict s, double* __restrict c, int n) {
+  bool in_range = true;
+  for (int i = 0; i < n; ++i) in_range &= std::abs(x[i]) < 1e5;  // false for NaN too
+  if (!in_range) {
+    for (int i = 0; i < n; ++i) sincos(x[i], s[i], c[i]);
+    return;
+  }
+  for (int i = 0; i < n; ++i) detail::sincosReduced(x[i], s[i], c[i]);
 }
 
 }  // namespace denoc

@@ -33,6 +33,9 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
 
   // pass 1, base to tip: the forward sweep of the inverse dynamics with qdd = 0 (link wrenches in F_k),
   // and the placements, p_k and link inertias M_k in the common frame
+  jointAngles(model, data, q);
+  const S* c = data.cos_theta.data();
+  const S* s = data.sin_theta.data();
   MotionState<S> state;
   state.a = -model.gravity_base;
   Mat3 R0 = Mat3::Identity();  // F_{-1}
@@ -40,8 +43,8 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
   for (int k = 0; k < n; ++k) {
     const JointConstants<S>& jc = joint[k];
     JointWork<S>& wk = work[k];
-    idForwardStep(jc, wk, state, S(q[k]), S(qd[k]), S(0), k == 0);
-    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, wk.c, wk.s};
+    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, c[k], s[k]};
+    idForwardStep(jc, R, wk, state, S(q[k]), S(qd[k]), S(0), k == 0);
     placeCommon(R, wk.s_q, k == 0, R0, O);
     p[k] = jointVector<S>(jc.revolute, R0, O);
     wk.M = linkInertiaCommon(jc, R0, O);
@@ -56,7 +59,9 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
   for (int k = n - 1; k >= 0; --k) {
     JointWork<S>& wk = work[k];
     const bool last = k + 1 == n;
-    const S phi_k = tau[k] - idBackwardStep(joint[k], wk, last ? nullptr : &joint[k + 1], last ? nullptr : &work[k + 1]);
+    const int j = last ? k : k + 1;  // the child (unused for the last joint)
+    const JointRotation<S> R{joint[j].cos_alpha, joint[j].sin_alpha, c[j], s[j]};
+    const S phi_k = tau[k] - idBackwardStep(joint[k], wk, R, last ? nullptr : &work[k + 1]);
     eliminationStep(Mh, wk.M, p[k], joint[k].armature, wk.psi, data.D[k], wk.inv_mh);
     wk.tau_hat = last ? phi_k : phi_k - p[k].dot(eta);
     eta += wk.psi * wk.tau_hat;

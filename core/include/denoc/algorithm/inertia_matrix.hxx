@@ -86,12 +86,12 @@ DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl
                                  const Eigen::Ref<const typename Types<S>::VecX>& q) {
   typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // F_{-1}
   typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
+  jointAngles(model, data, q);
   for (int i = 0; i < model.n; ++i) {
     const JointConstants<S>& jc = model.joint[i];
     JointWork<S>& wk = data.work[i];
     const S q_i = q[i];
-    jointAngle(jc, q_i, wk.c, wk.s);
-    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, wk.c, wk.s};
+    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
     placeCommon(R, jointOffset(jc, R, q_i), i == 0, R0, O);
     data.p0[i] = jointVector<S>(jc.revolute, R0, O);
     wk.M = linkInertiaCommon(jc, R0, O);

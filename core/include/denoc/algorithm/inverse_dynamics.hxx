@@ -15,19 +15,18 @@ template <typename S> struct MotionState {
 };
 
 /// Forward step of the inverse dynamics at joint i (section 5.1 in F_i about O_i): from the motion of link
-/// i-1 (unused for i = 0, where the base is at rest with acceleration `state.a`), the motion of link i into
-/// `state` and link i's Newton-Euler wrench about O_i into wk.f, wk.n; also wk.c, wk.s and wk.s_q.
+/// i-1 (unused for i = 0, where the base is at rest with acceleration `state.a`) and the joint rotation R_i,
+/// the motion of link i into `state` and link i's Newton-Euler wrench about O_i into wk.f, wk.n; also
+/// wk.s_q.
 ///   t_i = B_{i,i-1} t_{i-1} + p_i qd_i,
 ///   tdot_i = B_{i,i-1} tdot_{i-1} + Bdot_{i,i-1} t_{i-1} + p_i qdd_i + Omega_i p_i qd_i      (eq. 12, 31)
 /// whose linear part at O_i is a_{i-1} + K_{i-1} s_i (then rotated into F_i by R_i^T), and
 ///   w_i^link = M_i tdot_i + Mdot_i t_i: force m a + K h, moment I_o wd + w x I_o w + h x a   (eq. 8 at O_i)
 /// with h = m d the first moment and I_o the inertia about O_i. 83 multiplications (56 for i = 0).
 template <typename S>
-DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, JointWork<S>& wk, MotionState<S>& state, const S& q_i,
-                          const S& qd_i, const S& qdd_i, bool first) {
+DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, const JointRotation<S>& R, JointWork<S>& wk,
+                                MotionState<S>& state, const S& q_i, const S& qd_i, const S& qdd_i, bool first) {
   using Vec3 = typename Types<S>::Vec3;
-  jointAngle(jc, q_i, wk.c, wk.s);
-  const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, wk.c, wk.s};
   wk.s_q = jointOffset(jc, R, q_i);
   Vec3 w, wd, a;
   if (first) {
@@ -68,15 +67,15 @@ DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, JointWork<S>& wk, M
   state.a = a;
 }
 
-/// Backward step of the inverse dynamics: w_i += B_{i+1,i}^T w_{i+1}, i.e. the child's force rotated into
+/// Backward step of the inverse dynamics: w_i += B_{i+1,i}^T w_{i+1} (R = R_{i+1}, child = record of joint
+/// i+1, or null for the last joint), i.e. the child's force rotated into
 /// F_i, its moment rotated and moved from O_{i+1} to O_i (22 multiplications). Returns tau_i = p_i^T w_i
 /// without armature: the z component of the moment (revolute) or of the force (prismatic).
 template <typename S>
-DENOC_INLINE S idBackwardStep(const JointConstants<S>& jc, JointWork<S>& wk, const JointConstants<S>* child_jc,
-                        const JointWork<S>* child) {
+DENOC_INLINE S idBackwardStep(const JointConstants<S>& jc, JointWork<S>& wk, const JointRotation<S>& R,
+                              const JointWork<S>* child) {
   using Vec3 = typename Types<S>::Vec3;
   if (child) {
-    const JointRotation<S> R{child_jc->cos_alpha, child_jc->sin_alpha, child->c, child->s};
     const Vec3 f_child = R * child->f;
     wk.f += f_child;
     wk.n += R * child->n + child->s_q.cross(f_child);
@@ -94,10 +93,14 @@ DENOC_FLATTEN void rnea(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen:
   JointWork<S>* work = data.work.data();
 
   // forward sweep with tdot_{-1} = [0; -g] (eq. 32)
+  jointAngles(model, data, q);
+  const S* c = data.cos_theta.data();
+  const S* s = data.sin_theta.data();
   MotionState<S> state;
   state.a = gravity ? Vec3(-model.gravity_base) : Vec3::Zero();
   for (int i = 0; i < n; ++i) {
-    idForwardStep(joint[i], work[i], state, S(q[i]), S(qd[i]), qdd ? qdd[i] : S(0), i == 0);
+    const JointRotation<S> R{joint[i].cos_alpha, joint[i].sin_alpha, c[i], s[i]};
+    idForwardStep(joint[i], R, work[i], state, S(q[i]), S(qd[i]), qdd ? qdd[i] : S(0), i == 0);
   }
 
   // backward sweep; the environment's wrench on the last link is moved from the tip frame to O_{n-1}
@@ -109,7 +112,9 @@ DENOC_FLATTEN void rnea(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen:
   }
   for (int i = n - 1; i >= 0; --i) {
     const bool last = i + 1 == n;
-    tau_out[i] = idBackwardStep(joint[i], work[i], last ? nullptr : &joint[i + 1], last ? nullptr : &work[i + 1]);
+    const int j = last ? i : i + 1;  // the child (unused for the last joint)
+    const JointRotation<S> R{joint[j].cos_alpha, joint[j].sin_alpha, c[j], s[j]};
+    tau_out[i] = idBackwardStep(joint[i], work[i], R, last ? nullptr : &work[i + 1]);
     if (qdd) tau_out[i] += joint[i].armature * qdd[i];
   }
 }

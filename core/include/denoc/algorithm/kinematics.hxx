@@ -5,14 +5,22 @@
 namespace denoc {
 namespace detail {
 
-/// cos theta_i and sin theta_i of joint i at position q_i (theta_i = theta0_i + q_i, or theta0_i for a
-/// prismatic joint).
-template <typename S> DENOC_INLINE void jointAngle(const JointConstants<S>& jc, const S& q_i, S& c, S& s) {
-  if (jc.revolute) {
-    sincos(S(jc.theta0 + q_i), s, c);
-  } else {
-    c = jc.cos_theta0;
-    s = jc.sin_theta0;
+/// The joint angles theta_i = theta0_i + q_i (revolute) or theta0_i (prismatic) and their cosines and sines,
+/// all joints at once into data.theta, data.cos_theta, data.sin_theta (the sines and cosines of double
+/// vectorize across joints).
+template <typename S>
+DENOC_INLINE void jointAngles(const ModelTpl<S>& model, DataTpl<S>& data,
+                              const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  const int n = model.n;
+  const JointConstants<S>* joint = model.joint.data();
+  S* theta = data.theta.data();
+  for (int i = 0; i < n; ++i) theta[i] = joint[i].theta0 + q[i];
+  sincos(theta, data.sin_theta.data(), data.cos_theta.data(), n);
+  for (int i = 0; i < n; ++i) {
+    if (!joint[i].revolute) {
+      data.cos_theta[i] = joint[i].cos_theta0;
+      data.sin_theta[i] = joint[i].sin_theta0;
+    }
   }
 }
 
@@ -29,11 +37,10 @@ template <typename S>
 void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
                             const Eigen::Ref<const typename Types<S>::VecX>& q) {
   using Vec3 = typename Types<S>::Vec3;
+  detail::jointAngles(model, data, q);
   for (int i = 0; i < model.n; ++i) {
     const JointConstants<S>& jc = model.joint[i];
-    S c, s;
-    detail::jointAngle(jc, S(q[i]), c, s);
-    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, c, s};
+    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
     data.R[i] = R.matrix();
     const Vec3 com_parent = i == 0 ? Vec3::Zero() : model.com[i - 1];
     data.rho[i] = detail::jointOffset(jc, R, S(q[i])) - com_parent;
