@@ -284,7 +284,7 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
   // phi = tau - (inverse dynamics with qdd = 0); the recursion also leaves the local placements
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
   data.phi = tau - data.phi;
-  computeLocalPlacements(model, data, q);
+  detail::localPlacementsFromAngles(model, data, q);  // the angles of the inverse dynamics
   const int bs = detail::fixmanFactor(model, data);
   detail::fixmanApply(model, data, bs, data.phi, data.qdd);
   return data.qdd;

@@ -141,7 +141,7 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
   detail::checkVector(model, tau, "forwardDynamicsCholesky", "tau");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.qdd);
   data.qdd = tau - data.qdd;
-  detail::commonPlacementsAndInertias(model, data, q);
+  detail::commonPlacementsAndInertias(model, data, q, true);  // the angles of the inverse dynamics
   detail::crba(model, data);
   data.L = data.M;
   if (!detail::choleskyInPlace<S>(data.L)) {

@@ -79,14 +79,16 @@ template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, cons
   return M;
 }
 
-/// Forward pass shared by the common-frame algorithms: joint angles, placements, p_i (into data.p0) and the
-/// link inertias M_i (into data.work[i].M).
+/// Forward pass shared by the common-frame algorithms: joint angles (unless angles_ready: data.cos_theta and
+/// data.sin_theta already hold them for this q), placements, p_i (into data.p0) and the link inertias M_i
+/// (into data.work[i].M).
 template <typename S>
 DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl<S>& data,
-                                 const Eigen::Ref<const typename Types<S>::VecX>& q) {
+                                               const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                               bool angles_ready = false) {
   typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // F_{-1}
   typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
-  jointAngles(model, data, q);
+  if (!angles_ready) jointAngles(model, data, q);
   for (int i = 0; i < model.n; ++i) {
     const JointConstants<S>& jc = model.joint[i];
     JointWork<S>& wk = data.work[i];

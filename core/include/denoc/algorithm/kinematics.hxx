@@ -31,13 +31,11 @@ DENOC_INLINE typename Types<S>::Vec3 jointOffset(const JointConstants<S>& jc, co
   return jc.s + R.axis() * q_i;
 }
 
-}  // namespace detail
-
+/// computeLocalPlacements with the joint angles already in data.cos_theta, data.sin_theta.
 template <typename S>
-void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
-                            const Eigen::Ref<const typename Types<S>::VecX>& q) {
+void localPlacementsFromAngles(const ModelTpl<S>& model, DataTpl<S>& data,
+                               const Eigen::Ref<const typename Types<S>::VecX>& q) {
   using Vec3 = typename Types<S>::Vec3;
-  detail::jointAngles(model, data, q);
   for (int i = 0; i < model.n; ++i) {
     const JointConstants<S>& jc = model.joint[i];
     const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
@@ -45,6 +43,15 @@ void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
     const Vec3 com_parent = i == 0 ? Vec3::Zero() : model.com[i - 1];
     data.rho[i] = detail::jointOffset(jc, R, S(q[i])) - com_parent;
   }
+}
+
+}  // namespace detail
+
+template <typename S>
+void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
+                            const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::jointAngles(model, data, q);
+  detail::localPlacementsFromAngles(model, data, q);
 }
 
 template <typename S> void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
