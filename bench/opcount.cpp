@@ -26,7 +26,7 @@ using CModel = denoc::ModelTpl<CountingScalar>;
 using CData = denoc::DataTpl<CountingScalar>;
 using CVecX = denoc::Types<CountingScalar>::VecX;
 
-constexpr int kMaxN = 30;  // counts are taken for n = 1..kMaxN
+constexpr int kMaxN = 40;  // counts are taken for n = 1..kMaxN
 
 /// Counts of one algorithm run on the PEERS chain of n joints.
 using Runner = std::function<void(const CModel&, CData&, const CVecX& q, const CVecX& qd, const CVecX& u)>;

@@ -397,9 +397,13 @@ def crossover_section(w, table, figures, rel):
             if r <= 1.0:
                 break
             always = n
-        parts = [f"fitted crossover n ≈ {x:.1f}" if x is not None else "no crossover in the fit"]
-        parts.append(f"O(n) faster at every timed size from n = {always}" if always is not None
-                     else "O(n) not faster at the largest size here")
+        if pts and always == pts[0][0]:
+            parts = [f"the O(n) route is faster at every size timed, from n = {always} (FDChol / FD "
+                     f"{pts[0][1]:.2f} there)"]
+        else:
+            parts = [f"fitted crossover n ≈ {x:.1f}" if x is not None else "no crossover in the fit"]
+            parts.append(f"O(n) faster at every timed size from n = {always}" if always is not None
+                         else "O(n) not faster at the largest size here")
         w(f"- {title}: " + "; ".join(parts) + f" (quadratic least-squares fit of the ratio over n = "
           f"{pts[0][0] if pts else '?'}..{pts[-1][0] if pts else '?'}).")
     w("- shared/PEERS.md: RBDL from n ≈ 7, Pinocchio from n ≈ 10-12, KDL from n ≈ 12-14; Saha's operation "

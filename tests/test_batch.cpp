@@ -203,7 +203,7 @@ TEST(Batch, PoolSize) {
 
 TEST(Batch, EqualsSingleStateCallsBitForBit) {
   const std::vector<std::shared_ptr<const Model>> models = {
-      makeModel(specFromDH(stanfordArmDH())), randomModel(7, 11), randomModel(20, 12)};
+      makeModel(specFromDH(stanfordArmDH())), randomModel(7, 11), randomModel(30, 12)};
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
     BatchPool pool(threads);
     for (const auto& model : models) {

@@ -120,9 +120,9 @@ void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count
   if (!model) throw std::invalid_argument("BatchPool::run: the model is null");
   if (count == 0) return;
   grain = std::max<std::size_t>(grain, 1);
-  const std::size_t chunks = std::min<std::size_t>(threads(), (count + grain - 1) / grain);
+  const std::size_t chunks = std::min<std::size_t>(kChunksPerThread * threads(), (count + grain - 1) / grain);
   std::unique_ptr<Data> data = borrow(model);
-  if (chunks <= 1) {
+  if (chunks <= 1 || threads() == 1) {
     // inline: no worker is woken
     try {
       chunk(0, count, *data);
@@ -138,11 +138,13 @@ void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count
   task->chunk = &chunk;
   task->count = count;
   task->chunks = chunks;
+  // one queue entry per worker that can take part
+  const std::size_t helpers = std::min<std::size_t>(workers_.size(), chunks - 1);
   {
     const std::lock_guard<std::mutex> lock(queue_mutex_);
-    for (std::size_t i = 1; i < chunks; ++i) queue_.push_back(task);
+    for (std::size_t i = 0; i < helpers; ++i) queue_.push_back(task);
   }
-  if (chunks == 2) {
+  if (helpers == 1) {
     queue_cv_.notify_one();
   } else {
     queue_cv_.notify_all();

@@ -2,10 +2,11 @@
 // dynamics (every route) and the full factor that read and write raw row-major arrays (count x dof, the
 // layout of the service's packed repeated fields).
 //
-// How a batch runs. The states [0, count) are cut into at most `threads()` contiguous chunks of at least
-// `grain` states each (static chunking). The calling thread queues the chunks once, runs chunks itself,
-// and waits for the rest; every thread claims chunks by one atomic increment, so nothing is locked while
-// states are computed. A batch of at most `grain` states (or a pool of one thread) runs inline on the
+// How a batch runs. The states [0, count) are cut into contiguous chunks of at least `grain` states each,
+// at most kChunksPerThread per thread (static chunking; a few per thread, so that a thread the operating
+// system holds back on a shared machine delays the batch by a small chunk only). The calling thread asks
+// the workers once, runs chunks itself, and waits for the rest; every thread claims chunks by one atomic
+// increment, so nothing is locked while states are computed. A batch of at most `grain` states (or a pool of one thread) runs inline on the
 // calling thread without touching the workers. Each chunk computes its states with the single-state
 // functions of the core (inverseDynamics, forwardDynamics, ...) in one workspace, so a batch gives bit for
 // bit the results of calling them state by state.
@@ -61,8 +62,11 @@ class BatchPool {
   /// Threads that run a batch, the calling thread included.
   unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1u; }
 
-  /// Runs chunk(begin, end, data) over [0, count) cut into at most threads() contiguous chunks of at least
-  /// `grain` (>= 1) states, each with a workspace for `model`; returns when all have run. An exception from
+  /// Chunks per thread, at most (see the file comment).
+  static constexpr std::size_t kChunksPerThread = 4;
+
+  /// Runs chunk(begin, end, data) over [0, count) cut into at most kChunksPerThread * threads() contiguous
+  /// chunks of at least `grain` (>= 1) states, each with a workspace for `model`; returns when all have run. An exception from
   /// a chunk is rethrown here (the chunk that threw it stops; the others run to their end; of several, the
   /// one with the lowest `begin`).
   void run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,

@@ -96,36 +96,45 @@ namespace detail {
 
 template <typename S> DENOC_FLATTEN bool choleskyInPlace(typename Types<S>::MatX& A) {
   using std::sqrt;
-  const Eigen::Index n = A.rows();
-  // right-looking, column oriented: contiguous column updates
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const S d = A(j, j);
+  const int n = static_cast<int>(A.rows());
+  S* a = A.data();  // column-major; only the lower triangle is read and written
+  // right-looking, column oriented: contiguous column updates (plain loops: at arm sizes Eigen's dynamic
+  // block expressions cost more than the arithmetic)
+  for (int j = 0; j < n; ++j) {
+    S* aj = a + j * n;
+    const S d = aj[j];
     if (!(d > S(0))) return false;
     const S l = sqrt(d);
-    A(j, j) = l;
-    const Eigen::Index m = n - j - 1;
-    if (m == 0) break;
-    A.col(j).tail(m) /= l;
-    for (Eigen::Index c = j + 1; c < n; ++c) {
-      A.col(c).tail(n - c) -= A(c, j) * A.col(j).tail(n - c);
+    aj[j] = l;
+    const S inv_l = S(1) / l;
+    for (int i = j + 1; i < n; ++i) aj[i] *= inv_l;
+    for (int c = j + 1; c < n; ++c) {
+      S* ac = a + c * n;
+      const S l_cj = aj[c];
+      for (int i = c; i < n; ++i) ac[i] -= l_cj * aj[i];
     }
   }
   return true;
 }
 
-template <typename S> DENOC_FLATTEN void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x) {
-  const Eigen::Index n = L.rows();
+template <typename S>
+DENOC_FLATTEN void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x) {
+  const int n = static_cast<int>(L.rows());
+  const S* l = L.data();
+  S* v = x.data();
   // L y = b
-  for (Eigen::Index j = 0; j < n; ++j) {
-    x[j] /= L(j, j);
-    const Eigen::Index m = n - j - 1;
-    if (m > 0) x.tail(m) -= x[j] * L.col(j).tail(m);
+  for (int j = 0; j < n; ++j) {
+    const S* lj = l + j * n;
+    v[j] /= lj[j];
+    const S vj = v[j];
+    for (int i = j + 1; i < n; ++i) v[i] -= vj * lj[i];
   }
   // L^T x = y
-  for (Eigen::Index j = n - 1; j >= 0; --j) {
-    const Eigen::Index m = n - j - 1;
-    if (m > 0) x[j] -= L.col(j).tail(m).dot(x.tail(m));
-    x[j] /= L(j, j);
+  for (int j = n - 1; j >= 0; --j) {
+    const S* lj = l + j * n;
+    S sum = v[j];
+    for (int i = j + 1; i < n; ++i) sum -= lj[i] * v[i];
+    v[j] = sum / lj[j];
   }
 }
 

@@ -19,7 +19,7 @@ void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
 /// multiplications, cheaper than the articulated-body recursion at these sizes; the factors are unique, so
 /// both routes give the same U and D) and psi_k are not updated; above it, from the O(n) recursion
 /// and U_ik = p_i^T psi_k. O(n^2) for large n.
-inline constexpr int kDenseUDUMaxDof = 16;
+inline constexpr int kDenseUDUMaxDof = 24;
 
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
