@@ -169,7 +169,14 @@ template <typename S, int B> DENOC_FLATTEN void fixmanFactorBlocks(const ModelTp
       const bool act_prev = model.armature[i - 1] > S(0);
       const MatB L = fixmanHardBlock<S, B>(data.fx_Ho[i], act, act_prev, false, S(0));
       const MatB G = data.fx_Dinv[i - 1].template topLeftCorner<B, B>() * L.transpose();
-      D.noalias() -= L * G;
+      // D -= L G is symmetric and the pivot reads its lower triangle only
+      for (int b = 0; b < B; ++b) {
+        for (int a = b; a < B; ++a) {
+          S v = D(a, b);
+          for (int k = 0; k < B; ++k) v -= L(a, k) * G(k, b);
+          D(a, b) = v;
+        }
+      }
       data.fx_L[i].template topLeftCorner<B, B>() = L;
       data.fx_G[i].template topLeftCorner<B, B>() = G;
       data.fx_sh_prev[i] = fixmanSoftHard<S, B>(data.fx_Ho[i].row(0), act_prev);
