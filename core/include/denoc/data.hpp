@@ -2,11 +2,11 @@
 // writes its intermediate quantities and results here; none allocates. One Data per thread.
 //
 // Two sets of frames are used (see model.hpp and docs/algorithms.md):
-//  - local: link i's quantities in its body frame F_i, twists referred to the mass center C_i, as in
-//    Saha's inverse dynamics (section 5.1 of the 1999 paper);
-//  - common: every quantity in base-frame axes and referred to the base origin. There the twist-propagation
-//    matrices B_ij reduce to identity, so the composite-body, UDU^T and forward-dynamics recursions become
-//    plain sums; p_i becomes [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic).
+//  - local: link i's quantities in its body frame F_i, referred to the joint origin O_i (inverse dynamics,
+//    section 5.1 of the 1999 paper);
+//  - common: every quantity in the axes of the base frame F_{-1} and referred to the base origin. There the
+//    twist-propagation matrices B_ij reduce to identity, so the composite-body, UDU^T and forward-dynamics
+//    recursions become plain sums; p_i becomes [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic).
 #pragma once
 
 #include <vector>
@@ -15,6 +15,23 @@
 #include "denoc/spatial.hpp"
 
 namespace denoc {
+
+/// What the recursions keep per joint between their sweeps (one record per joint, contiguous).
+template <typename S> struct JointWork {
+  using Vec3 = Eigen::Matrix<S, 3, 1>;
+  using Vec6 = Eigen::Matrix<S, 6, 1>;
+  Vec3 s_q;     // O_i in F_{i-1} (s_i, plus R_i z q_i for a prismatic joint)
+  // inverse dynamics (local: F_i, about O_i): the force and moment of link i's inertia (forward sweep),
+  // then of the subchain i..n-1 (backward sweep), i.e. the wrench w_i transmitted by joint i
+  Vec3 f, n;
+  // common frame (base axes, base origin)
+  Vec6 p;               // joint-rate propagation vector p_i
+  RigidInertia<S> M;    // link inertia M_i (composite-body inertia Mt_i after the composite sweep)
+  Vec6 b;               // Newton-Euler wrench of link i in the motion with qdd = 0 (forward dynamics)
+  Vec6 psi;             // psi_i = psi_hat_i / mh_i
+  S inv_mh;             // 1 / mh_i
+  S tau_hat;            // tauh_i
+};
 
 template <typename S> struct DataTpl {
   using T = Types<S>;
@@ -28,38 +45,28 @@ template <typename S> struct DataTpl {
 
   int n = 0;
 
-  // local kinematics (F_i, about C_i)
+  // the recursions' per-joint records, and the joint angles theta_i with their cosines and sines
+  // (R_i = Rx(alpha_i) Rz(theta_i))
+  std::vector<JointWork<S>> work;
+  VecX theta, cos_theta, sin_theta;
+
+  // local placements (computeLocalPlacements: Fixman's route)
   std::vector<Mat3> R;    // F_{i-1} <- F_i
   std::vector<Vec3> rho;  // from C_{i-1} (base origin for i = 0) to O_i, in F_{i-1}
-  std::vector<Vec3> w;    // angular velocity of link i
-  std::vector<Vec3> wd;   // angular acceleration
-  std::vector<Vec3> vd;   // acceleration of C_i (gravity included as a base acceleration)
-  std::vector<Vec3> f;    // force of the wrench w_i transmitted by joint i (backward sweep)
-  std::vector<Vec3> n_o;  // its moment about O_i; tau_i = p_i^T w_i = z . n_o (revolute), z . f (prismatic)
 
-  // common-frame kinematics (base axes, base origin)
-  std::vector<Mat3> R0;  // base <- F_i
+  // common-frame kinematics (computeCommonPlacements: convective matrix, energies, tip pose)
+  std::vector<Mat3> R0;  // F_{-1} <- F_i
   std::vector<Vec3> O0;  // origin O_i
   std::vector<Vec3> C0;  // mass center C_i
   std::vector<Vec6> p0;  // joint-rate propagation vector p_i
 
-  // link inertias M_i and composite-body inertias Mt_i (eq. 23-24), common frame
-  std::vector<RigidInertia<S>> Mi;
+  // composite-body inertias Mt_i (eq. 23-24) and Mt_i p_i, common frame (convective matrix)
   std::vector<RigidInertia<S>> Mt;
-  std::vector<Vec6> Mtp;  // Mt_i p_i
+  std::vector<Vec6> Mtp;
 
-  // reverse Gaussian elimination (appendix B): articulated-body inertias Mh_k, common frame
-  std::vector<SymInertia6<S>> Mh;
-  std::vector<Vec6> psi_hat;  // Mh_k p_k
-  std::vector<Vec6> psi;      // psi_hat_k / mh_k
+  // reverse Gaussian elimination (appendix B)
   VecX D;                     // mh_k (plus armature): the diagonal of D in I = U D U^T
   S log_det = S(0);           // log det I = sum log mh_k
-
-  // three-sweep forward dynamics (section 5.2)
-  VecX phi;                // tau - (inverse dynamics with qdd = 0)
-  VecX tau_hat;            // tauh_i
-  std::vector<Vec6> eta;   // eta_i
-  std::vector<Vec6> mu;    // mu_i
 
   // results
   VecX tau;   // inverse dynamics
@@ -67,7 +74,8 @@ template <typename S> struct DataTpl {
   MatX M;     // generalized inertia matrix I(q), both triangles
   MatX U;     // unit upper triangular factor
   MatX Minv;  // I(q)^-1
-  MatX L;     // work matrix of the dense (Cholesky) route
+  MatX L;     // work matrix of the dense routes
+  VecX phi;   // work vector
   VecX tmp;   // work vector
 
   // convective inertia and Fixman workspaces
@@ -102,30 +110,34 @@ template <typename S> struct DataTpl {
 
 template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   const auto un = static_cast<std::size_t>(n);
+  work.resize(un);
+  theta = VecX::Zero(n);
+  cos_theta = VecX::Ones(n);
+  sin_theta = VecX::Zero(n);
+  for (JointWork<S>& w : work) {
+    // defined contents (the sweeps overwrite what they use)
+    w.s_q.setZero();
+    w.f.setZero();
+    w.n.setZero();
+    w.p.setZero();
+    w.M = RigidInertia<S>{S(0), Vec3::Zero(), Sym3<S>::zero()};
+    w.b.setZero();
+    w.psi.setZero();
+    w.inv_mh = S(0);
+    w.tau_hat = S(0);
+  }
   R.resize(un);
   rho.resize(un);
-  w.resize(un);
-  wd.resize(un);
-  vd.resize(un);
-  f.resize(un);
-  n_o.resize(un);
   R0.resize(un);
   O0.resize(un);
   C0.resize(un);
   p0.resize(un);
-  Mi.resize(un);
   Mt.resize(un);
   Mtp.resize(un);
-  Mh.resize(un);
-  psi_hat.resize(un);
-  psi.resize(un);
-  eta.resize(un);
-  mu.resize(un);
   D = VecX::Zero(n);
-  phi = VecX::Zero(n);
-  tau_hat = VecX::Zero(n);
   tau = VecX::Zero(n);
   qdd = VecX::Zero(n);
+  phi = VecX::Zero(n);
   tmp = VecX::Zero(n);
   M = MatX::Zero(n, n);
   U = MatX::Identity(n, n);

@@ -9,6 +9,7 @@
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/batch.hpp"
 #include "denoc/data.hpp"
 #include "denoc/dh.hpp"
 #include "denoc/model.hpp"

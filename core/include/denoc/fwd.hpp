@@ -4,6 +4,17 @@
 #include <Eigen/Core>
 #include <cstdint>
 
+// The recursions are written as small inline steps (one joint, one 3-vector operation); the compiler must
+// inline all of them into the sweep that calls them, which GCC's size heuristics do not always do on their
+// own. DENOC_FLATTEN on a sweep inlines everything it calls; DENOC_INLINE forces one function inline.
+#if defined(__GNUC__) || defined(__clang__)
+#define DENOC_FLATTEN __attribute__((flatten))
+#define DENOC_INLINE inline __attribute__((always_inline))
+#else
+#define DENOC_FLATTEN
+#define DENOC_INLINE inline
+#endif
+
 namespace denoc {
 
 /// Kind of a 1-DOF joint.

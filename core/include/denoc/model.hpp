@@ -2,12 +2,20 @@
 //
 // Frames. Every moving link i (0-based here, 1-based in the papers) carries a body frame F_i whose origin
 // O_i lies on joint i's axis and whose z axis is that axis, so that p_i, Rz(q_i) and the prismatic offset
-// take their simplest form. The user-facing link frame (a URDF child-link frame, or a DH frame) is related
-// to F_i by a constant rotation `axis_rotation[i]` (user frame <- F_i); the builder converts all constant
-// data into F_i. At configuration q:
-//   revolute:  rotation F_{i-1} <- F_i is R_i = E_i Rz(q_i), origin of F_i in F_{i-1} is s_i;
-//   prismatic: rotation is R_i = E_i, origin is s_i + E_i z q_i.
-// F_{-1} is the base frame, in which gravity is given.
+// take their simplest form. The rotation of F_i about its own z axis is also free; the builder chooses it so
+// that the x axis of F_{i-1} is normal to both joint axes i-1 and i (the x axis of modified
+// Denavit-Hartenberg frames), which turns every constant rotation F_{i-1} <- F_i into
+//   E_i = Rx(alpha_i) Rz(theta0_i)
+// with alpha_i the twist angle between the two axes and theta0_i a joint offset. The internal base frame
+// F_{-1} is the user's base frame turned about its z axis in the same way (`base_rotation`), so that joint 0
+// has this form too. At configuration q:
+//   revolute:  rotation F_{i-1} <- F_i is R_i = Rx(alpha_i) Rz(theta_i), theta_i = theta0_i + q_i,
+//              origin of F_i in F_{i-1} is s_i;
+//   prismatic: rotation is R_i = Rx(alpha_i) Rz(theta0_i), origin is s_i + R_i z q_i.
+// A vector is rotated by R_i or R_i^T in 8 multiplications (two plane rotations) and R_i is never formed
+// by the recursions. The user-facing link frame (a URDF child-link frame, or a DH frame) is related to F_i
+// by the constant rotation `axis_rotation[i]` (user frame <- F_i); the builder converts all constant data
+// into F_i. Gravity is given in the user's base frame (`gravity`) and used in F_{-1} (`gravity_base`).
 #pragma once
 
 #include <limits>
@@ -55,25 +63,75 @@ struct ModelSpec {
   Eigen::Vector3d tip_origin = Eigen::Vector3d::Zero();
 };
 
+/// The constants of joint i and link i as the recursions read them, all in F_i (and s_i in F_{i-1}).
+template <typename S> struct JointConstants {
+  using Vec3 = Eigen::Matrix<S, 3, 1>;
+  using Mat3 = Eigen::Matrix<S, 3, 3>;
+  S cos_alpha = S(1), sin_alpha = S(0);    // twist angle alpha_i: E_i = Rx(alpha_i) Rz(theta0_i)
+  S theta0 = S(0);                          // joint offset (revolute: theta_i = theta0_i + q_i)
+  S cos_theta0 = S(1), sin_theta0 = S(0);  // (the rotation of a prismatic joint)
+  Vec3 s = Vec3::Zero();                   // O_i in F_{i-1} (q = 0)
+  S m = S(0);                               // mass m_i
+  Vec3 h = Vec3::Zero();                   // first moment m_i d_i about O_i
+  Mat3 I_o = Mat3::Zero();                 // rotational inertia about O_i, I_i + m_i (|d_i|^2 1 - d_i d_i^T)
+  // I_i about C_i as lambda 1 + v1 v1^T + v2 v2^T (lambda its least principal moment, v1, v2 the other
+  // principal axes scaled by the square roots of the excess), and the columns [d_i, v1, v2]: rotating these
+  // three vectors gives I_i in any frame (algorithm/inertia_matrix.hxx)
+  S lambda = S(0);
+  Mat3 dv = Mat3::Zero();
+  S armature = S(0);
+  bool revolute = true;
+
+  template <typename S2> JointConstants<S2> cast() const {
+    JointConstants<S2> j;
+    j.cos_alpha = S2(cos_alpha);
+    j.sin_alpha = S2(sin_alpha);
+    j.theta0 = S2(theta0);
+    j.cos_theta0 = S2(cos_theta0);
+    j.sin_theta0 = S2(sin_theta0);
+    j.s = s.template cast<S2>();
+    j.m = S2(m);
+    j.h = h.template cast<S2>();
+    j.I_o = I_o.template cast<S2>();
+    j.lambda = S2(lambda);
+    j.dv = dv.template cast<S2>();
+    j.armature = S2(armature);
+    j.revolute = revolute;
+    return j;
+  }
+};
+
 /// The immutable model used by every algorithm. Build it with buildModel(); share it read-only across
 /// threads. S is the scalar type (double, or a counting/AD scalar through cast()).
 template <typename S> struct ModelTpl {
   using T = Types<S>;
   using Vec3 = typename T::Vec3;
   using Mat3 = typename T::Mat3;
+  using Mat6 = typename T::Mat6;
 
   int n = 0;                 // number of joints (= DOF = moving links)
   std::vector<int> parent;   // parent[i] = i - 1 (-1: the base); explicit for trees later
   std::vector<JointType> type;
-  std::vector<Mat3> E;       // F_{i-1} <- F_i at q = 0
+  std::vector<Mat3> E;       // F_{i-1} <- F_i at q = 0: Rx(alpha_i) Rz(theta0_i)
   std::vector<Vec3> s;       // origin of F_i in F_{i-1} at q = 0
   std::vector<S> mass;       // m_i
   std::vector<Vec3> com;     // mass center C_i in F_i (d_i of the papers, from O_i to C_i)
   std::vector<Mat3> inertia; // I_i about C_i, F_i axes
   std::vector<S> armature;   // added to I(q)_ii
-  Vec3 gravity;              // base frame
+  Vec3 gravity;              // user's base frame
   Mat3 tip_rotation;         // F_{n-1} <- tip frame
   Vec3 tip_origin;           // tip origin in F_{n-1}
+
+  // the same constants in the form the recursions read them (one record per joint, contiguous)
+  std::vector<JointConstants<S>> joint;
+  Mat3 base_rotation;        // user's base frame <- F_{-1} (a rotation about z)
+  Vec3 gravity_base;         // gravity in F_{-1}
+  // Fixman's route (algorithm/fixman.hxx): per link I_i^-1 and the inverse spatial inertia Phi_i in F_i
+  // about O_i; log det of the unconstrained mass matrix, sum of log(m_i^3 det I_i), plus the armature
+  // rotors' sum of log a_i (a_i > 0)
+  std::vector<Mat3> fx_J;
+  std::vector<Mat6> fx_Phi;
+  S fx_log_det_links = S(0);
 
   // user-facing metadata
   std::vector<Eigen::Matrix3d> axis_rotation;  // user link frame <- F_i
@@ -92,7 +150,15 @@ template <typename S> struct ModelTpl {
       m.com.push_back(com[i].template cast<S2>());
       m.inertia.push_back(inertia[i].template cast<S2>());
       m.armature.push_back(S2(armature[i]));
+      m.joint.push_back(joint[i].template cast<S2>());
     }
+    for (int i = 0; i < n; ++i) {
+      m.fx_J.push_back(fx_J[i].template cast<S2>());
+      m.fx_Phi.push_back(fx_Phi[i].template cast<S2>());
+    }
+    m.fx_log_det_links = S2(fx_log_det_links);
+    m.base_rotation = base_rotation.template cast<S2>();
+    m.gravity_base = gravity_base.template cast<S2>();
     m.gravity = gravity.template cast<S2>();
     m.tip_rotation = tip_rotation.template cast<S2>();
     m.tip_origin = tip_origin.template cast<S2>();

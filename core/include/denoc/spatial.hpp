@@ -1,6 +1,7 @@
 // Small 3-D and 6-D building blocks in Saha's notation: twists t = [w; v], wrenches w = [n; f],
-// the twist-propagation matrix B_ij = [[1, 0], [c_ij x, 1]] applied without forming it, and
-// symmetric 6x6 inertias stored as three 3x3 blocks.
+// the twist-propagation matrix B_ij = [[1, 0], [c_ij x, 1]] applied without forming it, the joint rotation
+// R_i = Rx(alpha_i) Rz(theta_i) applied without forming it, and symmetric 3x3 and 6x6 inertias stored by
+// their independent entries.
 #pragma once
 
 #include <Eigen/Geometry>
@@ -26,49 +27,169 @@ inline void rotateAboutZ(const Eigen::Matrix<S, 3, 3>& R, const S& c, const S& s
   out.col(2) = R.col(2);
 }
 
-/// A symmetric 6x6 matrix [[A, H], [H^T, L]] acting on [angular; linear] vectors, with A and L symmetric.
-/// Used for the composite-body (Mt) and articulated-body (Mh) inertias of Saha's recursions.
+/// The rotation R = Rx(alpha) Rz(theta) of F_{i-1} <- F_i (model.hpp), kept as two cosine-sine pairs and
+/// applied as two plane rotations: R v and R^T v in 8 multiplications, M R in 24.
+template <typename S> struct JointRotation {
+  using Vec3 = Eigen::Matrix<S, 3, 1>;
+  using Mat3 = Eigen::Matrix<S, 3, 3>;
+  S ca, sa;  // cos, sin alpha
+  S c, s;    // cos, sin theta
+
+  /// R v: a vector of F_i in F_{i-1}.
+  Vec3 operator*(const Vec3& v) const {
+    const S x = c * v.x() - s * v.y();  // Rz(theta) v
+    const S y = s * v.x() + c * v.y();
+    return Vec3(x, ca * y - sa * v.z(), sa * y + ca * v.z());
+  }
+
+  /// R^T v: a vector of F_{i-1} in F_i.
+  Vec3 transposeTimes(const Vec3& v) const {
+    const S y = ca * v.y() + sa * v.z();  // Rx(alpha)^T v
+    const S z = ca * v.z() - sa * v.y();
+    return Vec3(c * v.x() + s * y, c * y - s * v.x(), z);
+  }
+
+  /// M R, e.g. base <- F_i from base <- F_{i-1}: column plane rotations.
+  Mat3 rightOf(const Mat3& M) const {
+    Mat3 out;
+    const Vec3 y = ca * M.col(1) + sa * M.col(2);  // M Rx(alpha)
+    out.col(2) = ca * M.col(2) - sa * M.col(1);
+    out.col(0) = c * M.col(0) + s * y;  // (M Rx) Rz(theta)
+    out.col(1) = c * y - s * M.col(0);
+    return out;
+  }
+
+  /// R itself (for output and the dense routes).
+  Mat3 matrix() const {
+    Mat3 R;
+    R << c, -s, S(0), ca * s, ca * c, -sa, sa * s, sa * c, ca;
+    return R;
+  }
+
+  /// R z, the joint axis of F_i in F_{i-1} (independent of theta).
+  Vec3 axis() const { return Vec3(S(0), -sa, ca); }
+};
+
+/// Motion cross product t x x of a twist t = [w; v] with a twist x = [xa; xl]: [w x xa; w x xl + v x xa]
+/// (18 multiplications).
+template <typename S>
+inline Eigen::Matrix<S, 6, 1> motionCross(const Eigen::Matrix<S, 6, 1>& t, const Eigen::Matrix<S, 6, 1>& x) {
+  const Eigen::Matrix<S, 3, 1> w = t.template head<3>(), v = t.template tail<3>();
+  const Eigen::Matrix<S, 3, 1> xa = x.template head<3>(), xl = x.template tail<3>();
+  Eigen::Matrix<S, 6, 1> y;
+  y.template head<3>() = w.cross(xa);
+  y.template tail<3>() = w.cross(xl) + v.cross(xa);
+  return y;
+}
+
+/// Force cross product t x* f of a twist t = [w; v] with a wrench f = [n; f]: [w x n + v x f; w x f]
+/// (18 multiplications).
+template <typename S>
+inline Eigen::Matrix<S, 6, 1> forceCross(const Eigen::Matrix<S, 6, 1>& t, const Eigen::Matrix<S, 6, 1>& f) {
+  const Eigen::Matrix<S, 3, 1> w = t.template head<3>(), v = t.template tail<3>();
+  const Eigen::Matrix<S, 3, 1> fn = f.template head<3>(), ff = f.template tail<3>();
+  Eigen::Matrix<S, 6, 1> y;
+  y.template head<3>() = w.cross(fn) + v.cross(ff);
+  y.template tail<3>() = w.cross(ff);
+  return y;
+}
+
+/// A symmetric 3x3 matrix by its six entries.
+template <typename S> struct Sym3 {
+  using Vec3 = Eigen::Matrix<S, 3, 1>;
+  using Mat3 = Eigen::Matrix<S, 3, 3>;
+  S xx, yy, zz, xy, xz, yz;
+
+  static Sym3 zero() { return {S(0), S(0), S(0), S(0), S(0), S(0)}; }
+  static Sym3 fromMatrix(const Mat3& m) { return {m(0, 0), m(1, 1), m(2, 2), m(0, 1), m(0, 2), m(1, 2)}; }
+
+  /// A v (9 multiplications).
+  Vec3 operator*(const Vec3& v) const {
+    return Vec3(xx * v.x() + xy * v.y() + xz * v.z(), xy * v.x() + yy * v.y() + yz * v.z(),
+                xz * v.x() + yz * v.y() + zz * v.z());
+  }
+  Sym3& operator+=(const Sym3& o) {
+    xx += o.xx;
+    yy += o.yy;
+    zz += o.zz;
+    xy += o.xy;
+    xz += o.xz;
+    yz += o.yz;
+    return *this;
+  }
+  Mat3 matrix() const {
+    Mat3 m;
+    m << xx, xy, xz, xy, yy, yz, xz, yz, zz;
+    return m;
+  }
+};
+
+/// A symmetric 6x6 matrix [[A, H], [H^T, L]] acting on [angular; linear] vectors, with A and L symmetric
+/// (21 independent entries). Used for the articulated-body inertias Mh of Saha's reverse Gaussian
+/// elimination.
 template <typename S> struct SymInertia6 {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
-  Mat3 A;  // angular-angular block
-  Mat3 H;  // angular-linear block
-  Mat3 L;  // linear-linear block
+  Sym3<S> A;  // angular-angular block
+  Mat3 H;     // angular-linear block
+  Sym3<S> L;  // linear-linear block
 
   void setZero() {
-    A.setZero();
+    A = Sym3<S>::zero();
     H.setZero();
-    L.setZero();
+    L = Sym3<S>::zero();
   }
 
-  /// y = M x for x = [xa; xl].
+  /// y = M x for x = [xa; xl] (36 multiplications).
   Vec6 operator*(const Vec6& x) const {
+    const Vec3 xa = x.template head<3>();
+    const Vec3 xl = x.template tail<3>();
     Vec6 y;
-    y.template head<3>() = A * x.template head<3>() + H * x.template tail<3>();
-    y.template tail<3>() = H.transpose() * x.template head<3>() + L * x.template tail<3>();
+    y.template head<3>() = A * xa + H * xl;
+    y.template tail<3>() = H.transpose() * xa + L * xl;
     return y;
+  }
+
+  /// M -= a b^T for a symmetric a b^T (a parallel to b), from its upper triangle (21 multiplications).
+  void subtractOuter(const Vec6& a, const Vec6& b) {
+    A.xx -= a[0] * b[0];
+    A.yy -= a[1] * b[1];
+    A.zz -= a[2] * b[2];
+    A.xy -= a[0] * b[1];
+    A.xz -= a[0] * b[2];
+    A.yz -= a[1] * b[2];
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) H(r, c) -= a[r] * b[3 + c];
+    }
+    L.xx -= a[3] * b[3];
+    L.yy -= a[4] * b[4];
+    L.zz -= a[5] * b[5];
+    L.xy -= a[3] * b[4];
+    L.xz -= a[3] * b[5];
+    L.yz -= a[4] * b[5];
   }
 
   /// The dense 6x6 matrix (for tests and output, not for hot paths).
   Eigen::Matrix<S, 6, 6> dense() const {
     Eigen::Matrix<S, 6, 6> m;
-    m << A, H, H.transpose(), L;
+    m << A.matrix(), H, H.transpose(), L.matrix();
     return m;
   }
 };
 
-/// Spatial inertia of a rigid body about a reference point P, in the [angular; linear] order of Saha's
-/// twists: [[I_P, h x], [(h x)^T, m 1]], with h = m * (C - P) the first moment and I_P the rotational
-/// inertia about P. Sums of rigid-body inertias about one point stay in this form.
+/// Spatial inertia of a rigid body (or of a composite of rigid bodies) about a reference point P, in the
+/// [angular; linear] order of Saha's twists: [[I_P, h x], [(h x)^T, m 1]], with h = m * (C - P) the first
+/// moment and I_P the rotational inertia about P. Sums of rigid-body inertias about one point stay in this
+/// form.
 template <typename S> struct RigidInertia {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   S m;
   Vec3 h;
-  Mat3 I;  // about P, symmetric
+  Sym3<S> I;  // about P
 
-  /// y = M x for x = [w; v]: angular part I w + h x v, linear part m v - h x w.
+  /// y = M x for x = [w; v]: angular part I w + h x v, linear part m v - h x w (24 multiplications).
   Eigen::Matrix<S, 6, 1> operator*(const Eigen::Matrix<S, 6, 1>& x) const {
     const Vec3 w = x.template head<3>();
     const Vec3 v = x.template tail<3>();
@@ -78,10 +199,17 @@ template <typename S> struct RigidInertia {
     return y;
   }
 
+  RigidInertia& operator+=(const RigidInertia& o) {
+    m += o.m;
+    h += o.h;
+    I += o.I;
+    return *this;
+  }
+
   Eigen::Matrix<S, 6, 6> dense() const {
     Eigen::Matrix<S, 6, 6> M;
     const Mat3 hx = skew(h);
-    M << I, hx, hx.transpose(), m * Mat3::Identity();
+    M << I.matrix(), hx, hx.transpose(), m * Mat3::Identity();
     return M;
   }
 };

@@ -31,7 +31,7 @@ S kineticEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data,
 
 template <typename S> S potentialEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data) {
   S v = S(0);
-  for (int i = 0; i < model.n; ++i) v -= model.mass[i] * model.gravity.dot(data.C0[i]);
+  for (int i = 0; i < model.n; ++i) v -= model.mass[i] * model.gravity_base.dot(data.C0[i]);  // both in F_{-1}
   return v;
 }
 

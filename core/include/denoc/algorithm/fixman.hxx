@@ -8,6 +8,7 @@
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/kinematics.hpp"
+#include "denoc/algorithm/udu.hpp"
 
 namespace denoc {
 namespace detail {
@@ -125,39 +126,22 @@ bool fixmanInvertPivot(Eigen::Matrix<S, B, B>& D, Eigen::Matrix<S, B, B>& Dinv, 
   return true;
 }
 
-template <typename S, int B> void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data) {
-  using std::log;
+template <typename S, int B> DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Mat3 = typename Types<S>::Mat3;
   using Mat6 = typename Types<S>::Mat6;
   using MatB = Eigen::Matrix<S, B, B>;
-  const int n = model.n;
   using Vec3 = typename Types<S>::Vec3;
-  // log det accumulated as a mantissa and a binary exponent for double (one logarithm in all)
-  S mantissa(1);
-  long exponent = 0;
-  S log_det(0);
-  const auto accumulate = [&](const S& factor) {
-    if constexpr (std::is_floating_point_v<S>) {
-      int e = 0;
-      mantissa = std::frexp(mantissa * factor, &e);
-      exponent += e;
-    } else {
-      log_det += log(factor);
-    }
-  };
-  Mat6 Phi_prev;
-  Mat3 J_prev;
+  const int n = model.n;
   for (int i = 0; i < n; ++i) {
     // H_ii = Phi_i + X_i Phi_{i-1} X_i^T and H_{i,i-1} = -X_i Phi_{i-1}, then the permutations P
-    const Mat3 J = model.inertia[i].inverse();
-    const Mat6 Phi = fixmanInverseInertia<S>(J, model.com[i], model.mass[i]);
-    Mat6 Hf = Phi;
+    const Mat6& Phi_prev = model.fx_Phi[i > 0 ? i - 1 : 0];
+    Mat6 Hf = model.fx_Phi[i];
     const int* P = fixmanPermutation<S>(model.type[i]);
     if (i > 0) {
       const Mat3 Rt = data.R[i].transpose();
       // X_i Phi_{i-1} X_i^T is link i-1's inverse inertia in F_i about O_i: J rotated, mass center at
       // C_{i-1} - O_i = -rho_i
-      const Mat3 J_i = Rt * J_prev * data.R[i];
+      const Mat3 J_i = Rt * model.fx_J[i - 1] * data.R[i];
       const Vec3 c_i = -(Rt * data.rho[i]);
       Hf += fixmanInverseInertia<S>(J_i, c_i, model.mass[i - 1]);
       // X_i Phi_{i-1} = [[R^T, 0], [-R^T (d x), R^T]] Phi_{i-1}, d = O_i - O_{i-1} in F_{i-1}
@@ -175,23 +159,24 @@ template <typename S, int B> void fixmanFactorBlocks(const ModelTpl<S>& model, D
     }
     for (int a = 0; a < 6; ++a)
       for (int b = 0; b < 6; ++b) data.fx_Hd[i](a, b) = Hf(P[a], P[b]);
-    Phi_prev = Phi;
-    J_prev = J;
-
-    // det M_i = m_i^3 det Ic_i
-    accumulate(model.mass[i] * model.mass[i] * model.mass[i] * model.inertia[i].determinant());
 
     // block Thomas factorization of H22: D_i = H22_ii - H22_{i,i-1} D_{i-1}^-1 H22_{i-1,i}
     const bool act = model.armature[i] > S(0);
     const S inv_a = act ? S(1) / model.armature[i] : S(0);
-    if (act) accumulate(model.armature[i]);
     MatB D = fixmanHardBlock<S, B>(data.fx_Hd[i], act, act, true, inv_a);
     data.fx_sh_self[i] = fixmanSoftHard<S, B>(data.fx_Hd[i].row(0), act);
     if (i > 0) {
       const bool act_prev = model.armature[i - 1] > S(0);
       const MatB L = fixmanHardBlock<S, B>(data.fx_Ho[i], act, act_prev, false, S(0));
       const MatB G = data.fx_Dinv[i - 1].template topLeftCorner<B, B>() * L.transpose();
-      D.noalias() -= L * G;
+      // D -= L G is symmetric and the pivot reads its lower triangle only
+      for (int b = 0; b < B; ++b) {
+        for (int a = b; a < B; ++a) {
+          S v = D(a, b);
+          for (int k = 0; k < B; ++k) v -= L(a, k) * G(k, b);
+          D(a, b) = v;
+        }
+      }
       data.fx_L[i].template topLeftCorner<B, B>() = L;
       data.fx_G[i].template topLeftCorner<B, B>() = G;
       data.fx_sh_prev[i] = fixmanSoftHard<S, B>(data.fx_Ho[i].row(0), act_prev);
@@ -203,17 +188,15 @@ template <typename S, int B> void fixmanFactorBlocks(const ModelTpl<S>& model, D
       throw std::runtime_error("fixman: the hard-coordinate block of joint " + std::to_string(i) +
                                " is not positive definite");
     }
-    accumulate(diag_product * diag_product);
+    data.tmp[i] = diag_product * diag_product;  // det D_i
     data.fx_Dinv[i].template topLeftCorner<B, B>() = Dinv;
   }
-  if constexpr (std::is_floating_point_v<S>) {
-    log_det = log(mantissa) + S(exponent) * S(0.69314718055994530941723212145818);
-  }
-  data.fx_log_det = log_det;
+  // det I = det M det H22 / det(K)^2 with det H22 = prod det D_i (model.fx_log_det_links holds log det M)
+  data.fx_log_det = model.fx_log_det_links + logDetFromD<S>(data.tmp);
 }
 
 template <typename S, int B>
-void fixmanApplyBlocks(const ModelTpl<S>& model, DataTpl<S>& data,
+DENOC_FLATTEN void fixmanApplyBlocks(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& b, Eigen::Ref<typename Types<S>::VecX> x) {
   using VecB = Eigen::Matrix<S, B, 1>;
   const int n = model.n;
@@ -308,6 +291,7 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
   // phi = tau - (inverse dynamics with qdd = 0); the recursion also leaves the local placements
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
   data.phi = tau - data.phi;
+  detail::localPlacementsFromAngles(model, data, q);  // the angles of the inverse dynamics
   const int bs = detail::fixmanFactor(model, data);
   detail::fixmanApply(model, data, bs, data.phi, data.qdd);
   return data.qdd;

@@ -6,9 +6,11 @@
 
 namespace denoc {
 
-/// Joint accelerations qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)) by the O(n) route: phi from inverse
-/// dynamics with qdd = 0, the reverse Gaussian elimination, then the three sweeps. Result in data.qdd
-/// (returned); data.D, data.psi, data.Mh are left as computeUDU leaves them. Throws on a bad argument.
+/// Joint accelerations qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)) by the O(n) route of section 5.2 in the
+/// common frame, in three passes: placements, twists and the link wrenches of the motion with qdd = 0
+/// (base to tip); the reverse Gaussian elimination together with phi = tau - p^T w and the first of the
+/// three sweeps (tip to base); the last sweep (base to tip). Result in data.qdd (returned); data.D and the
+/// psi_k are left as computeUDU leaves them. Throws on a bad argument.
 template <typename S>
 const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,

@@ -6,6 +6,60 @@
 namespace denoc {
 namespace detail {
 
+/// Placement of F_i in the common frame from that of F_{i-1}: R0_i = R0_{i-1} R_i (24 multiplications with
+/// R_i = Rx(alpha_i) Rz(theta_i)), O_i = O_{i-1} + R0_{i-1} s_i. For i = 0, R0_{-1} = 1 and O_{-1} = 0.
+template <typename S>
+DENOC_INLINE void placeCommon(const JointRotation<S>& R, const typename Types<S>::Vec3& s_q, bool first,
+                        typename Types<S>::Mat3& R0, typename Types<S>::Vec3& O) {
+  if (first) {
+    R0 = R.matrix();
+    O = s_q;
+  } else {
+    O += R0 * s_q;
+    R0 = R.rightOf(R0);
+  }
+}
+
+/// p_i in the common frame: [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic), e_i = R0_i z.
+template <typename S>
+DENOC_INLINE typename Types<S>::Vec6 jointVector(bool revolute, const typename Types<S>::Mat3& R0,
+                                           const typename Types<S>::Vec3& O) {
+  using Vec3 = typename Types<S>::Vec3;
+  const Vec3 e = R0.col(2);
+  typename Types<S>::Vec6 p;
+  if (revolute) {
+    p << e, O.cross(e);
+  } else {
+    p << Vec3::Zero(), e;
+  }
+  return p;
+}
+
+/// Link inertia M_i about the base origin in base axes (51 multiplications): with [d, v1, v2] rotated by
+/// R0_i, the mass center is C = O_i + R0 d, h = m C, and
+/// I = lambda 1 + v1 v1^T + v2 v2^T + m (|C|^2 1 - C C^T)   (rotated inertia plus the parallel-axis term).
+template <typename S>
+DENOC_INLINE RigidInertia<S> linkInertiaCommon(const JointConstants<S>& jc, const typename Types<S>::Mat3& R0,
+                                         const typename Types<S>::Vec3& O) {
+  using Vec3 = typename Types<S>::Vec3;
+  const typename Types<S>::Mat3 X = R0 * jc.dv;
+  const Vec3 C = O + X.col(0);
+  const Vec3 v1 = X.col(1), v2 = X.col(2);
+  RigidInertia<S> M;
+  M.m = jc.m;
+  M.h = jc.m * C;
+  const S d = jc.lambda + M.h.dot(C);
+  M.I.xx = d + v1.x() * v1.x() + v2.x() * v2.x() - M.h.x() * C.x();
+  M.I.yy = d + v1.y() * v1.y() + v2.y() * v2.y() - M.h.y() * C.y();
+  M.I.zz = d + v1.z() * v1.z() + v2.z() * v2.z() - M.h.z() * C.z();
+  M.I.xy = v1.x() * v1.y() + v2.x() * v2.y() - M.h.x() * C.y();
+  M.I.xz = v1.x() * v1.z() + v2.x() * v2.z() - M.h.x() * C.z();
+  M.I.yz = v1.y() * v1.z() + v2.y() * v2.z() - M.h.y() * C.z();
+  return M;
+}
+
+/// The link inertia from the common placements of computeCommonPlacements (data.R0, data.C0), for the
+/// convective matrix: R0 I R0^T + m (|C|^2 1 - C C^T).
 template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i) {
   using Mat3 = typename Types<S>::Mat3;
   const auto& R0 = data.R0[i];
@@ -14,39 +68,51 @@ template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, cons
   RigidInertia<S> M;
   M.m = m;
   M.h = m * C;
-  // rotational inertia about C in base axes (symmetric: upper triangle only), then moved to the base
-  // origin by the parallel-axis theorem: I_O = R0 I_C R0^T + m (|C|^2 1 - C C^T)
   const Mat3 RI = R0 * model.inertia[i];
   const S cc = C.squaredNorm();
+  Mat3 I;
   for (int b = 0; b < 3; ++b) {
-    for (int a = 0; a <= b; ++a) {
-      M.I(a, b) = RI.row(a).dot(R0.row(b)) - M.h[a] * C[b];
-      M.I(b, a) = M.I(a, b);
-    }
-    M.I(b, b) += m * cc;
+    for (int a = 0; a <= b; ++a) I(a, b) = RI.row(a).dot(R0.row(b)) - M.h[a] * C[b];
+    I(b, b) += m * cc;
   }
+  M.I = {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
   return M;
 }
 
-template <typename S> void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
-  const int n = model.n;
-  // Mt_n = M_n, Mt_i = M_i + B_{i+1,i}^T Mt_{i+1} B_{i+1,i}: with every inertia about one point, B = 1
-  for (int i = n - 1; i >= 0; --i) {
-    data.Mi[i] = linkInertia(model, data, i);
-    data.Mt[i] = data.Mi[i];
-    if (i + 1 < n) {
-      data.Mt[i].m += data.Mt[i + 1].m;
-      data.Mt[i].h += data.Mt[i + 1].h;
-      data.Mt[i].I += data.Mt[i + 1].I;
-    }
+/// Forward pass shared by the common-frame algorithms: joint angles (unless angles_ready: data.cos_theta and
+/// data.sin_theta already hold them for this q), placements, p_i (into data.p0) and the link inertias M_i
+/// (into data.work[i].M).
+template <typename S>
+DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl<S>& data,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                               bool angles_ready = false) {
+  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // F_{-1}
+  typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
+  if (!angles_ready) jointAngles(model, data, q);
+  for (int i = 0; i < model.n; ++i) {
+    const JointConstants<S>& jc = model.joint[i];
+    JointWork<S>& wk = data.work[i];
+    const S q_i = q[i];
+    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
+    placeCommon(R, jointOffset(jc, R, q_i), i == 0, R0, O);
+    data.p0[i] = jointVector<S>(jc.revolute, R0, O);
+    wk.M = linkInertiaCommon(jc, R0, O);
   }
-  // I_ij = p_i^T Mt_i B_ij p_j for i >= j, i.e. I_ji = p_j^T (Mt_i p_i)
-  for (int i = 0; i < n; ++i) {
-    data.Mtp[i] = data.Mt[i] * data.p0[i];
-    data.M(i, i) = data.p0[i].dot(data.Mtp[i]) + model.armature[i];
-    for (int j = 0; j < i; ++j) {
-      data.M(j, i) = data.M(i, j) = data.p0[j].dot(data.Mtp[i]);
-    }
+}
+
+/// Composite-body inertias and I(q) from commonPlacementsAndInertias: Mt_i = M_i + Mt_{i+1} (eq. 23-24 with
+/// B = 1), I_ii = p_i^T Mt_i p_i (+ armature), I_ji = p_j^T (Mt_i p_i) for j < i. The link inertias in
+/// data.work stay as they are.
+template <typename S> DENOC_FLATTEN void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  S* M = data.M.data();
+  RigidInertia<S> Mt = data.work[n - 1].M;
+  for (int i = n - 1; i >= 0; --i) {
+    if (i + 1 < n) Mt += data.work[i].M;
+    const Vec6 F = Mt * data.p0[i];
+    M[i + i * n] = data.p0[i].dot(F) + model.joint[i].armature;
+    for (int j = 0; j < i; ++j) M[j + i * n] = M[i + j * n] = data.p0[j].dot(F);
   }
 }
 
@@ -56,8 +122,7 @@ template <typename S>
 const typename Types<S>::MatX& computeInertiaMatrix(const ModelTpl<S>& model, DataTpl<S>& data,
                                                     const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "computeInertiaMatrix", "q");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::commonPlacementsAndInertias(model, data, q);
   detail::crba(model, data);
   return data.M;
 }

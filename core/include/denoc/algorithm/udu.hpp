@@ -6,9 +6,9 @@
 
 namespace denoc {
 
-/// Factors I(q) = U D U^T in O(n): articulated-body inertias data.Mh (about the base origin, base axes),
-/// data.psi_hat, data.psi, D = data.D (mh_k plus armature, all > 0 for a valid model) and
-/// data.log_det = sum log D. With explicit_u, also the unit upper triangular data.U, U_ik = p_i^T psi_k
+/// Factors I(q) = U D U^T in O(n) by reverse Gaussian elimination on the articulated-body inertias Mh_k
+/// (about the base origin, base axes): psi_k (data.work[k].psi), D = data.D (mh_k plus armature, all > 0 for
+/// a valid model) and data.log_det = sum log D. With explicit_u, also the unit upper triangular data.U, U_ik = p_i^T psi_k
 /// (O(n^2)). Throws on a bad q.
 template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
@@ -17,31 +17,38 @@ void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
 /// The full factor: I(q) (composite bodies) into data.M, and U, D, log det as computeUDU. For n up to
 /// kDenseUDUMaxDof, U and D come from reverse Gaussian elimination on the dense I(q) (n^3/6
 /// multiplications, cheaper than the articulated-body recursion at these sizes; the factors are unique, so
-/// both routes give the same U and D) and data.Mh/psi are not updated; above it, from the O(n) recursion
+/// both routes give the same U and D) and psi_k are not updated; above it, from the O(n) recursion
 /// and U_ik = p_i^T psi_k. O(n^2) for large n.
-inline constexpr int kDenseUDUMaxDof = 16;
+inline constexpr int kDenseUDUMaxDof = 24;
 
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q);
 
-/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned: one three-sweep solve per column
-/// from the O(n) factors, O(n^2) in all. Throws on a bad q.
+/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned. For n up to kDenseUDUMaxDof from the
+/// dense factors of computeFullFactor (data.M, U, D are left as it leaves them; n^3 / 2 multiplications
+/// after I(q)); above it one three-sweep solve per column with the O(n) factors, O(n^2) in all. Throws on a
+/// bad q.
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 namespace detail {
-/// Reverse Gaussian elimination from placements already computed (common frame); data.log_det only when
-/// with_log_det. With link_inertias_ready, the link inertias data.Mi left by crba() are reused.
-template <typename S>
-void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det, bool link_inertias_ready = false);
+/// Reverse Gaussian elimination from the placements and link inertias of commonPlacementsAndInertias
+/// (data.p0, data.work[k].M); data.log_det only when with_log_det.
+template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
 
 /// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.L is the work matrix).
 template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// sum_k log D_k, without one logarithm per joint for double.
 template <typename S> S logDetFromD(const typename Types<S>::VecX& D);
+
+/// I^-1 from the dense factors data.U, data.D into data.Minv.
+template <typename S> void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// I^-1 by one three-sweep solve per column with the O(n) factors of articulated() into data.Minv.
+template <typename S> void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
 template <typename S> void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);

@@ -32,38 +32,43 @@ template <typename S> S logDetFromD(const typename Types<S>::VecX& D) {
   }
 }
 
+/// One step of the reverse Gaussian elimination at joint k: on entry Mh holds Mh_{k+1} - psi_hat_{k+1}
+/// psi_{k+1}^T (zero for k = n - 1); adds M_k to it (Mh_k, eq. B.? with B = 1), then psi_hat_k = Mh_k p_k,
+/// mh_k = p_k^T psi_hat_k (+ armature), psi_k = psi_hat_k / mh_k, and leaves Mh_k - psi_hat_k psi_k^T.
+/// 70 multiplications and one division.
 template <typename S>
-void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det, bool link_inertias_ready) {
+DENOC_INLINE void eliminationStep(SymInertia6<S>& Mh, const RigidInertia<S>& Mk, const typename Types<S>::Vec6& p,
+                            const S& armature, typename Types<S>::Vec6& psi, S& mh, S& inv_mh) {
+  // Mh_k = M_k + (Mh_{k+1} - psi_hat psi^T): [[I, h x], [(h x)^T, m 1]]
+  Mh.A += Mk.I;
+  Mh.H(0, 1) -= Mk.h.z();
+  Mh.H(0, 2) += Mk.h.y();
+  Mh.H(1, 0) += Mk.h.z();
+  Mh.H(1, 2) -= Mk.h.x();
+  Mh.H(2, 0) -= Mk.h.y();
+  Mh.H(2, 1) += Mk.h.x();
+  Mh.L.xx += Mk.m;
+  Mh.L.yy += Mk.m;
+  Mh.L.zz += Mk.m;
+  const typename Types<S>::Vec6 psi_hat = Mh * p;
+  mh = p.dot(psi_hat) + armature;
+  inv_mh = S(1) / mh;
+  psi = psi_hat * inv_mh;
+  Mh.subtractOuter(psi_hat, psi);
+}
+
+template <typename S> DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det) {
   const int n = model.n;
+  SymInertia6<S> Mh;
+  Mh.setZero();
   for (int k = n - 1; k >= 0; --k) {
-    // Mh_k = M_k + B_{k+1,k}^T (Mh_{k+1} - psi_hat_{k+1} psi_{k+1}^T) B_{k+1,k}, B = 1 here
-    if (!link_inertias_ready) data.Mi[k] = linkInertia(model, data, k);
-    const RigidInertia<S>& Mk = data.Mi[k];
-    SymInertia6<S>& Mh = data.Mh[k];
-    Mh.A = Mk.I;
-    Mh.H = skew(Mk.h);
-    Mh.L.setZero();
-    Mh.L.diagonal().setConstant(Mk.m);
-    if (k + 1 < n) {
-      const SymInertia6<S>& Mh1 = data.Mh[k + 1];
-      const auto ph_a = data.psi_hat[k + 1].template head<3>();
-      const auto ph_l = data.psi_hat[k + 1].template tail<3>();
-      const auto ps_a = data.psi[k + 1].template head<3>();
-      const auto ps_l = data.psi[k + 1].template tail<3>();
-      Mh.A += Mh1.A - ph_a * ps_a.transpose();
-      Mh.H += Mh1.H - ph_a * ps_l.transpose();
-      Mh.L += Mh1.L - ph_l * ps_l.transpose();
-    }
-    // psi_hat_k = Mh_k p_k, mh_k = p_k^T psi_hat_k, psi_k = psi_hat_k / mh_k
-    data.psi_hat[k] = Mh * data.p0[k];
-    const S mh = data.p0[k].dot(data.psi_hat[k]) + model.armature[k];
-    data.D[k] = mh;
-    data.psi[k] = data.psi_hat[k] / mh;
+    JointWork<S>& wk = data.work[k];
+    eliminationStep(Mh, wk.M, data.p0[k], model.joint[k].armature, wk.psi, data.D[k], wk.inv_mh);
   }
   if (with_log_det) data.log_det = logDetFromD<S>(data.D);
 }
 
-template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S> DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
   S* W = data.L.data();  // column-major work copy of I's upper triangle: the Schur complements
@@ -91,32 +96,85 @@ template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) 
   }
 }
 
-template <typename S> void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S> DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   data.U.setIdentity();
   for (int k = 1; k < n; ++k) {
-    for (int i = 0; i < k; ++i) data.U(i, k) = data.p0[i].dot(data.psi[k]);
+    const typename Types<S>::Vec6& psi = data.work[k].psi;
+    for (int i = 0; i < k; ++i) data.U(i, k) = data.p0[i].dot(psi);
   }
 }
 
 template <typename S>
-void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::VecX& phi,
+DENOC_FLATTEN void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::VecX& phi,
               typename Types<S>::VecX& x) {
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
+  JointWork<S>* work = data.work.data();
   // (i) tauh_i = phi_i - p_i^T eta_{i,i+1}, eta_i = psi_i tauh_i + eta_{i,i+1}  (i = n..1)
   Vec6 eta = Vec6::Zero();
   for (int i = n - 1; i >= 0; --i) {
-    data.tau_hat[i] = phi[i] - data.p0[i].dot(eta);
-    eta += data.psi[i] * data.tau_hat[i];
-    data.eta[i] = eta;
+    work[i].tau_hat = phi[i] - data.p0[i].dot(eta);
+    eta += work[i].psi * work[i].tau_hat;
   }
   // (ii) taut_i = tauh_i / mh_i and (iii) qdd_i = taut_i - psi_i^T mu_{i,i-1}, mu_i = p_i qdd_i + mu_{i,i-1}
   Vec6 mu = Vec6::Zero();
   for (int i = 0; i < n; ++i) {
-    x[i] = data.tau_hat[i] / data.D[i] - data.psi[i].dot(mu);
+    x[i] = work[i].tau_hat * work[i].inv_mh - work[i].psi.dot(mu);
     mu += data.p0[i] * x[i];
-    data.mu[i] = mu;
+  }
+}
+
+/// I^-1 = U^-T D^-1 U^-1 from the dense factors data.U, data.D into data.Minv (both triangles):
+/// W = U^-1 by back substitution (n^3 / 6 multiplications), then Minv_ij = sum_k W_ki W_kj / D_k.
+template <typename S> DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+  const int n = model.n;
+  const S* U = data.U.data();
+  S* W = data.L.data();  // column-major, upper triangle; then W_kj / D_k
+  S* Mi = data.Minv.data();
+  for (int j = 0; j < n; ++j) {
+    S* Wj = W + j * n;
+    Wj[j] = S(1);
+    for (int i = j - 1; i >= 0; --i) {
+      S v = U[i + j * n];
+      for (int k = i + 1; k < j; ++k) v += U[i + k * n] * Wj[k];
+      Wj[i] = -v;
+    }
+  }
+  for (int k = 0; k < n; ++k) data.tmp[k] = S(1) / data.D[k];
+  S* v = data.phi.data();
+  for (int j = 0; j < n; ++j) {
+    const S* Wj = W + j * n;
+    for (int k = 0; k <= j; ++k) v[k] = Wj[k] * data.tmp[k];  // W_kj / D_k
+    for (int i = 0; i <= j; ++i) {
+      const S* Wi = W + i * n;
+      S sum = S(0);
+      for (int k = 0; k <= i; ++k) sum += Wi[k] * v[k];
+      Mi[i + j * n] = Mi[j + i * n] = sum;
+    }
+  }
+}
+
+/// I^-1 column by column with the O(n) factors: the three sweeps on the unit vector e_j, whose first sweep
+/// starts at joint j (tauh and eta vanish beyond it). O(n^2).
+template <typename S> DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  JointWork<S>* work = data.work.data();
+  const Vec6* p = data.p0.data();
+  for (int j = 0; j < n; ++j) {
+    Vec6 eta = Vec6::Zero();
+    for (int i = j; i >= 0; --i) {
+      work[i].tau_hat = (i == j ? S(1) : S(0)) - p[i].dot(eta);
+      eta += work[i].psi * work[i].tau_hat;
+    }
+    Vec6 mu = Vec6::Zero();
+    S* col = data.Minv.data() + static_cast<Eigen::Index>(j) * n;
+    for (int i = 0; i < n; ++i) {
+      const S tau_hat = i <= j ? work[i].tau_hat : S(0);
+      col[i] = tau_hat * work[i].inv_mh - work[i].psi.dot(mu);
+      mu += p[i] * col[i];
+    }
   }
 }
 
@@ -126,8 +184,7 @@ template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u) {
   detail::checkVector(model, q, "computeUDU", "q");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::commonPlacementsAndInertias(model, data, q);
   detail::articulated(model, data, true);
   if (explicit_u) detail::explicitU(model, data);
 }
@@ -136,14 +193,13 @@ template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "computeFullFactor", "q");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::commonPlacementsAndInertias(model, data, q);
   detail::crba(model, data);
   if (model.n <= kDenseUDUMaxDof) {
     detail::denseUDU(model, data);
     data.log_det = detail::logDetFromD<S>(data.D);
   } else {
-    detail::articulated(model, data, true, true);  // reuses crba's link inertias
+    detail::articulated(model, data, true);  // reuses the link inertias of the composite-body pass
     detail::explicitU(model, data);
   }
 }
@@ -152,15 +208,14 @@ template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "computeInverseInertia", "q");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
-  detail::articulated(model, data, false);
-  const int n = model.n;
-  for (int j = 0; j < n; ++j) {
-    data.phi.setZero();
-    data.phi[j] = S(1);
-    detail::solveUDU(model, data, data.phi, data.tmp);
-    data.Minv.col(j) = data.tmp;
+  detail::commonPlacementsAndInertias(model, data, q);
+  if (model.n <= kDenseUDUMaxDof) {
+    detail::crba(model, data);
+    detail::denseUDU(model, data);
+    detail::inverseFromUDU(model, data);
+  } else {
+    detail::articulated(model, data, false);
+    detail::inverseBySweeps(model, data);
   }
   return data.Minv;
 }
