@@ -115,16 +115,18 @@ int serve(const ds::ServerOptions& options) {
     spdlog::info("access control on: {} bearer tokens from {}", auth->size(), options.token_file);
   }
   ds::Admission admission(options.inflightStates(), options.max_streams);
-  ds::Metrics metrics(ds::ModelGauges{[&registry] { return registry.size(); },
-                                      [&registry] { return registry.pinnedCount(); },
-                                      [&store] { return store.usage(); },
-                                      [&admission] { return admission.statesInFlight(); }});
+  ds::Metrics metrics(ds::ModelGauges{
+      [&registry] { return registry.size(); }, [&registry] { return registry.pinnedCount(); },
+      [&store] { return store.usage(); }, [&admission] { return admission.statesInFlight(); }});
   if (!options.metrics_listen.empty()) {
     const int metrics_port = metrics.serve(options.metrics_listen);
     if (!options.metrics_port_file.empty()) writePortFile(options.metrics_port_file, metrics_port);
     spdlog::info("metrics on {} (port {}) at /metrics", options.metrics_listen, metrics_port);
   }
-  ds::Handlers handlers(registry, limits, options.workspaces_per_thread, admission, auth.get(), &metrics);
+  denoc::BatchPool pool(options.batch_threads);
+  spdlog::info("large batches split over {} threads", pool.threads());
+  ds::Handlers handlers(registry, limits, options.workspaces_per_thread, admission, auth.get(), &metrics,
+                        &pool);
   std::unique_ptr<grpc::Service> service;
   if (options.api == "callback") {
     service = std::make_unique<ds::DynamicsCallbackService>(handlers);

@@ -11,11 +11,11 @@ std::string ServerOptions::describe() const {
   os << "listen=" << listen << " port_file=" << (port_file.empty() ? "-" : port_file)
      << " store_dir=" << store_dir << " examples=" << (examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < preload.size(); ++i) os << (i ? "," : "") << preload[i];
-  os << "] api=" << api << " threads=" << threads << " max_dof=" << max_dof << " max_states=" << max_states
-     << " max_message_bytes=" << max_message_bytes << " max_models=" << max_models
-     << " workspaces_per_thread=" << workspaces_per_thread << " shutdown_grace_ms=" << shutdown_grace_ms
-     << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level
-     << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
+  os << "] api=" << api << " threads=" << threads << " batch_threads=" << batch_threads
+     << " max_dof=" << max_dof << " max_states=" << max_states << " max_message_bytes=" << max_message_bytes
+     << " max_models=" << max_models << " workspaces_per_thread=" << workspaces_per_thread
+     << " shutdown_grace_ms=" << shutdown_grace_ms << " drain_timeout_ms=" << drain_timeout_ms
+     << " log_level=" << log_level << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
      << " plaintext=" << (plaintext ? "allowed" : "loopback-only")
      << " token_file=" << (token_file.empty() ? "-" : token_file) << " max_streams=" << max_streams
      << " max_inflight_states=" << inflightStates() << " keepalive_time_ms=" << keepalive_time_ms
@@ -45,6 +45,10 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--threads", o.threads, "maximum threads of the server's pool")
       ->envname("DENOC_THREADS")
       ->check(CLI::Range(2, 4096));
+  app.add_option("--batch-threads", o.batch_threads,
+                 "threads a large batch is split over, the calling one included (0: one per core; 1: none)")
+      ->envname("DENOC_BATCH_THREADS")
+      ->check(CLI::Range(0u, 1024u));
   app.add_option("--api", o.api, "gRPC API of the unary RPCs: sync or callback")
       ->envname("DENOC_API")
       ->check(CLI::IsMember({"sync", "callback"}));

@@ -16,6 +16,7 @@ struct ServerOptions {
   std::vector<std::string> preload;   // --preload / DENOC_PRELOAD: URDF files (FILE or FILE@TIP_LINK), pinned
   bool examples = true;               // --examples / DENOC_EXAMPLES: preload the built-in example models
   int threads = 32;                   // --threads / DENOC_THREADS: max threads of the sync server's pool
+  unsigned batch_threads = 0;         // --batch-threads / DENOC_BATCH_THREADS: cores a batch uses (0: all)
   std::string api = "sync";           // --api / DENOC_API: sync, or callback (unary RPCs on the callback API)
   std::uint32_t max_dof = 64;         // --max-dof / DENOC_MAX_DOF
   std::uint32_t max_states = 100000;  // --max-states / DENOC_MAX_STATES: states per request

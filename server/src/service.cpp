@@ -4,6 +4,7 @@
 #include <grpcpp/support/message_allocator.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/batch.hpp"
 #include "denoc/simulate.hpp"
 #include "errors.hpp"
 #include "validate.hpp"
@@ -34,33 +36,42 @@ std::int64_t nanosSince(Clock::time_point t0) {
 /// Asking gRPC is not free (about 15 us on the synchronous API, where it polls the call's completion
 /// queue), so it is asked at most once per millisecond of work: the clock is read every few states (about
 /// 2000 n^2-sized units of work: every 32 states at n = 7, every state at n >= 45), and the call's deadline
-/// is checked then too. A cancelled batch stops within about a millisecond of work.
+/// is checked then too. The threads computing one batch share it: one of them asks at a time. A cancelled
+/// batch stops within about a millisecond of work.
 class Interrupt {
  public:
   Interrupt(grpc::ServerContextBase* ctx, Eigen::Index dof)
-      : ctx_(ctx), deadline_(ctx->deadline()), last_(Clock::now()) {
+      : ctx_(ctx), deadline_(ctx->deadline()), last_(Clock::now().time_since_epoch().count()) {
     const Eigen::Index every = 2048 / std::max<Eigen::Index>(1, dof * dof);
     mask_ = 1;
-    while (mask_ * 2 <= static_cast<std::uint32_t>(std::clamp<Eigen::Index>(every, 1, 64))) mask_ *= 2;
+    while (mask_ * 2 <= static_cast<std::uint64_t>(std::clamp<Eigen::Index>(every, 1, 64))) mask_ *= 2;
     mask_ -= 1;
   }
-  void poll(std::uint32_t k, std::uint32_t count) {
-    if ((k & mask_) != 0 || k == 0) return;
-    const auto now = Clock::now();
-    if (now - last_ < std::chrono::milliseconds(1)) return;
-    last_ = now;
-    if (ctx_->IsCancelled() || std::chrono::system_clock::now() > deadline_) {
-      fail(ErrorCode::Cancelled,
-           "stopped after " + std::to_string(k) + " of " + std::to_string(count) +
-               " states: the call was cancelled (by the client, or its deadline passed)");
-    }
+
+  /// Whether the batch must stop before its state k (k counts from the start of the caller's range).
+  bool stop(std::uint64_t k) {
+    if (stopped_.load(std::memory_order_relaxed)) return true;
+    if ((k & mask_) != 0 || k == 0) return false;
+    const std::int64_t now = Clock::now().time_since_epoch().count();
+    std::int64_t last = last_.load(std::memory_order_relaxed);
+    if (now - last < std::chrono::nanoseconds(std::chrono::milliseconds(1)).count()) return false;
+    if (!last_.compare_exchange_strong(last, now)) return false;  // another thread is asking
+    if (ctx_->IsCancelled() || std::chrono::system_clock::now() > deadline_) stopped_ = true;
+    return stopped_.load();
+  }
+
+  [[noreturn]] static void fail(std::uint64_t done, std::uint64_t count) {
+    server::fail(ErrorCode::Cancelled,
+                 "stopped after " + std::to_string(done) + " of " + std::to_string(count) +
+                     " states: the call was cancelled (by the client, or its deadline passed)");
   }
 
  private:
   grpc::ServerContextBase* ctx_;
   std::chrono::system_clock::time_point deadline_;
-  Clock::time_point last_;
-  std::uint32_t mask_;
+  std::atomic<std::int64_t> last_;
+  std::atomic<bool> stopped_{false};
+  std::uint64_t mask_;
 };
 
 /// The calling thread's workspace for a model, reused across calls (most recently used first, bounded).
@@ -237,8 +248,32 @@ std::string Handlers::authenticate(const grpc::ServerContextBase& ctx) const {
   return who;
 }
 
+template <typename F>
+void Handlers::forEachState(grpc::ServerContextBase* ctx, const Entry& entry, std::uint32_t count,
+                            F&& per_state) {
+  const Eigen::Index n = entry.model->n;
+  Interrupt interrupt(ctx, n);
+  // chunks of about 16000 n^2-sized units of work (about 100 us of inverse dynamics at n = 7)
+  const std::size_t grain = static_cast<std::size_t>(std::clamp<Eigen::Index>(16384 / (n * n), 4, 1024));
+  if (!pool_ || pool_->threads() < 2 || count < 2 * grain) {
+    Data& d = workspace(entry, workspaces_per_thread_);
+    for (std::uint32_t k = 0; k < count; ++k) {
+      if (interrupt.stop(k)) Interrupt::fail(k, count);
+      per_state(k, d);
+    }
+    return;
+  }
+  std::atomic<std::uint64_t> done{0};
+  pool_->run(entry.model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
+    std::size_t k = begin;
+    for (; k < end && !interrupt.stop(k - begin); ++k) per_state(static_cast<std::uint32_t>(k), d);
+    done.fetch_add(k - begin, std::memory_order_relaxed);
+  });
+  if (done.load() < count) Interrupt::fail(done.load(), count);
+}
+
 grpc::Status Handlers::RegisterModel(grpc::ServerContextBase* ctx, const v1::RegisterModelRequest* req,
-                                            v1::RegisterModelResponse* resp) {
+                                     v1::RegisterModelResponse* resp) {
   return run(Rpc::RegisterModel, ctx, [&](Call& call) {
     const auto t0 = Clock::now();
     BuiltModel built = buildFromRequest(*req, limits_);
@@ -254,20 +289,20 @@ grpc::Status Handlers::RegisterModel(grpc::ServerContextBase* ctx, const v1::Reg
 }
 
 grpc::Status Handlers::GetModel(grpc::ServerContextBase* ctx, const v1::GetModelRequest* req,
-                                       v1::GetModelResponse* resp) {
+                                v1::GetModelResponse* resp) {
   return run(Rpc::GetModel, ctx,
              [&](Call&) { *resp->mutable_model() = requireModel(registry_, req->model_id())->info; });
 }
 
 grpc::Status Handlers::ListModels(grpc::ServerContextBase* ctx, const v1::ListModelsRequest*,
-                                         v1::ListModelsResponse* resp) {
+                                  v1::ListModelsResponse* resp) {
   return run(Rpc::ListModels, ctx, [&](Call&) {
     for (auto& info : registry_.list()) *resp->add_models() = std::move(info);
   });
 }
 
 grpc::Status Handlers::DeleteModel(grpc::ServerContextBase* ctx, const v1::DeleteModelRequest* req,
-                                          v1::DeleteModelResponse* resp) {
+                                   v1::DeleteModelResponse* resp) {
   return run(Rpc::DeleteModel, ctx, [&](Call& call) {
     const std::string& id = req->model_id();
     if (!isModelId(id)) {
@@ -281,7 +316,7 @@ grpc::Status Handlers::DeleteModel(grpc::ServerContextBase* ctx, const v1::Delet
 }
 
 grpc::Status Handlers::InverseDynamics(grpc::ServerContextBase* ctx, const v1::InverseDynamicsRequest* req,
-                                              v1::InverseDynamicsResponse* resp) {
+                                       v1::InverseDynamicsResponse* resp) {
   return run(Rpc::InverseDynamics, ctx, [&](Call& call) {
     // validation
     const auto entry = requireModel(registry_, req->model_id());
@@ -304,12 +339,9 @@ grpc::Status Handlers::InverseDynamics(grpc::ServerContextBase* ctx, const v1::I
     resp->set_count(req->count());
     resp->set_dof(req->dof());
     double* out = resized(resp->mutable_tau(), total);
-    Data& d = workspace(*entry, workspaces_per_thread_);
     const auto t0 = Clock::now();
     const Eigen::Index n = m.n;
-    Interrupt interrupt(ctx, n);
-    for (std::uint32_t k = 0; k < req->count(); ++k) {
-      interrupt.poll(k, req->count());
+    forEachState(ctx, *entry, req->count(), [&](std::uint32_t k, Data& d) {
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
       const CMap q(req->q().data() + o, n), qd(req->qd().data() + o, n), qdd(req->qdd().data() + o, n);
       const VecX& tau = wrench
@@ -318,14 +350,14 @@ grpc::Status Handlers::InverseDynamics(grpc::ServerContextBase* ctx, const v1::I
                                                   req->tip_wrench().data() + 6 * static_cast<std::size_t>(k)))
                             : inverseDynamics(m, d, q, qd, qdd);
       Eigen::Map<VecX>(out + o, n) = tau;
-    }
+    });
     resp->set_compute_time_ns(nanosSince(t0));
     call.states = req->count();
   });
 }
 
 grpc::Status Handlers::ForwardDynamics(grpc::ServerContextBase* ctx, const v1::ForwardDynamicsRequest* req,
-                                              v1::ForwardDynamicsResponse* resp) {
+                                       v1::ForwardDynamicsResponse* resp) {
   return run(Rpc::ForwardDynamics, ctx, [&](Call& call) {
     const auto entry = requireModel(registry_, req->model_id());
     const Model& m = *entry->model;
@@ -344,23 +376,20 @@ grpc::Status Handlers::ForwardDynamics(grpc::ServerContextBase* ctx, const v1::F
     resp->set_dof(req->dof());
     resp->set_route(req->route());
     double* out = resized(resp->mutable_qdd(), total);
-    Data& d = workspace(*entry, workspaces_per_thread_);
     const auto t0 = Clock::now();
     const Eigen::Index n = m.n;
-    Interrupt interrupt(ctx, n);
-    for (std::uint32_t k = 0; k < req->count(); ++k) {
-      interrupt.poll(k, req->count());
+    forEachState(ctx, *entry, req->count(), [&](std::uint32_t k, Data& d) {
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
       const CMap q(req->q().data() + o, n), qd(req->qd().data() + o, n), tau(req->tau().data() + o, n);
       Eigen::Map<VecX>(out + o, n) = forward(m, d, req->route(), q, qd, tau);
-    }
+    });
     resp->set_compute_time_ns(nanosSince(t0));
     call.states = req->count();
   });
 }
 
 grpc::Status Handlers::FullFactor(grpc::ServerContextBase* ctx, const v1::FullFactorRequest* req,
-                                         v1::FullFactorResponse* resp) {
+                                  v1::FullFactorResponse* resp) {
   return run(Rpc::FullFactor, ctx, [&](Call& call) {
     const auto entry = requireModel(registry_, req->model_id());
     const Model& m = *entry->model;
@@ -391,12 +420,9 @@ grpc::Status Handlers::FullFactor(grpc::ServerContextBase* ctx, const v1::FullFa
     double* C = req->convective() ? resized(resp->mutable_convective(), square) : nullptr;
     double* bias = req->bias() ? resized(resp->mutable_bias(), total) : nullptr;
     double* grav = req->gravity_torque() ? resized(resp->mutable_gravity_torque(), total) : nullptr;
-    Data& d = workspace(*entry, workspaces_per_thread_);
     const Eigen::Index n = m.n;
     const auto t0 = Clock::now();
-    Interrupt interrupt(ctx, n);
-    for (std::uint32_t k = 0; k < req->count(); ++k) {
-      interrupt.poll(k, req->count());
+    forEachState(ctx, *entry, req->count(), [&](std::uint32_t k, Data& d) {
       const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
       const std::size_t oo = o * static_cast<std::size_t>(n);
       const CMap q(req->q().data() + o, n);
@@ -409,14 +435,14 @@ grpc::Status Handlers::FullFactor(grpc::ServerContextBase* ctx, const v1::FullFa
       if (C) copyRowMajor(computeConvectiveMatrix(m, d, q, CMap(req->qd().data() + o, n)), C + oo);
       if (bias) Eigen::Map<VecX>(bias + o, n) = computeBias(m, d, q, CMap(req->qd().data() + o, n));
       if (grav) Eigen::Map<VecX>(grav + o, n) = computeGravity(m, d, q);
-    }
+    });
     resp->set_compute_time_ns(nanosSince(t0));
     call.states = req->count();
   });
 }
 
 grpc::Status Handlers::Simulate(grpc::ServerContext* ctx, const v1::SimulateRequest* req,
-                                       grpc::ServerWriter<v1::SimulateResponse>* writer) {
+                                grpc::ServerWriter<v1::SimulateResponse>* writer) {
   return run(Rpc::Simulate, ctx, [&](Call& call) {
     // validation
     const auto entry = requireModel(registry_, req->model_id());
@@ -503,8 +529,8 @@ grpc::Status Handlers::Simulate(grpc::ServerContext* ctx, const v1::SimulateRequ
   });
 }
 
-grpc::Status Handlers::Stream(
-    grpc::ServerContext* ctx, grpc::ServerReaderWriter<v1::StreamResponse, v1::StreamRequest>* stream) {
+grpc::Status Handlers::Stream(grpc::ServerContext* ctx,
+                              grpc::ServerReaderWriter<v1::StreamResponse, v1::StreamRequest>* stream) {
   return run(Rpc::Stream, ctx, [&](Call& call) {
     v1::StreamRequest req;
     v1::StreamResponse resp;
@@ -540,9 +566,10 @@ grpc::Status Handlers::Stream(
           checkLength(req.tau(), "tau", n, "dof");
           checkFinite(req.tau(), "tau", 0);
         } else {
-          fail(ErrorCode::InvalidArgument,
-               "computation is " + std::to_string(static_cast<int>(req.computation())) +
-                   ", expected COMPUTATION_INVERSE_DYNAMICS, COMPUTATION_FORWARD_DYNAMICS or COMPUTATION_ECHO");
+          fail(ErrorCode::InvalidArgument, "computation is " +
+                                               std::to_string(static_cast<int>(req.computation())) +
+                                               ", expected COMPUTATION_INVERSE_DYNAMICS, "
+                                               "COMPUTATION_FORWARD_DYNAMICS or COMPUTATION_ECHO");
         }
       } catch (const RequestError& e) {
         throw RequestError(e.code(), where + e.what());
@@ -612,7 +639,8 @@ struct DynamicsCallbackService::Allocators {
   ArenaAllocator<v1::FullFactorRequest, v1::FullFactorResponse> ff;
 };
 
-DynamicsCallbackService::DynamicsCallbackService(Handlers& h) : h_(h), allocators_(std::make_unique<Allocators>()) {
+DynamicsCallbackService::DynamicsCallbackService(Handlers& h)
+    : h_(h), allocators_(std::make_unique<Allocators>()) {
   SetMessageAllocatorFor_InverseDynamics(&allocators_->id);
   SetMessageAllocatorFor_ForwardDynamics(&allocators_->fd);
   SetMessageAllocatorFor_FullFactor(&allocators_->ff);

@@ -6,6 +6,7 @@
 
 #include "admission.hpp"
 #include "auth.hpp"
+#include "denoc/batch.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
 #include "limits.hpp"
 #include "metrics.hpp"
@@ -25,18 +26,21 @@ struct Call {
 class Handlers {
  public:
   /// auth: null when access control is off; metrics: null for none.
+  /// pool: where large batches are split over cores (null: every batch on the calling thread).
   Handlers(Registry& registry, Limits limits, std::size_t workspaces_per_thread, Admission& admission,
-           const TokenAuth* auth, Metrics* metrics)
+           const TokenAuth* auth, Metrics* metrics, BatchPool* pool = nullptr)
       : registry_(registry),
         limits_(limits),
         workspaces_per_thread_(workspaces_per_thread),
         admission_(admission),
         auth_(auth),
-        metrics_(metrics) {}
+        metrics_(metrics),
+        pool_(pool) {}
 
   grpc::Status RegisterModel(grpc::ServerContextBase* ctx, const v1::RegisterModelRequest* req,
                              v1::RegisterModelResponse* resp);
-  grpc::Status GetModel(grpc::ServerContextBase* ctx, const v1::GetModelRequest* req, v1::GetModelResponse* resp);
+  grpc::Status GetModel(grpc::ServerContextBase* ctx, const v1::GetModelRequest* req,
+                        v1::GetModelResponse* resp);
   grpc::Status ListModels(grpc::ServerContextBase* ctx, const v1::ListModelsRequest* req,
                           v1::ListModelsResponse* resp);
   grpc::Status DeleteModel(grpc::ServerContextBase* ctx, const v1::DeleteModelRequest* req,
@@ -56,6 +60,10 @@ class Handlers {
   template <typename F>
   grpc::Status run(Rpc rpc, grpc::ServerContextBase* ctx, F&& handler);
   std::string authenticate(const grpc::ServerContextBase& ctx) const;
+  /// per_state(k, data) for k in [0, count): on the calling thread (its cached workspace) for small batches,
+  /// else in chunks over the batch pool; throws CANCELLED, having stopped part way, when the call is.
+  template <typename F>
+  void forEachState(grpc::ServerContextBase* ctx, const Entry& entry, std::uint32_t count, F&& per_state);
 
   Registry& registry_;
   Limits limits_;
@@ -63,6 +71,7 @@ class Handlers {
   Admission& admission_;
   const TokenAuth* auth_;
   Metrics* metrics_;
+  BatchPool* pool_;
 };
 
 /// The service on gRPC's synchronous API: every call runs to completion on a thread of the server's pool.
@@ -74,7 +83,8 @@ class DynamicsService final : public v1::Dynamics::Service {
                              v1::RegisterModelResponse* a) override {
     return h_.RegisterModel(c, q, a);
   }
-  grpc::Status GetModel(grpc::ServerContext* c, const v1::GetModelRequest* q, v1::GetModelResponse* a) override {
+  grpc::Status GetModel(grpc::ServerContext* c, const v1::GetModelRequest* q,
+                        v1::GetModelResponse* a) override {
     return h_.GetModel(c, q, a);
   }
   grpc::Status ListModels(grpc::ServerContext* c, const v1::ListModelsRequest* q,
@@ -112,16 +122,23 @@ class DynamicsService final : public v1::Dynamics::Service {
 
 /// The unary RPCs on gRPC's callback API (run inline on gRPC's own threads, request and response on one
 /// protobuf arena per call), the two streaming ones on the synchronous API.
-using CallbackBase = v1::Dynamics::WithCallbackMethod_RegisterModel<
-    v1::Dynamics::WithCallbackMethod_GetModel<v1::Dynamics::WithCallbackMethod_ListModels<
-        v1::Dynamics::WithCallbackMethod_DeleteModel<v1::Dynamics::WithCallbackMethod_InverseDynamics<
-            v1::Dynamics::WithCallbackMethod_ForwardDynamics<v1::Dynamics::WithCallbackMethod_FullFactor<
-                v1::Dynamics::Service>>>>>>>;
+using CallbackBase = v1::Dynamics::WithCallbackMethod_RegisterModel<v1::Dynamics::WithCallbackMethod_GetModel<
+    v1::Dynamics::WithCallbackMethod_ListModels<v1::Dynamics::WithCallbackMethod_DeleteModel<
+        v1::Dynamics::WithCallbackMethod_InverseDynamics<v1::Dynamics::WithCallbackMethod_ForwardDynamics<
+            v1::Dynamics::WithCallbackMethod_FullFactor<v1::Dynamics::Service>>>>>>>;
 
 class DynamicsCallbackService final : public CallbackBase {
  public:
   explicit DynamicsCallbackService(Handlers& h);
   ~DynamicsCallbackService() override;
+  // the generated synchronous versions (never called: they abort), named so that they are not hidden
+  using CallbackBase::DeleteModel;
+  using CallbackBase::ForwardDynamics;
+  using CallbackBase::FullFactor;
+  using CallbackBase::GetModel;
+  using CallbackBase::InverseDynamics;
+  using CallbackBase::ListModels;
+  using CallbackBase::RegisterModel;
 
   grpc::ServerUnaryReactor* RegisterModel(grpc::CallbackServerContext* c, const v1::RegisterModelRequest* q,
                                           v1::RegisterModelResponse* a) override {
@@ -139,11 +156,13 @@ class DynamicsCallbackService final : public CallbackBase {
                                         v1::DeleteModelResponse* a) override {
     return finish(c, h_.DeleteModel(c, q, a));
   }
-  grpc::ServerUnaryReactor* InverseDynamics(grpc::CallbackServerContext* c, const v1::InverseDynamicsRequest* q,
+  grpc::ServerUnaryReactor* InverseDynamics(grpc::CallbackServerContext* c,
+                                            const v1::InverseDynamicsRequest* q,
                                             v1::InverseDynamicsResponse* a) override {
     return finish(c, h_.InverseDynamics(c, q, a));
   }
-  grpc::ServerUnaryReactor* ForwardDynamics(grpc::CallbackServerContext* c, const v1::ForwardDynamicsRequest* q,
+  grpc::ServerUnaryReactor* ForwardDynamics(grpc::CallbackServerContext* c,
+                                            const v1::ForwardDynamicsRequest* q,
                                             v1::ForwardDynamicsResponse* a) override {
     return finish(c, h_.ForwardDynamics(c, q, a));
   }
