@@ -209,6 +209,50 @@ TEST(ServerLimits, StreamsBeyondTheBoundAreRefusedAndTheirSlotsComeBack) {
   }
 }
 
+TEST(ServerLimits, LargeBatchesSplitOverThreadsEqualTheCore) {
+  // four threads whatever the machine, so the batches are split even on one core
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"), {"--batch-threads", "4"});
+  EXPECT_NE(server.log().find("large batches split over 4 threads"), std::string::npos) << server.log();
+  auto stub = server.stub();
+  const DHSpec dh = randomChain(7, 91, true);
+  const Model m = buildModelFromDH(dh);
+  const std::string id = registerDH(*stub, dh);
+  for (int count : {1, 600, 3001}) {
+    const auto req = idRequest(id, m.n, count, 17u + static_cast<unsigned>(count));
+    const std::vector<double> q(req.q().begin(), req.q().end()), qd(req.qd().begin(), req.qd().end()),
+        qdd(req.qdd().begin(), req.qdd().end());
+    v1::InverseDynamicsResponse id_resp;
+    ASSERT_TRUE(stub->InverseDynamics(context().get(), req, &id_resp).ok());
+    expectCloseField(id_resp.tau(), coreID(m, q, qd, qdd), "tau of a split batch");
+    v1::ForwardDynamicsRequest fd;
+    fd.set_model_id(id);
+    fd.set_count(static_cast<std::uint32_t>(count));
+    fd.set_dof(static_cast<std::uint32_t>(m.n));
+    fd.set_route(v1::FORWARD_ROUTE_FIXMAN);
+    *fd.mutable_q() = req.q();
+    *fd.mutable_qd() = req.qd();
+    *fd.mutable_tau() = req.qdd();
+    v1::ForwardDynamicsResponse fd_resp;
+    ASSERT_TRUE(stub->ForwardDynamics(context().get(), fd, &fd_resp).ok());
+    expectCloseField(fd_resp.qdd(), coreFD(m, q, qd, qdd, Route::Fixman), "qdd of a split batch");
+    v1::FullFactorRequest ff;
+    ff.set_model_id(id);
+    ff.set_count(static_cast<std::uint32_t>(count));
+    ff.set_dof(static_cast<std::uint32_t>(m.n));
+    *ff.mutable_q() = req.q();
+    v1::FullFactorResponse ff_resp;
+    ASSERT_TRUE(stub->FullFactor(context().get(), ff, &ff_resp).ok());
+    ASSERT_EQ(ff_resp.log_det_size(), count);
+    Data d(m);
+    for (int k = 0; k < count; k += std::max(1, count / 50)) {
+      computeFullFactor(m, d, Eigen::Map<const Eigen::VectorXd>(&q[static_cast<std::size_t>(k) * m.n], m.n));
+      EXPECT_NEAR(ff_resp.log_det(k), d.log_det, 1e-12 * std::max(1.0, std::abs(d.log_det))) << "state " << k;
+      for (int j = 0; j < m.n; ++j) EXPECT_NEAR(ff_resp.d(k * m.n + j), d.D[j], 1e-12 * std::abs(d.D[j]));
+    }
+  }
+}
+
 /// K of "stopped after K of N states" in the log (the last such line), or -1.
 long long stoppedAfter(const std::string& log) {
   static const std::regex re("stopped after ([0-9]+) of ([0-9]+) states");
@@ -256,8 +300,9 @@ TEST(ServerLimits, CancelledMillionStateBatchStopsPartWayAndABusyServerRefusesMo
       },
       60s);
   ASSERT_TRUE(computing && pending.wait_for(0s) != std::future_status::ready)
-      << (pending.wait_for(0s) == std::future_status::ready ? "the batch ended: " + pending.get().error_message()
-                                                            : std::string("never computed"))
+      << (pending.wait_for(0s) == std::future_status::ready
+              ? "the batch ended: " + pending.get().error_message()
+              : std::string("never computed"))
       << "\n"
       << server.log();
   // meanwhile, any other batch is refused: the server is busy
