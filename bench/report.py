@@ -600,6 +600,26 @@ def native_section(w, table, native, figures, rel, native_dir):
     w("")
 
 
+def vectorize_section(w, vec):
+    if not vec:
+        return
+    best = vec["ns_per_call"]
+    names = {"id": "inverse dynamics", "m": "inertia matrix", "ff": "full factor", "fd": "O(n) forward dynamics"}
+    w("## Eigen's explicit SIMD on or off")
+    w("")
+    w("The default build defines `EIGEN_DONT_VECTORIZE` (`docs/algorithms.md`). Re-measured here: "
+      "`bench_profile panda ALGO 1000000` of the default build against one configured with "
+      "`-DDENOC_EIGEN_VECTORIZE=ON` (`build/vectorize`), user CPU time per call, the two builds alternating, "
+      f"best of {vec.get('rounds', '?')} rounds (setup included, about 1% of it).")
+    w("")
+    w("| computation (Panda) | EIGEN_DONT_VECTORIZE (default) | Eigen SIMD on | on / off |")
+    w("|---|---|---|---|")
+    for algo in ("id", "m", "ff", "fd"):
+        a, b = best.get(f"{algo}/default"), best.get(f"{algo}/vectorize")
+        w(f"| {names[algo]} | {fmt(a)} | {fmt(b)} | {fmt_ratio(ratio(b, a))} |")
+    w("")
+
+
 def fixman_section(w, fc):
     if not fc:
         return
@@ -674,6 +694,11 @@ def main():
                  "shared with other work the second thread competes for a core, which the speed-ups show.")
     batch_section(w, batch, args.figures, rel, load_note)
     native_section(w, table, native, args.figures, rel, args.native_build_dir)
+    vec = None
+    if os.path.exists(os.path.join(args.dir, "vectorize.json")):
+        with open(os.path.join(args.dir, "vectorize.json")) as f:
+            vec = json.load(f)
+    vectorize_section(w, vec)
     fixman_section(w, fc)
     with open(args.doc, "w") as f:
         f.write("\n".join(out).rstrip() + "\n")

@@ -8,8 +8,10 @@
 #
 # Environment: REPS (repetitions of every benchmark, default 5), MIN_TIME (seconds per repetition, default
 # 0.2), NATIVE (1: also build the `native` preset and time the arms with it, default 1), CALLGRIND (1: count
-# instructions per call with valgrind, default 1), JOBS (build jobs, default 2), OUT (directory for the raw
-# results, default build/release/bench-out), DOC (default docs/benchmarks.md).
+# instructions per call with valgrind, default 1), VECTORIZE (1: also build the core with Eigen's explicit
+# SIMD, build/vectorize, and time bench_profile against the default build, default 1), JOBS (build jobs,
+# default 2), OUT (directory for the raw results, default build/release/bench-out), DOC (default
+# docs/benchmarks.md).
 #
 # Steps and what they write into OUT: machine.json (lscpu, load, kernel); core.json (bench_core: ours and
 # KDL's on the arms and the chains); batch.json (bench_batch: batches on pools of 1 and 2 threads);
@@ -20,6 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 reps="${REPS:-5}"
 min_time="${MIN_TIME:-0.2}"
 native="${NATIVE:-1}"
+vectorize="${VECTORIZE:-1}"
 callgrind="${CALLGRIND:-1}"
 jobs="${JOBS:-2}"
 build="$root/build/release"
@@ -83,6 +86,32 @@ if [ "$native" = "1" ]; then
     --benchmark_out="$out/native.json" >/dev/null
 else
   rm -f "$out/native.json"
+fi
+
+if [ "$vectorize" = "1" ]; then
+  echo "== Eigen's explicit SIMD (DENOC_EIGEN_VECTORIZE=ON) against the default build"
+  cmake -S "$root" -B "$root/build/vectorize" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDENOC_EIGEN_VECTORIZE=ON \
+    -DDENOC_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$root/build/vectorize" -j "$jobs" --target bench_profile
+  # user CPU time of 10^6 calls, the two builds alternating, best of 5 rounds
+  /usr/bin/python3 - "$build/bench/bench_profile" "$root/build/vectorize/bench/bench_profile" \
+    "$out/vectorize.json" <<'PY'
+import json, os, subprocess, sys
+default, vectorized, path = sys.argv[1:4]
+calls = 1000000
+best = {}
+for _ in range(5):
+    for algo in ("id", "m", "ff", "fd"):
+        for name, exe in (("default", default), ("vectorize", vectorized)):
+            p = subprocess.Popen([exe, "panda", algo, str(calls)], stdout=subprocess.DEVNULL)
+            _, _, usage = os.wait4(p.pid, 0)
+            ns = usage.ru_utime * 1e9 / calls
+            key = f"{algo}/{name}"
+            best[key] = min(best.get(key, ns), ns)
+json.dump({"calls": calls, "rounds": 5, "ns_per_call": best}, open(path, "w"), indent=1)
+PY
+else
+  rm -f "$out/vectorize.json"
 fi
 
 echo "== operation counts"
