@@ -155,7 +155,12 @@ def median(t):
 # ---------------------------------------------------------------- sections
 
 
-def machine_section(w, ctx, machine, build_dir, native_dir, meta):
+STEP_NAMES = [("core", "bench_core (arms, chains)"), ("batch", "bench_batch"), ("fixman", "bench_fixman_convective"),
+              ("callgrind", "callgrind instruction counts"), ("native", "bench_core of the native build"),
+              ("vectorize", "Eigen SIMD on/off"), ("opcount", "bench_opcount")]
+
+
+def machine_section(w, ctx, machine, steps, build_dir, native_dir, meta):
     build_type, flags, cache = build_flags(build_dir)
     compiler = cache.get("CMAKE_CXX_COMPILER", "")
     version = sh([compiler, "--version"]).splitlines()[0] if compiler else ""
@@ -166,9 +171,7 @@ def machine_section(w, ctx, machine, build_dir, native_dir, meta):
     w(f"| CPU | {machine.get('model', '?')}; {machine.get('cpus', '?')} CPUs "
       f"({machine.get('cores_per_socket', '?')} cores per socket, {machine.get('threads_per_core', '?')} thread per "
       f"core); {ctx.get('mhz_per_cpu', '?')} MHz as Google Benchmark reads it |")
-    w(f"| load average (1, 5, 15 min) | at start {machine.get('load_start', '?')}; at end "
-      f"{machine.get('load_end', '?')} |")
-    w(f"| date | {ctx.get('date', '?')} |")
+    w(f"| date of bench_core | {ctx.get('date', '?')} |")
     w(f"| kernel | {machine.get('kernel', '?')} |")
     w(f"| compiler | {version or compiler or '?'} |")
     w(f"| build | {build_type or '?'} preset `release`: `{flags or '(none)'}` (portable x86-64: SSE2, no FMA) |")
@@ -182,6 +185,18 @@ def machine_section(w, ctx, machine, build_dir, native_dir, meta):
         k, _, v = m.partition("=")
         w(f"| {k} | {v} |")
     w("")
+    if steps:
+        w("When each part ran, and the load average (1, 5, 15 min) of the machine, shared with other work, before "
+          "and after it (2 CPUs: a load above 1 means that other work competed for the second core):")
+        w("")
+        w("| part | started (UTC) | load before | load after |")
+        w("|---|---|---|---|")
+        for key, name in STEP_NAMES:
+            s = steps.get(key)
+            if s:
+                w(f"| {name} | {s.get('begin', {}).get('date', '?')} | {s.get('begin', {}).get('load', '?')} | "
+                  f"{s.get('end', {}).get('load', '?')} |")
+        w("")
 
 
 def arms_section(w, table, figures, rel):
@@ -228,11 +243,16 @@ def arms_section(w, table, figures, rel):
                 hi.append(t.max - t.median)
             ax.bar(pos, med, width=0.4, color=color, label=lib if lib == "denoc" else "KDL (equivalent)",
                    yerr=[lo, hi], capsize=2)
+        # KDL / denoc above each pair
+        for x, k in zip(xs, keys):
+            a, b = fig.get((model, k), (None, None))
+            if a is not None and b is not None:
+                ax.text(x, max(a.max, b.max) * 1.02, f"{b.median / a.median:.1f}x", ha="center", va="bottom",
+                        fontsize=8)
         ax.set_xticks(list(xs))
         ax.set_xticklabels(keys, rotation=30)
-        ax.set_yscale("log")
-        ax.set_title(model)
-        ax.grid(axis="y", which="both", alpha=0.3)
+        ax.set_title(f"{model} (KDL / denoc above the bars)")
+        ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("CPU time per call (ns)")
     axes[0].legend()
     fig_.tight_layout()
@@ -398,14 +418,14 @@ def crossover_section(w, table, figures, rel):
                 break
             always = n
         if pts and always == pts[0][0]:
-            parts = [f"the O(n) route is faster at every size timed, from n = {always} (FDChol / FD "
-                     f"{pts[0][1]:.2f} there)"]
+            w(f"- {title}: the O(n) route is faster at every size timed, from n = {always} (FDChol / FD "
+              f"{pts[0][1]:.2f} there).")
         else:
             parts = [f"fitted crossover n ≈ {x:.1f}" if x is not None else "no crossover in the fit"]
             parts.append(f"O(n) faster at every timed size from n = {always}" if always is not None
                          else "O(n) not faster at the largest size here")
-        w(f"- {title}: " + "; ".join(parts) + f" (quadratic least-squares fit of the ratio over n = "
-          f"{pts[0][0] if pts else '?'}..{pts[-1][0] if pts else '?'}).")
+            w(f"- {title}: " + "; ".join(parts) + f" (quadratic least-squares fit of the ratio over n = "
+              f"{pts[0][0] if pts else '?'}..{pts[-1][0] if pts else '?'}).")
     w("- shared/PEERS.md: RBDL from n ≈ 7, Pinocchio from n ≈ 10-12, KDL from n ≈ 12-14; Saha's operation "
       "counts put it at n = 12.")
     w("")
@@ -600,6 +620,26 @@ def native_section(w, table, native, figures, rel, native_dir):
     w("")
 
 
+def vectorize_section(w, vec):
+    if not vec:
+        return
+    best = vec["ns_per_call"]
+    names = {"id": "inverse dynamics", "m": "inertia matrix", "ff": "full factor", "fd": "O(n) forward dynamics"}
+    w("## Eigen's explicit SIMD on or off")
+    w("")
+    w("The default build defines `EIGEN_DONT_VECTORIZE` (`docs/algorithms.md`). Re-measured here: "
+      "`bench_profile panda ALGO 1000000` of the default build against one configured with "
+      "`-DDENOC_EIGEN_VECTORIZE=ON` (`build/vectorize`), user CPU time per call, the two builds alternating, "
+      f"best of {vec.get('rounds', '?')} rounds (setup included, about 1% of it).")
+    w("")
+    w("| computation (Panda) | EIGEN_DONT_VECTORIZE (default) | Eigen SIMD on | on / off |")
+    w("|---|---|---|---|")
+    for algo in ("id", "m", "ff", "fd"):
+        a, b = best.get(f"{algo}/default"), best.get(f"{algo}/vectorize")
+        w(f"| {names[algo]} | {fmt(a)} | {fmt(b)} | {fmt_ratio(ratio(b, a))} |")
+    w("")
+
+
 def fixman_section(w, fc):
     if not fc:
         return
@@ -645,6 +685,10 @@ def main():
     if os.path.exists(os.path.join(args.dir, "machine.json")):
         with open(os.path.join(args.dir, "machine.json")) as f:
             machine = json.load(f)
+    steps = {}
+    if os.path.exists(os.path.join(args.dir, "steps.json")):
+        with open(os.path.join(args.dir, "steps.json")) as f:
+            steps = json.load(f)
     cg = {}
     if os.path.exists(os.path.join(args.dir, "callgrind.json")):
         with open(os.path.join(args.dir, "callgrind.json")) as f:
@@ -664,16 +708,23 @@ def main():
       "machine's drift between a fast and a slow state (shared/PEERS.md) hits both libraries alike. KDL's chains "
       "have one segment per joint, as kdl_parser builds them.")
     w("")
-    machine_section(w, ctx, machine, args.build_dir, args.native_build_dir if native else "", args.meta)
+    machine_section(w, ctx, machine, steps, args.build_dir, args.native_build_dir if native else "", args.meta)
     arms_section(w, table, args.figures, rel)
     callgrind_section(w, cg)
     chains_section(w, table, args.figures, rel)
     crossover_section(w, table, args.figures, rel)
     linearity_section(w, table, args.figures, rel)
-    load_note = (f"Load average at the start of the whole run: {machine.get('load_start', '?')}: on a machine "
-                 "shared with other work the second thread competes for a core, which the speed-ups show.")
+    bl = steps.get("batch", {})
+    load_note = (f"Load average before and after this part: {bl.get('begin', {}).get('load', '?')} and "
+                 f"{bl.get('end', {}).get('load', '?')}: on this machine, shared with other work, a second thread "
+                 "only speeds a batch up when a core is free, which the speed-ups show.")
     batch_section(w, batch, args.figures, rel, load_note)
     native_section(w, table, native, args.figures, rel, args.native_build_dir)
+    vec = None
+    if os.path.exists(os.path.join(args.dir, "vectorize.json")):
+        with open(os.path.join(args.dir, "vectorize.json")) as f:
+            vec = json.load(f)
+    vectorize_section(w, vec)
     fixman_section(w, fc)
     with open(args.doc, "w") as f:
         f.write("\n".join(out).rstrip() + "\n")

@@ -167,8 +167,8 @@ Model buildModel(const ModelSpec& input) {
     jc.s = m.s[ui];
     jc.m = m.mass[ui];
     jc.h = jc.m * m.com[ui];
-    jc.I_o = m.inertia[ui] + jc.m * (m.com[ui].squaredNorm() * Eigen::Matrix3d::Identity() -
-                                     m.com[ui] * m.com[ui].transpose());
+    jc.I_o = Sym3<double>::fromMatrix(m.inertia[ui] + jc.m * (m.com[ui].squaredNorm() * Eigen::Matrix3d::Identity() -
+                                                              m.com[ui] * m.com[ui].transpose()));
     {
       const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(m.inertia[ui]);
       const Eigen::Vector3d l = es.eigenvalues();  // ascending
@@ -180,6 +180,7 @@ Model buildModel(const ModelSpec& input) {
     }
     jc.armature = m.armature[ui];
     jc.revolute = m.type[ui] == JointType::Revolute;
+    m.has_prismatic = m.has_prismatic || !jc.revolute;
     m.joint.push_back(jc);
   }
   // Fixman's constants: Phi = [[J, -J (c x)], [(c x) J, -(c x) J (c x) + 1/m]], J = I^-1, c = d_i

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "denoc/fwd.hpp"
+#include "denoc/spatial.hpp"
 
 namespace denoc {
 
@@ -73,7 +74,7 @@ template <typename S> struct JointConstants {
   Vec3 s = Vec3::Zero();                   // O_i in F_{i-1} (q = 0)
   S m = S(0);                               // mass m_i
   Vec3 h = Vec3::Zero();                   // first moment m_i d_i about O_i
-  Mat3 I_o = Mat3::Zero();                 // rotational inertia about O_i, I_i + m_i (|d_i|^2 1 - d_i d_i^T)
+  Sym3<S> I_o = Sym3<S>::zero();           // rotational inertia about O_i, I_i + m_i (|d_i|^2 1 - d_i d_i^T)
   // I_i about C_i as lambda 1 + v1 v1^T + v2 v2^T (lambda its least principal moment, v1, v2 the other
   // principal axes scaled by the square roots of the excess), and the columns [d_i, v1, v2]: rotating these
   // three vectors gives I_i in any frame (algorithm/inertia_matrix.hxx)
@@ -92,7 +93,7 @@ template <typename S> struct JointConstants {
     j.s = s.template cast<S2>();
     j.m = S2(m);
     j.h = h.template cast<S2>();
-    j.I_o = I_o.template cast<S2>();
+    j.I_o = Sym3<S2>{S2(I_o.xx), S2(I_o.yy), S2(I_o.zz), S2(I_o.xy), S2(I_o.xz), S2(I_o.yz)};
     j.lambda = S2(lambda);
     j.dv = dv.template cast<S2>();
     j.armature = S2(armature);
@@ -124,6 +125,7 @@ template <typename S> struct ModelTpl {
 
   // the same constants in the form the recursions read them (one record per joint, contiguous)
   std::vector<JointConstants<S>> joint;
+  bool has_prismatic = false;  // any prismatic joint
   Mat3 base_rotation;        // user's base frame <- F_{-1} (a rotation about z)
   Vec3 gravity_base;         // gravity in F_{-1}
   // Fixman's route (algorithm/fixman.hxx): per link I_i^-1 and the inverse spatial inertia Phi_i in F_i
@@ -157,6 +159,7 @@ template <typename S> struct ModelTpl {
       m.fx_Phi.push_back(fx_Phi[i].template cast<S2>());
     }
     m.fx_log_det_links = S2(fx_log_det_links);
+    m.has_prismatic = has_prismatic;
     m.base_rotation = base_rotation.template cast<S2>();
     m.gravity_base = gravity_base.template cast<S2>();
     m.gravity = gravity.template cast<S2>();

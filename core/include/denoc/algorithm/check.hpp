@@ -33,4 +33,25 @@ void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, c
   }
 }
 
+/// The three state vectors of a dynamics call at once (one loop, one branch); on an error the message is
+/// checkVector's for the first vector at fault, in argument order.
+template <typename S, typename Vec>
+void checkVectors(const ModelTpl<S>& model, const char* function, const Vec& a, const char* a_name, const Vec& b,
+                  const char* b_name, const Vec& c, const char* c_name) {
+  const Eigen::Index n = model.n;
+  if constexpr (std::is_floating_point_v<S>) {
+    if (a.size() == n && b.size() == n && c.size() == n) {
+      const S* x = a.data();
+      const S* y = b.data();
+      const S* z = c.data();
+      S acc = S(0);
+      for (Eigen::Index i = 0; i < n; ++i) acc += (x[i] - x[i]) + (y[i] - y[i]) + (z[i] - z[i]);
+      if (acc == S(0)) return;
+    }
+  }
+  checkVector(model, a, function, a_name);
+  checkVector(model, b, function, b_name);
+  checkVector(model, c, function, c_name);
+}
+
 }  // namespace denoc::detail

@@ -285,9 +285,7 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& tau) {
-  detail::checkVector(model, q, "forwardDynamicsFixman", "q");
-  detail::checkVector(model, qd, "forwardDynamicsFixman", "qd");
-  detail::checkVector(model, tau, "forwardDynamicsFixman", "tau");
+  detail::checkVectors(model, "forwardDynamicsFixman", q, "q", qd, "qd", tau, "tau");
   // phi = tau - (inverse dynamics with qdd = 0); the recursion also leaves the local placements
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
   data.phi = tau - data.phi;

@@ -85,9 +85,7 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& tau) {
-  detail::checkVector(model, q, "forwardDynamics", "q");
-  detail::checkVector(model, qd, "forwardDynamics", "qd");
-  detail::checkVector(model, tau, "forwardDynamics", "tau");
+  detail::checkVectors(model, "forwardDynamics", q, "q", qd, "qd", tau, "tau");
   detail::forwardDynamicsSaha(model, data, q, qd, tau);
   return data.qdd;
 }
@@ -145,9 +143,7 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
-  detail::checkVector(model, q, "forwardDynamicsCholesky", "q");
-  detail::checkVector(model, qd, "forwardDynamicsCholesky", "qd");
-  detail::checkVector(model, tau, "forwardDynamicsCholesky", "tau");
+  detail::checkVectors(model, "forwardDynamicsCholesky", q, "q", qd, "qd", tau, "tau");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.qdd);
   data.qdd = tau - data.qdd;
   detail::commonPlacementsAndInertias(model, data, q, true);  // the angles of the inverse dynamics

@@ -24,8 +24,10 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const typename Types<S>::Vec6& tip_wrench);
 
 namespace detail {
-/// The unchecked recursion (qdd == nullptr means qdd = 0; gravity off leaves the velocity terms only): forward sweep of twists and twist rates, backward sweep of wrenches.
-/// Writes tau_out (n entries) and the local quantities of data.
+/// The unchecked recursion (qdd == nullptr means qdd = 0; gravity off leaves the velocity terms only):
+/// forward sweep of twists and twist rates, backward sweep of wrenches (inverse_dynamics.hxx). Writes
+/// tau_out (n entries), the joint angles (data.cos_theta, data.sin_theta) and the per-joint records of data
+/// (the wrench w_i transmitted by joint i, in F_i about O_i).
 template <typename S>
 void rnea(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
           const Eigen::Ref<const typename Types<S>::VecX>& qd, const S* qdd,

@@ -126,9 +126,7 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
-  detail::checkVector(model, q, "inverseDynamics", "q");
-  detail::checkVector(model, qd, "inverseDynamics", "qd");
-  detail::checkVector(model, qdd, "inverseDynamics", "qdd");
+  detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   detail::rnea<S>(model, data, q, qd, qdd.data(), nullptr, true, data.tau);
   return data.tau;
 }
@@ -139,9 +137,7 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                                                const typename Types<S>::Vec6& tip_wrench) {
-  detail::checkVector(model, q, "inverseDynamics", "q");
-  detail::checkVector(model, qd, "inverseDynamics", "qd");
-  detail::checkVector(model, qdd, "inverseDynamics", "qdd");
+  detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   if constexpr (std::is_floating_point_v<S>) {
     if (!tip_wrench.allFinite()) {
       throw std::invalid_argument("inverseDynamics: tip_wrench has a non-finite entry");

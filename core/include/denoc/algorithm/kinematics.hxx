@@ -16,6 +16,7 @@ DENOC_INLINE void jointAngles(const ModelTpl<S>& model, DataTpl<S>& data,
   S* theta = data.theta.data();
   for (int i = 0; i < n; ++i) theta[i] = joint[i].theta0 + q[i];
   sincos(theta, data.sin_theta.data(), data.cos_theta.data(), n);
+  if (!model.has_prismatic) return;
   for (int i = 0; i < n; ++i) {
     if (!joint[i].revolute) {
       data.cos_theta[i] = joint[i].cos_theta0;
