@@ -12,6 +12,9 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
+  # fuzzing and sanitizers (tests/fuzz/run.sh, tests/sanitize.sh): clang with libFuzzer and the sanitizer
+  # runtimes, llvm-symbolizer for the reports' stack traces
+  clang-14 libclang-rt-14-dev llvm-14
   # plots of the papers' examples
   python3 python3-numpy python3-matplotlib
   # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)
