@@ -829,5 +829,39 @@ TEST(UrdfFuzzFindings, JointCyclesAreRefusedNamingTheLoop) {
   EXPECT_NE(diamond.find("loop"), std::string::npos) << diamond;
 }
 
+// TinyXML (urdfdom's parser) read past the end of the text on a truncated UTF-8 sequence (the fuzzer's
+// input: a Panda file cut inside a joint, ending in 0xE1 bytes); it also stopped silently at a NUL byte.
+TEST(UrdfFuzzFindings, TextThatIsNotUtf8OrHoldsANulIsRefused) {
+  const std::string two = readFile(kCorpus / "valid_two_link.urdf");
+  const std::size_t cut = two.find("<joint name=\"joint2\"");
+  ASSERT_NE(cut, std::string::npos);
+  struct Case {
+    std::string what, text, expect;
+  };
+  const std::vector<Case> cases = {
+      {"truncated sequences at the end", two.substr(0, cut) + "\xe1\xe1\xe1", "not valid UTF-8 at byte offset " + std::to_string(cut)},
+      {"lone continuation byte", "<robot name=\"r\">\x80</robot>", "not valid UTF-8 at byte offset 16"},
+      {"overlong '/'", "<!-- \xc0\xaf -->" + two, "not valid UTF-8 at byte offset 5"},
+      {"surrogate", "<!-- \xed\xa0\x80 -->" + two, "not valid UTF-8 at byte offset 5"},
+      {"above U+10FFFF", "<!-- \xf4\x90\x80\x80 -->" + two, "not valid UTF-8 at byte offset 5"},
+      {"NUL inside", two.substr(0, cut) + std::string(1, '\0') + two.substr(cut), "NUL byte at offset " + std::to_string(cut)},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = modelError(c.text);
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << c.what << ": " << msg;
+  }
+  // the whole fuzzer input (the part before its first NUL is the URDF)
+  const std::string input = readFile(fs::path(DENOC_SOURCE_DIR) / "tests/fuzz/regressions/urdf/tinyxml_overread_truncated_utf8");
+  EXPECT_NE(modelError(input.substr(0, input.find('\0'))).find("not valid UTF-8"), std::string::npos);
+
+  // valid UTF-8 of every length still loads, names kept byte for byte
+  std::string named = two;
+  const std::string link = "glied_\xc3\xa4_\xe6\x97\xa5_\xf0\x9d\x9b\xbc";
+  for (std::size_t p; (p = named.find("\"link2\"")) != std::string::npos;) named.replace(p, 7, "\"" + link + "\"");
+  const ModelSpec spec = specFromUrdf(named);
+  ASSERT_EQ(spec.joints.size(), 2u);
+  EXPECT_EQ(spec.joints[1].link, link);
+}
+
 }  // namespace
 }  // namespace denoc

@@ -109,6 +109,40 @@ std::mutex& parseMutex() {
   return m;
 }
 
+// TinyXML (urdfdom's XML parser) steps over a UTF-8 sequence by the length its first byte announces without
+// looking for the end of the text, so a truncated or malformed sequence makes it read past the end of the
+// buffer; it also stops at a NUL byte and silently ignores the rest. Refuse both before any parsing.
+void checkText(const std::string& xml) {
+  const auto* s = reinterpret_cast<const unsigned char*>(xml.data());
+  const std::size_t n = xml.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = s[i];
+    if (c == 0) throw ModelError("URDF text has a NUL byte at offset " + std::to_string(i));
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // the sequence's length, the smallest code point it may encode, and its first bits
+    std::size_t len = 0;
+    unsigned min = 0, cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2, min = 0x80, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3, min = 0x800, cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4, min = 0x10000, cp = c & 0x07;
+    }
+    bool ok = len != 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      ok = (s[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (!ok || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      throw ModelError("URDF text is not valid UTF-8 at byte offset " + std::to_string(i));
+    i += len;
+  }
+}
+
 // urdfdom links each joint's child link into its parent link's child_links (shared pointers) before it
 // checks that the links form a tree, so a cycle of joints (a -> b -> a, or a link that is its own child) is
 // a cycle of shared pointers that is never freed: every such document would leak its links, also when
@@ -182,6 +216,7 @@ void rejectJointCycles(const std::string& xml) {
 }
 
 urdf::ModelInterfaceSharedPtr parse(const std::string& xml) {
+  checkText(xml);
   rejectJointCycles(xml);
   // urdfdom reports why it failed only through console_bridge: capture that output (a process-wide
   // setting, hence the lock) so that the exception can carry it.
