@@ -224,7 +224,7 @@ void computations() {
   id("wrench-minus-inf", [](auto& r) {
     for (int i = 0; i < 12; ++i) r.add_tip_wrench(i == 3 ? -kInf : 1.0);
   });
-  id("count-above-max-states", [](auto& r) { r.set_count(1001); });
+  id("count-above-max-states", [](auto& r) { r.set_count(201); });
   id("count-max", [](auto& r) { r.set_count(4294967295u); });
   id("dof-max", [](auto& r) { r.set_dof(4294967295u); });
 
@@ -247,9 +247,10 @@ void computations() {
     r.set_convective(true);
     r.add_qd(1.0);
   });
+  // the target's limits: max_states 200, max_message_bytes 128 KiB (fuzz_request.cpp)
   ff("answer-above-max-message-bytes", [&](auto& r) {
-    r.set_count(1000);
-    const auto v = randomStates(1000, n, 2);
+    r.set_count(200);
+    const auto v = randomStates(200, n, 2);
     *r.mutable_q() = {v.begin(), v.end()};
     r.set_inverse(true);
   });
@@ -261,7 +262,7 @@ void computations() {
   };
   sim("t-end-0", [](auto& r) { r.set_t_end(0.0); });
   sim("fixman-route", [](auto& r) { r.set_route(v1::FORWARD_ROUTE_FIXMAN); });
-  sim("too-many-samples", [](auto& r) { r.set_t_end(100.0); });
+  sim("too-many-samples", [](auto& r) { r.set_t_end(10.0); });
   sim("q0-nan", [](auto& r) { r.set_q0(2, kNaN); });
   sim("unknown-integrator", [](auto& r) { r.set_integrator(static_cast<v1::Integrator>(5)); });
   sim("step-limit", [](auto& r) {
