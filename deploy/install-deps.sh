@@ -7,7 +7,7 @@ packages=(
   # build tools
   build-essential cmake ninja-build ccache pkg-config git
   # core
-  libeigen3-dev liburdfdom-dev nlohmann-json3-dev libcli11-dev
+  libeigen3-dev liburdfdom-dev libtinyxml-dev nlohmann-json3-dev libcli11-dev
   # service (denocd): gRPC, protobuf, logging, SHA-256 and TLS, Prometheus metrics
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
   prometheus-cpp-dev
@@ -15,6 +15,9 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
   # TLS certificates for the tests and deploy/gen-certs.sh
   openssl
+  # fuzzing and sanitizers (tests/fuzz/run.sh, tests/sanitize.sh): clang with libFuzzer and the sanitizer
+  # runtimes, llvm-symbolizer for the reports' stack traces
+  clang-14 libclang-rt-14-dev llvm-14
   # plots of the papers' examples
   python3 python3-numpy python3-matplotlib
   # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)

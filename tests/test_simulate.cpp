@@ -767,5 +767,28 @@ TEST(Trajectory, Eq39TorquesAreConsistent) {
   expectInvalid([&] { computeTorqueHistory(buildModelFromDH(planarArmDH()), traj, times); }, "trajectory");
 }
 
+
+// Found by fuzzing denocd's Simulate (tests/fuzz/regressions/request): an RK4 step so small that the number
+// of steps per output interval exceeded every integer was converted to one (undefined behaviour; on x86 it
+// became INT64_MIN, so the interval was crossed in ONE step and the run "succeeded" with wrong states).
+// The run must stop at max_steps instead, whatever the step.
+TEST(Simulate, TinyRk4StepHitsTheStepLimit) {
+  const Model model = buildModelFromDH(planarArmDH());
+  SimulationOptions o;
+  o.integrator = Integrator::RK4;
+  o.t_end = 0.1;
+  o.max_steps = 300;
+  for (double step : {1e-130, 1e-300, 4.9e-324}) {
+    SCOPED_TRACE(step);
+    o.step = step;
+    try {
+      simulate(model, Eigen::VectorXd::Constant(3, 0.1), Eigen::VectorXd::Zero(3), o);
+      ADD_FAILURE() << "the run finished";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("max_steps (300) exceeded"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace denoc

@@ -16,6 +16,7 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -762,6 +763,104 @@ TEST(UrdfCorpus, TruncatedAndCorruptedFilesNeverCrash) {
   }
   EXPECT_GT(errors, 0);
   EXPECT_GT(models, 0);
+}
+
+
+// ---------------------------------------------------------------- inputs found by fuzzing (tests/fuzz)
+
+// A robot from its links (each with a small inertial) and joints (name, parent, child; continuous about z).
+std::string robotUrdf(const std::vector<std::string>& links, const std::vector<std::array<std::string, 3>>& joints) {
+  std::ostringstream x;
+  x << "<robot name=\"r\">";
+  for (const auto& l : links) {
+    x << "<link name=\"" << l << "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" "
+      << "iyy=\"0.01\" iyz=\"0\" izz=\"0.01\"/></inertial></link>";
+  }
+  for (const auto& [name, parent, child] : joints) {
+    x << "<joint name=\"" << name << "\" type=\"continuous\"><parent link=\"" << parent << "\"/><child link=\""
+      << child << "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 0 1\"/></joint>";
+  }
+  x << "</robot>";
+  return x.str();
+}
+
+std::string modelError(const std::string& xml, const UrdfOptions& options = {}) {
+  try {
+    specFromUrdf(xml, options);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << xml;
+  return "";
+}
+
+// urdfdom makes shared-pointer cycles of a cycle of joints and never frees them (the AddressSanitizer builds
+// report the leak): every cycle is refused before urdfdom sees the file, wherever it is in the file.
+TEST(UrdfFuzzFindings, JointCyclesAreRefusedNamingTheLoop) {
+  const std::string self = modelError(robotUrdf({"base", "link1"}, {{"joint1", "base", "link1"}, {"spin", "link1", "link1"}}));
+  EXPECT_NE(self.find("closed kinematic loop"), std::string::npos) << self;
+  EXPECT_NE(self.find("'spin'"), std::string::npos) << self;
+  EXPECT_NE(self.find("'link1' is the child of joints 'joint1' and 'spin'"), std::string::npos) << self;
+
+  const std::string two = modelError(robotUrdf({"base", "a", "b"}, {{"j0", "base", "a"}, {"jab", "a", "b"}, {"jba", "b", "a"}}));
+  for (const char* s : {"closed kinematic loop", "'a'", "'b'", "'jab'", "'jba'", "'j0'"}) EXPECT_NE(two.find(s), std::string::npos) << s << " not in " << two;
+
+  // a loop in a branch off the chosen chain is refused too (a URDF must be a tree)
+  const std::string side = modelError(
+      robotUrdf({"base", "link1", "link2", "s1", "s2"},
+                {{"j1", "base", "link1"}, {"j2", "link1", "link2"}, {"js", "base", "s1"}, {"j12", "s1", "s2"}, {"j21", "s2", "s1"}}),
+      UrdfOptions{"base", "link2", {}, {}});
+  EXPECT_NE(side.find("closed kinematic loop"), std::string::npos) << side;
+
+  // a long cycle without a root: named in part, the message stays short
+  std::vector<std::string> links;
+  std::vector<std::array<std::string, 3>> joints;
+  for (int i = 0; i < 50; ++i) {
+    links.push_back("l" + std::to_string(i));
+    joints.push_back({"j" + std::to_string(i), "l" + std::to_string(i), "l" + std::to_string((i + 1) % 50)});
+  }
+  const std::string ring = modelError(robotUrdf(links, joints));
+  EXPECT_NE(ring.find("closed kinematic loop"), std::string::npos) << ring;
+  EXPECT_NE(ring.find("..."), std::string::npos) << ring;
+  EXPECT_LT(ring.size(), 600u) << ring;
+
+  // not a cycle: two joints into one link from different parents (the importer's own loop message)
+  const std::string diamond = modelError(robotUrdf({"base", "a", "b", "c"}, {{"ja", "base", "a"}, {"jb", "base", "b"}, {"jac", "a", "c"}, {"jbc", "b", "c"}}));
+  EXPECT_NE(diamond.find("loop"), std::string::npos) << diamond;
+}
+
+// TinyXML (urdfdom's parser) read past the end of the text on a truncated UTF-8 sequence (the fuzzer's
+// input: a Panda file cut inside a joint, ending in 0xE1 bytes); it also stopped silently at a NUL byte.
+TEST(UrdfFuzzFindings, TextThatIsNotUtf8OrHoldsANulIsRefused) {
+  const std::string two = readFile(kCorpus / "valid_two_link.urdf");
+  const std::size_t cut = two.find("<joint name=\"joint2\"");
+  ASSERT_NE(cut, std::string::npos);
+  struct Case {
+    std::string what, text, expect;
+  };
+  const std::vector<Case> cases = {
+      {"truncated sequences at the end", two.substr(0, cut) + "\xe1\xe1\xe1", "not valid UTF-8 at byte offset " + std::to_string(cut)},
+      {"lone continuation byte", "<robot name=\"r\">\x80</robot>", "not valid UTF-8 at byte offset 16"},
+      {"overlong '/'", "<!-- \xc0\xaf -->" + two, "not valid UTF-8 at byte offset 5"},
+      {"surrogate", "<!-- \xed\xa0\x80 -->" + two, "not valid UTF-8 at byte offset 5"},
+      {"above U+10FFFF", "<!-- \xf4\x90\x80\x80 -->" + two, "not valid UTF-8 at byte offset 5"},
+      {"NUL inside", two.substr(0, cut) + std::string(1, '\0') + two.substr(cut), "NUL byte at offset " + std::to_string(cut)},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = modelError(c.text);
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << c.what << ": " << msg;
+  }
+  // the whole fuzzer input (the part before its first NUL is the URDF)
+  const std::string input = readFile(fs::path(DENOC_SOURCE_DIR) / "tests/fuzz/regressions/urdf/tinyxml_overread_truncated_utf8");
+  EXPECT_NE(modelError(input.substr(0, input.find('\0'))).find("not valid UTF-8"), std::string::npos);
+
+  // valid UTF-8 of every length still loads, names kept byte for byte
+  std::string named = two;
+  const std::string link = "glied_\xc3\xa4_\xe6\x97\xa5_\xf0\x9d\x9b\xbc";
+  for (std::size_t p; (p = named.find("\"link2\"")) != std::string::npos;) named.replace(p, 7, "\"" + link + "\"");
+  const ModelSpec spec = specFromUrdf(named);
+  ASSERT_EQ(spec.joints.size(), 2u);
+  EXPECT_EQ(spec.joints[1].link, link);
 }
 
 }  // namespace

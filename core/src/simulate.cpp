@@ -261,7 +261,11 @@ void Simulator::advanceRK4(double t_target) {
   const double t0 = t_;
   const double span = t_target - t0;
   if (!(span > 0.0)) return;
-  const auto m = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(span / opt_->step - 1e-9)));
+  // the step count in double first: span / step may exceed every integer (a step of 1e-300), and then the
+  // run goes on until max_steps stops it
+  const double count = std::ceil(span / opt_->step - 1e-9);
+  const auto m = count >= 9.0e18 ? std::numeric_limits<std::int64_t>::max()
+                                 : std::max<std::int64_t>(1, static_cast<std::int64_t>(count));
   const double h = span / static_cast<double>(m);
   for (std::int64_t j = 0; j < m; ++j) {
     countStep();

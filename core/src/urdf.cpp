@@ -12,7 +12,10 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <string>
+#include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
+#include <vector>
 
 namespace denoc {
 
@@ -106,7 +109,115 @@ std::mutex& parseMutex() {
   return m;
 }
 
+// TinyXML (urdfdom's XML parser) steps over a UTF-8 sequence by the length its first byte announces without
+// looking for the end of the text, so a truncated or malformed sequence makes it read past the end of the
+// buffer; it also stops at a NUL byte and silently ignores the rest. Refuse both before any parsing.
+void checkText(const std::string& xml) {
+  const auto* s = reinterpret_cast<const unsigned char*>(xml.data());
+  const std::size_t n = xml.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = s[i];
+    if (c == 0) throw ModelError("URDF text has a NUL byte at offset " + std::to_string(i));
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // the sequence's length, the smallest code point it may encode, and its first bits
+    std::size_t len = 0;
+    unsigned min = 0, cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2, min = 0x80, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3, min = 0x800, cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4, min = 0x10000, cp = c & 0x07;
+    }
+    bool ok = len != 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      ok = (s[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (!ok || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      throw ModelError("URDF text is not valid UTF-8 at byte offset " + std::to_string(i));
+    i += len;
+  }
+}
+
+// urdfdom links each joint's child link into its parent link's child_links (shared pointers) before it
+// checks that the links form a tree, so a cycle of joints (a -> b -> a, or a link that is its own child) is
+// a cycle of shared pointers that is never freed: every such document would leak its links, also when
+// urdfdom then gives up for want of a root link and returns nothing. Refuse those cycles from the XML first,
+// reading the joints as urdfdom does (the <joint> elements of <robot>, <parent link> and <child link>).
+void rejectJointCycles(const std::string& xml) {
+  TiXmlDocument doc;
+  doc.Parse(xml.c_str());
+  const TiXmlElement* robot = doc.Error() ? nullptr : doc.FirstChildElement("robot");
+  if (robot == nullptr) return;  // urdfdom reports it
+  struct Edge {
+    std::string joint, child;
+  };
+  std::map<std::string, std::vector<Edge>> children;         // parent link -> its joints
+  std::map<std::string, std::vector<std::string>> parents;  // child link -> the joints naming it
+  for (const TiXmlElement* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
+    const TiXmlElement* p = j->FirstChildElement("parent");
+    const TiXmlElement* c = j->FirstChildElement("child");
+    const char* name = j->Attribute("name");
+    const char* parent = p ? p->Attribute("link") : nullptr;
+    const char* child = c ? c->Attribute("link") : nullptr;
+    if (!name || !parent || !child || !*parent || !*child) continue;  // urdfdom refuses the joint
+    children[parent].push_back({name, child});
+    parents[child].push_back(name);
+  }
+  // depth first without recursion; a joint to a link on the current path closes a cycle
+  struct Frame {
+    std::string link;
+    std::size_t next = 0;
+  };
+  std::map<std::string, int> state;  // 1: on the path, 2: done
+  for (const auto& [root, edges] : children) {
+    (void)edges;
+    if (state[root] != 0) continue;
+    std::vector<Frame> path{{root}};
+    state[root] = 1;
+    while (!path.empty()) {
+      Frame& f = path.back();
+      const auto it = children.find(f.link);
+      if (it == children.end() || f.next == it->second.size()) {
+        state[f.link] = 2;
+        path.pop_back();
+        continue;
+      }
+      const Edge& e = it->second[f.next++];
+      const int s = state[e.child];
+      if (s == 0) {
+        state[e.child] = 1;
+        path.push_back({e.child});
+        continue;
+      }
+      if (s == 2) continue;
+      // the cycle: from e.child along the path back to it (at most 8 steps spelled out)
+      std::size_t k = 0;
+      while (path[k].link != e.child) ++k;
+      std::string cycle, twice;
+      for (std::size_t i = k; i < path.size(); ++i) {
+        const std::string& l = path[i].link;
+        const std::string& j = i + 1 < path.size() ? children[l][path[i].next - 1].joint : e.joint;
+        if (i - k < 8) cycle += quoted(l) + " -(" + quoted(j) + ")-> ";
+        if (i - k == 8) cycle += "... -> ";
+        if (twice.empty() && parents[l].size() > 1) {
+          twice = "; link " + quoted(l) + " is the child of joints " + quoted(parents[l][0]) + " and " +
+                  quoted(parents[l][1]);
+        }
+      }
+      throw ModelError("URDF could not be parsed: closed kinematic loop: links and joints " + cycle +
+                       quoted(e.child) + twice + " (a URDF must be a tree with one root link)");
+    }
+  }
+}
+
 urdf::ModelInterfaceSharedPtr parse(const std::string& xml) {
+  checkText(xml);
+  rejectJointCycles(xml);
   // urdfdom reports why it failed only through console_bridge: capture that output (a process-wide
   // setting, hence the lock) so that the exception can carry it.
   std::lock_guard<std::mutex> lock(parseMutex());

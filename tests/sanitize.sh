@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The core and server test suites under a sanitizer, on a fresh Debian 12 machine: installs the packages
+# (deploy/install-deps.sh; DENOC_SKIP_DEPS=1 skips that), configures and builds the asan or tsan preset and
+# runs ctest without the Node and Python client tests (label "clients"; they test the clients, not the
+# server, and take minutes). The denocd processes the server tests start are sanitizer builds too; their
+# stderr goes to the tests' log files, so every report of every process is also written to
+# build/<preset>/sanitizer-reports/, and any file there fails the run.
+#
+# usage: tests/sanitize.sh asan|tsan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:-}
+case "$preset" in
+  asan | tsan) ;;
+  *)
+    echo "usage: tests/sanitize.sh asan|tsan" >&2
+    exit 2
+    ;;
+esac
+
+if [ "${DENOC_SKIP_DEPS:-0}" != 1 ]; then deploy/install-deps.sh; fi
+
+reports=$PWD/build/$preset/sanitizer-reports
+rm -rf "$reports"
+mkdir -p "$reports"
+# added to the options of the test presets (CMakePresets.json), which come after these and win on conflict;
+# llvm-14's symbolizer (the unversioned llvm-symbolizer is not always on PATH)
+common="log_path=$reports/$preset"
+if [ -x /usr/lib/llvm-14/bin/llvm-symbolizer ]; then
+  common="$common external_symbolizer_path=/usr/lib/llvm-14/bin/llvm-symbolizer"
+fi
+case "$preset" in
+  asan)
+    export ASAN_OPTIONS="$common"
+    export UBSAN_OPTIONS="log_path=$reports/ubsan print_stacktrace=1"
+    ;;
+  tsan)
+    export TSAN_OPTIONS="$common"
+    ;;
+esac
+
+start=$(date +%s)
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$(nproc)"
+built=$(date +%s)
+set +e
+ctest --preset "$preset" -LE clients
+rc=$?
+set -e
+end=$(date +%s)
+
+found=$(find "$reports" -type f | wc -l)
+if [ "$found" -ne 0 ]; then
+  echo "== $found sanitizer report(s) in $reports:"
+  for f in "$reports"/*; do
+    echo "--- $f"
+    head -60 "$f"
+  done
+  rc=1
+fi
+echo "== $preset: configure+build $((built - start)) s, ctest $((end - built)) s, ctest exit $rc, reports $found"
+exit $rc
