@@ -39,6 +39,9 @@ grpc::Status toStatus(std::exception_ptr error) {
     return {grpc::StatusCode::INVALID_ARGUMENT, std::string("invalid model: ") + e.what()};
   } catch (const std::invalid_argument& e) {
     return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
+  } catch (const NumericalError& e) {
+    return {grpc::StatusCode::INVALID_ARGUMENT,
+            std::string("the state or the model is beyond double precision: ") + e.what()};
   } catch (const std::bad_alloc&) {
     return {grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory while serving the request"};
   } catch (const std::exception& e) {

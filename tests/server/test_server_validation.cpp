@@ -207,6 +207,17 @@ TEST(ServerValidation, BadRequestsAreRefusedAndChangeNothing) {
        })},
       {"unknown route", C::INVALID_ARGUMENT, "route is 7",
        fd_with([](auto& r) { r.set_route(static_cast<v1::ForwardRoute>(7)); })},
+      // joint 2 of the random chain is prismatic: at 1e200 m its mass's inertia about the base overflows I(q)
+      {"prismatic joint at 1e200 m, Cholesky route", C::INVALID_ARGUMENT, "beyond double precision",
+       fd_with([](auto& r) {
+         r.set_route(v1::FORWARD_ROUTE_CHOLESKY);
+         r.set_q(2, 1e200);
+       })},
+      {"prismatic joint at 1e200 m, Fixman route", C::INVALID_ARGUMENT, "beyond double precision",
+       fd_with([](auto& r) {
+         r.set_route(v1::FORWARD_ROUTE_FIXMAN);
+         r.set_q(2, 1e200);
+       })},
       {"tau wrong length", C::INVALID_ARGUMENT, "tau has 13 values",
        fd_with([](auto& r) { r.mutable_tau()->RemoveLast(); })},
       {"FD unknown model", C::NOT_FOUND, "is not registered",

@@ -34,6 +34,14 @@ class ModelError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// Thrown when a state or a model's numbers put a computation beyond double precision: the dense forward
+/// dynamics routes (Cholesky, Fixman) find the inertia matrix not numerically positive definite (a prismatic
+/// joint at 1e200 m, a mass of 1e300 kg). The inputs, not the library, are at fault.
+class NumericalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// One joint and the link it moves, as a user describes it (URDF convention): the joint frame's placement
 /// in the parent link's frame at q = 0; the child link's frame coincides with the joint frame at q = 0 and
 /// moves with the joint. Inertial data are in the child link's frame.

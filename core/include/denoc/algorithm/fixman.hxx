@@ -185,7 +185,7 @@ template <typename S, int B> DENOC_FLATTEN void fixmanFactorBlocks(const ModelTp
     MatB Dinv;
     S diag_product;
     if (!fixmanInvertPivot<S, B>(D, Dinv, diag_product)) {
-      throw std::runtime_error("fixman: the hard-coordinate block of joint " + std::to_string(i) +
+      throw NumericalError("fixman: the hard-coordinate block of joint " + std::to_string(i) +
                                " is not positive definite");
     }
     data.tmp[i] = diag_product * diag_product;  // det D_i

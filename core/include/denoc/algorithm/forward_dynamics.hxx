@@ -150,7 +150,7 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
   detail::crba(model, data);
   data.L = data.M;
   if (!detail::choleskyInPlace<S>(data.L)) {
-    throw std::runtime_error("forwardDynamicsCholesky: the inertia matrix is not positive definite");
+    throw NumericalError("forwardDynamicsCholesky: the inertia matrix is not positive definite");
   }
   detail::choleskySolveInPlace<S>(data.L, data.qdd);
   return data.qdd;
