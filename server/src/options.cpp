@@ -1,7 +1,10 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace denoc::server {
@@ -12,6 +15,7 @@ std::string ServerOptions::describe() const {
      << " store_dir=" << store_dir << " examples=" << (examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < preload.size(); ++i) os << (i ? "," : "") << preload[i];
   os << "] api=" << api << " threads=" << threads << " batch_threads=" << batch_threads
+     << " heap_keep_mb=" << heap_keep_mb
      << " max_dof=" << max_dof << " max_states=" << max_states << " max_message_bytes=" << max_message_bytes
      << " max_models=" << max_models << " workspaces_per_thread=" << workspaces_per_thread
      << " shutdown_grace_ms=" << shutdown_grace_ms << " drain_timeout_ms=" << drain_timeout_ms
@@ -22,7 +26,9 @@ std::string ServerOptions::describe() const {
      << " keepalive_timeout_ms=" << keepalive_timeout_ms
      << " max_connection_idle_ms=" << max_connection_idle_ms
      << " max_connection_age_ms=" << max_connection_age_ms
-     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen);
+     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen) << " grpc_args=[";
+  for (std::size_t i = 0; i < grpc_args.size(); ++i) os << (i ? "," : "") << grpc_args[i];
+  os << "]";
   return os.str();
 }
 
@@ -45,6 +51,11 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--threads", o.threads, "maximum threads of the server's pool")
       ->envname("DENOC_THREADS")
       ->check(CLI::Range(2, 4096));
+  app.add_option("--heap-keep-mb", o.heap_keep_mb,
+                 "MiB of freed memory kept for reuse, so large messages do not map fresh pages each call "
+                 "(0: the C library's defaults)")
+      ->envname("DENOC_HEAP_KEEP_MB")
+      ->check(CLI::Range(0u, 2047u));
   app.add_option("--batch-threads", o.batch_threads,
                  "threads a large batch is split over, the calling one included (0: one per core; 1: none)")
       ->envname("DENOC_BATCH_THREADS")
@@ -107,6 +118,11 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
                  "ask clients to reconnect after this long, so load spreads over new replicas (0: never)")
       ->envname("DENOC_MAX_CONNECTION_AGE_MS")
       ->check(CLI::Range(0, 2147483647));
+  app.add_option("--grpc-arg", o.grpc_args,
+                 "a gRPC channel argument with an integer value, NAME=VALUE (repeatable; e.g. "
+                 "grpc.http2.max_frame_size=1048576)")
+      ->envname("DENOC_GRPC_ARGS")
+      ->delimiter(',');
   app.add_option("--metrics-listen", o.metrics_listen, "host:port serving Prometheus metrics at /metrics")
       ->envname("DENOC_METRICS_LISTEN");
   app.add_option("--metrics-port-file", o.metrics_port_file, "write the metrics port to this file")
@@ -133,6 +149,19 @@ bool isLoopbackAddress(const std::string& address) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
+bool parseGrpcArg(const std::string& arg, std::string& name, int& value) {
+  const std::size_t eq = arg.find('=');
+  if (eq == std::string::npos || arg.rfind("grpc.", 0) != 0 || eq + 1 >= arg.size()) return false;
+  name = arg.substr(0, eq);
+  const std::string text = arg.substr(eq + 1);
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v < INT_MIN || v > INT_MAX) return false;
+  value = static_cast<int>(v);
+  return true;
+}
+
 std::string checkOptions(const ServerOptions& o) {
   if (o.tls_cert.empty() != o.tls_key.empty())
     return "--tls-cert and --tls-key (DENOC_TLS_CERT, DENOC_TLS_KEY) must be given together";
@@ -151,6 +180,12 @@ std::string checkOptions(const ServerOptions& o) {
   }
   if (!o.metrics_port_file.empty() && o.metrics_listen.empty())
     return "--metrics-port-file needs --metrics-listen";
+  for (const std::string& arg : o.grpc_args) {
+    std::string name;
+    int value = 0;
+    if (!parseGrpcArg(arg, name, value))
+      return "--grpc-arg '" + arg + "' is not NAME=VALUE with a grpc. name and an integer value";
+  }
   return {};
 }
 

@@ -17,6 +17,9 @@ struct ServerOptions {
   bool examples = true;               // --examples / DENOC_EXAMPLES: preload the built-in example models
   int threads = 32;                   // --threads / DENOC_THREADS: max threads of the sync server's pool
   unsigned batch_threads = 0;         // --batch-threads / DENOC_BATCH_THREADS: cores a batch uses (0: all)
+  // --heap-keep-mb / DENOC_HEAP_KEEP_MB: freed memory the allocator keeps for reuse per arena, and blocks up
+  // to 32 MiB from its heap rather than mmap (0: glibc's defaults); docs/service.md "Thread model"
+  unsigned heap_keep_mb = 128;
   std::string api = "sync";           // --api / DENOC_API: sync, or callback (unary RPCs on the callback API)
   std::uint32_t max_dof = 64;         // --max-dof / DENOC_MAX_DOF
   std::uint32_t max_states = 100000;  // --max-states / DENOC_MAX_STATES: states per request
@@ -42,6 +45,9 @@ struct ServerOptions {
   int keepalive_timeout_ms = 20000;  // --keepalive-timeout-ms / DENOC_KEEPALIVE_TIMEOUT_MS: then close
   int max_connection_idle_ms = 1800000;  // --max-connection-idle-ms / DENOC_MAX_CONNECTION_IDLE_MS (0: off)
   int max_connection_age_ms = 0;         // --max-connection-age-ms / DENOC_MAX_CONNECTION_AGE_MS (0: off)
+  // --grpc-arg / DENOC_GRPC_ARGS: gRPC channel arguments with integer values (NAME=VALUE, "grpc." names),
+  // for transport tuning such as HTTP/2 windows and frame sizes (docs/service.md, "Thread model")
+  std::vector<std::string> grpc_args;
 
   // operations
   std::string metrics_listen;     // --metrics-listen / DENOC_METRICS_LISTEN: host:port of /metrics (off)
@@ -66,5 +72,8 @@ std::string checkOptions(const ServerOptions& options);
 
 /// True for addresses only this host can reach: 127.0.0.0/8, [::1], localhost, unix sockets.
 bool isLoopbackAddress(const std::string& address);
+
+/// Splits a --grpc-arg "grpc.NAME=INTEGER" into its name and value; false if it is not of that form.
+bool parseGrpcArg(const std::string& arg, std::string& name, int& value);
 
 }  // namespace denoc::server

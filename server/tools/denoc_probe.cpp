@@ -4,8 +4,10 @@
 //    time per state beside the in-process core's);
 //  - the round trip of one inverse-dynamics step on the bidirectional Stream, beside an echo on it;
 //  - optionally the server's resident size (its pid given) before and after registering N distinct models.
+//  The batched rows compare with the core in this process: a plain loop on one thread, and the batch API on
+//  a pool of all cores (what denocd does with a large batch).
 // Timing only: no pass/fail. Usage: denoc_probe --server 127.0.0.1:PORT [--iterations N] [--urdf FILE
-// --tip LINK] [--server-pid PID --register-models N]
+// --tip LINK] [--server-pid PID --register-models N] [--parts unary,batch,stream] [--grpc-arg NAME=INT ...]
 #include <grpcpp/grpcpp.h>
 
 #include <Eigen/Geometry>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/batch.hpp"
 #include "denoc/dh.hpp"
 #include "denoc/urdf.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
@@ -41,6 +44,8 @@ std::unique_ptr<grpc::ClientContext> ctx() {
 int main(int argc, char** argv) {
   std::string server = "127.0.0.1:50051", urdf, tip;
   int iterations = 2000, pid = 0, register_models = 0;
+  std::string parts = "unary,batch,stream";
+  std::vector<std::string> grpc_args;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--server")
@@ -55,6 +60,10 @@ int main(int argc, char** argv) {
       pid = std::stoi(v);
     else if (k == "--register-models")
       register_models = std::stoi(v);
+    else if (k == "--parts")
+      parts = v;
+    else if (k == "--grpc-arg")
+      grpc_args.push_back(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -62,6 +71,18 @@ int main(int argc, char** argv) {
   }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);  // answers of 10^5 states
+  for (const std::string& a : grpc_args) {  // NAME=INTEGER, as denocd's --grpc-arg
+    const std::size_t eq = a.find('=');
+    if (eq == std::string::npos) {
+      std::fprintf(stderr, "--grpc-arg %s is not NAME=VALUE\n", a.c_str());
+      return 2;
+    }
+    args.SetInt(a.substr(0, eq), std::stoi(a.substr(eq + 1)));
+  }
+  const std::string part_list = std::string(",").append(parts).append(",");
+  auto wants = [&](const char* part) {
+    return part_list.find(std::string(",").append(part).append(",")) != std::string::npos;
+  };
   auto channel = grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + 10s)) {
     std::fprintf(stderr, "cannot connect to %s\n", server.c_str());
@@ -106,7 +127,7 @@ int main(int argc, char** argv) {
   };
 
   // 1. unary: health check vs one-state inverse dynamics, interleaved
-  {
+  if (wants("unary")) {
     grpc::health::v1::HealthCheckRequest hreq;
     grpc::health::v1::HealthCheckResponse hresp;
     denoc::v1::InverseDynamicsRequest req;
@@ -146,9 +167,15 @@ int main(int argc, char** argv) {
   }
 
   // 2. batched inverse dynamics
-  std::printf(
-      "\nbatched inverse dynamics      calls   states/s     us/state  server us/state  in-process us/state  ratio\n");
+  denoc::BatchPool pool;  // all cores, as denocd's default --batch-threads
+  const std::shared_ptr<const denoc::Model> shared(model.get(), [](const denoc::Model*) {});
+  if (wants("batch"))
+    std::printf(
+        "\nbatched inverse dynamics      calls   states/s     us/state  server us/state  "
+        "in-process us/state: loop  pool(%u)  ratio: loop  pool\n",
+        pool.threads());
   for (int count : {1, 10, 100, 1000, 10000, 100000}) {
+    if (!wants("batch")) break;
     denoc::v1::InverseDynamicsRequest req;
     req.set_model_id(id);
     req.set_count(count);
@@ -173,7 +200,7 @@ int main(int argc, char** argv) {
     const double total_us = micros(Clock::now() - t0);
     const double states = static_cast<double>(calls) * count;
     // the in-process core on the same states
-    double local_us = 0;
+    double local_us = 0, pool_us = 0;
     if (model) {
       denoc::Data d(*model);
       const auto l0 = Clock::now();
@@ -187,15 +214,22 @@ int main(int argc, char** argv) {
       }
       local_us = micros(Clock::now() - l0) / (static_cast<double>(reps) * count);
       if (sink == 12345.678) std::printf(" ");
+      // the core's batch API on a pool of all cores, as an in-process caller would run the same batch
+      std::vector<double> tau(q.size());
+      denoc::inverseDynamicsBatch(pool, shared, count, q.data(), q.data(), q.data(), tau.data());
+      const auto p0 = Clock::now();
+      for (int r = 0; r < reps; ++r)
+        denoc::inverseDynamicsBatch(pool, shared, count, q.data(), q.data(), q.data(), tau.data());
+      pool_us = micros(Clock::now() - p0) / (static_cast<double>(reps) * count);
     }
-    std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %18.3f  %6.2f\n", count, calls,
-                states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us,
-                total_us / states / local_us);
+    std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %11.3f  %11.3f  %6.2f  %6.2f\n", count,
+                calls, states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us,
+                pool_us, total_us / states / local_us, total_us / states / pool_us);
   }
 
   // 3. Stream round trip: one inverse-dynamics step against an echo (the stream's own round trip), the
   // two alternating on one stream
-  {
+  if (wants("stream")) {
     auto c = ctx();
     auto stream = stub->Stream(c.get());
     denoc::v1::StreamRequest req, echo;

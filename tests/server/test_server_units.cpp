@@ -107,6 +107,23 @@ TEST(Options, InflightStatesCannotBeBelowOneRequest) {
   EXPECT_EQ(checkOptions(o), "");
 }
 
+TEST(Options, GrpcArgsAreNamedIntegers) {
+  std::string name;
+  int value = 0;
+  EXPECT_TRUE(parseGrpcArg("grpc.http2.max_frame_size=1048576", name, value));
+  EXPECT_EQ(name, "grpc.http2.max_frame_size");
+  EXPECT_EQ(value, 1048576);
+  EXPECT_TRUE(parseGrpcArg("grpc.x=-3", name, value));
+  EXPECT_EQ(value, -3);
+  for (const char* bad : {"grpc.x", "grpc.x=", "grpc.x=1k", "grpc.x=99999999999", "http2.x=1", "=5", ""})
+    EXPECT_FALSE(parseGrpcArg(bad, name, value)) << bad;
+  ServerOptions o;
+  o.grpc_args = {"grpc.http2.lookahead_bytes=4194304", "grpc.http2.bdp_probe=one"};
+  EXPECT_NE(checkOptions(o).find("--grpc-arg 'grpc.http2.bdp_probe=one'"), std::string::npos);
+  o.grpc_args.pop_back();
+  EXPECT_EQ(checkOptions(o), "");
+}
+
 TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
   v1::RegisterModelRequest req;
   req.mutable_urdf()->set_text("<robot name='r'/>");
