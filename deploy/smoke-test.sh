@@ -7,7 +7,11 @@
 #    inverse dynamics through the server equal to the CLI's in-process answer;
 #  - docker stop (SIGTERM): exit code 0 and the graceful shutdown lines in the log;
 #  - a second container on the same volume finds the registered model (the store persisted), DeleteModel
-#    removes it (GetModel then NOT_FOUND), and it too stops gracefully.
+#    removes it (GetModel then NOT_FOUND), and it too stops gracefully;
+#  - a third one with mutual TLS and bearer tokens (certificates made now by deploy/gen-certs.sh, mounted
+#    read-only as a Kubernetes TLS secret would be): its HEALTHCHECK speaks TLS, a client with the CA, a
+#    client certificate and a token registers and computes, and plaintext, a missing client certificate, a
+#    missing token and a wrong token are all refused; it stops gracefully.
 # Prints a summary with the start-to-SERVING times. Exit 0 only when every step passed.
 # Usage: deploy/smoke-test.sh [IMAGE]   (default denoc:latest; a Docker daemon is started if none runs)
 set -euo pipefail
@@ -24,7 +28,7 @@ work=$(mktemp -d /tmp/denoc-smoke.XXXXXX)
 
 cleanup() {
   local c
-  for c in "$run_id-1" "$run_id-2"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+  for c in "$run_id-1" "$run_id-2" "$run_id-3"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
   docker volume rm -f "$volume" >/dev/null 2>&1 || true
   rm -rf "$work"
   denoc_docker_down
@@ -57,15 +61,17 @@ free_port() {
   return 1
 }
 
-# start_container NAME: runs it, waits for SERVING; sets container, t_serving (s from docker run), t_process
+# start_container NAME [DOCKER RUN OPTIONS...]: runs it, waits for SERVING; sets container, t_serving (s from
+# docker run), t_process
 start_container() {
   container=$1
+  shift
   local t0 t1 ok=0
   t0=$(now)
   docker run -d --name "$container" --network host \
     -e DENOC_LISTEN="127.0.0.1:$port" -e DENOC_SHUTDOWN_GRACE_MS=500 -e DENOC_DRAIN_TIMEOUT_MS=5000 \
     --health-interval 1s --health-timeout 5s --health-retries 3 \
-    -v "$volume:/var/lib/denoc/store" "$image" >/dev/null
+    -v "$volume:/var/lib/denoc/store" "$@" "$image" >/dev/null
   for _ in $(seq 1 600); do
     if docker exec "$container" denoc-health --quiet >/dev/null 2>&1; then ok=1; break; fi
     if [ "$(docker inspect -f '{{.State.Running}}' "$container")" != true ]; then break; fi
@@ -86,6 +92,17 @@ print(f"{(b - a).total_seconds():.3f}")
 EOF
 )
   [ "$ok" = 1 ]
+}
+
+# wait_healthy: waits up to 30 s for Docker's HEALTHCHECK to report healthy; sets healthy, the probe's log in out
+wait_healthy() {
+  healthy=
+  for _ in $(seq 1 60); do
+    healthy=$(docker inspect -f '{{.State.Health.Status}}' "$container")
+    [ "$healthy" = healthy ] && break
+    sleep 0.5
+  done
+  docker inspect -f '{{range .State.Health.Log}}{{.ExitCode}} {{.Output}}{{end}}' "$container" >"$work/out"
 }
 
 # stop_container: docker stop (SIGTERM), then exit code 0 and the graceful lines
@@ -122,13 +139,7 @@ else
   echo "smoke-test: the server did not start; stopping here" >&2
   exit 1
 fi
-healthy=
-for _ in $(seq 1 60); do
-  healthy=$(docker inspect -f '{{.State.Health.Status}}' "$container")
-  [ "$healthy" = healthy ] && break
-  sleep 0.5
-done
-docker inspect -f '{{range .State.Health.Log}}{{.ExitCode}} {{.Output}}{{end}}' "$container" >"$work/out"
+wait_healthy
 if [ "$healthy" = healthy ]; then pass "HEALTHCHECK (denoc-health): healthy"; else fail "HEALTHCHECK: $healthy"; fi
 
 # RegisterModel: the planar arm with standard gravity (another id than the pinned built-in one's 9.81)
@@ -200,6 +211,57 @@ else
   fail "GetModel after DeleteModel: not NOT_FOUND"
 fi
 if stop_container; then pass "SIGTERM again: exit code 0, graceful, in $t_stop s"; else fail "SIGTERM again"; fi
+
+# ---- third container: mutual TLS and bearer tokens -----------------------------------------------------------
+certs=$work/certs
+chmod 0755 "$work"  # the image's user (10001) reads the mounted files
+deploy/gen-certs.sh "$certs" >"$work/out" 2>&1 || fail "gen-certs.sh"
+token=$(openssl rand -hex 24)
+printf 'smoke %s\n' "$token" >"$work/tokens"
+printf '%s\n' "$token" >"$work/token"
+printf '%s\n' "$(openssl rand -hex 24)" >"$work/wrong-token"
+chmod 0644 "$work/tokens" "$work/token" "$work/wrong-token"
+tls=/etc/denoc/tls
+if start_container "$run_id-3" -v "$certs:$tls:ro" -v "$work/tokens:/etc/denoc/tokens:ro" \
+  -v "$work/token:/tmp/token:ro" -v "$work/wrong-token:/tmp/wrong-token:ro" \
+  -e DENOC_TLS_CERT=$tls/tls.crt -e DENOC_TLS_KEY=$tls/tls.key -e DENOC_TLS_CLIENT_CA=$tls/ca.crt \
+  -e DENOC_TOKEN_FILE=/etc/denoc/tokens \
+  -e DENOC_HEALTH_TLS_CA=$tls/ca.crt -e DENOC_HEALTH_TLS_CERT=$tls/client.crt \
+  -e DENOC_HEALTH_TLS_KEY=$tls/client.key; then
+  pass "mutual TLS and tokens: SERVING (denoc-health over TLS with a client certificate) after $t_serving s"
+else
+  docker logs "$container" >"$work/out" 2>&1 || true
+  fail "mutual TLS and tokens: not SERVING"
+fi
+wait_healthy
+if [ "$healthy" = healthy ]; then pass "HEALTHCHECK over mutual TLS: healthy"; else fail "HEALTHCHECK over TLS: $healthy"; fi
+secure=(--tls-ca "$tls/ca.crt" --tls-cert "$tls/client.crt" --tls-key "$tls/client.key")
+if cli "${secure[@]}" --token-file /tmp/token register "$model" --name smoke_tls -q >"$work/out" 2>&1 &&
+  tls_id=$(tail -n 1 "$work/out") && [[ $tls_id =~ ^[0-9a-f]{64}$ ]]; then
+  pass "RegisterModel over mutual TLS with a token: $tls_id"
+else
+  fail "RegisterModel over mutual TLS with a token"
+  tls_id=none
+fi
+step "InverseDynamics over mutual TLS with a token" \
+  cli "${secure[@]}" --token-file /tmp/token id "$tls_id" --q=0.3,-0.2,0.1 --qd=0.1,0.2,0.3 --qdd=1,0,-1
+# refused: expect_refusal NAME PATTERN COMMAND...: the command must fail and its output match PATTERN
+expect_refusal() {
+  local name=$1 pattern=$2
+  shift 2
+  if "$@" >"$work/out" 2>&1; then
+    fail "$name: answered"
+  elif grep -Eq "$pattern" "$work/out"; then
+    pass "$name: refused ($(grep -Eo "$pattern" "$work/out" | head -n 1))"
+  else
+    fail "$name: refused, but not with $pattern"
+  fi
+}
+expect_refusal "no token" UNAUTHENTICATED cli "${secure[@]}" list
+expect_refusal "wrong token" UNAUTHENTICATED cli "${secure[@]}" --token-file /tmp/wrong-token list
+expect_refusal "no client certificate" UNAVAILABLE cli --tls-ca "$tls/ca.crt" --token-file /tmp/token list
+expect_refusal "plaintext" UNAVAILABLE cli --token-file /tmp/token list
+if stop_container; then pass "SIGTERM (TLS): exit code 0, graceful, in $t_stop s"; else fail "SIGTERM (TLS)"; fi
 
 echo
 echo "== smoke test of $image =="
