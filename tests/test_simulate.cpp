@@ -22,8 +22,9 @@
 
 // Counting allocations: the test binary replaces malloc and friends (glibc's documented way to replace the
 // allocator) with versions that forward to glibc and count calls while `g_count_allocations` is set. Eigen
-// and operator new both allocate through malloc. Not under AddressSanitizer, which owns malloc itself.
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+// and operator new both allocate through malloc. Not under AddressSanitizer or ThreadSanitizer, which own
+// malloc themselves (a replacement crashes a TSan binary at start).
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define DENOC_COUNT_ALLOCATIONS 1
 namespace {
 std::atomic<bool> g_count_allocations{false};
@@ -643,7 +644,7 @@ TEST(Simulate, RunsWithoutHeapAllocation) {
   EXPECT_GT(g_allocations.load(), 0);
   EXPECT_GT(sum + v.sum(), 0.0);
 #else
-  GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer";
+  GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";
 #endif
 }
 
