@@ -7,7 +7,7 @@
 # and once the resident size of a server holding 10^4 registered 7-DOF models. Writes
 # docs/service-benchmarks.md and docs/figures/service_*.png (bench/service_report.py). Timing only.
 #
-#   bench/run_service.sh                    # about 6 minutes on 2 cores
+#   bench/run_service.sh                    # about 2 minutes on 2 cores
 #   ROUNDS=1 LOAD_SECONDS=10 bench/run_service.sh
 #
 # Environment: ROUNDS (default 2), ITERATIONS (unary and stream calls, default 3000), LOAD_SECONDS (default
