@@ -9,6 +9,7 @@
 #include <atomic>
 #include <future>
 
+#include "client_support.hpp"
 #include "denoc/client/client.hpp"
 #include "denoc/denoc.hpp"
 #include "server/server_process.hpp"
@@ -20,45 +21,16 @@ namespace {
 using client::Client;
 using client::ClientOptions;
 using client::Error;
+using test::close;
+using test::fromFlat;
+using test::kPanda;
+using test::kTip;
+using test::pandaModel;
 using test::ServerProcess;
 using test::TempDir;
 using namespace std::chrono_literals;
 
-const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
-const std::string kTip = "panda_hand_tcp";
-
-Model pandaModel() {
-  UrdfOptions o;
-  o.tip_link = kTip;
-  return buildModelFromUrdfFile(kPanda, o);
-}
-
 std::string slurp(const std::string& path) { return test::readText(path); }
-
-/// count x n matrix from a flat row-major vector, element by element (independent of the client's mapping).
-Eigen::MatrixXd fromFlat(const std::vector<double>& v, int count, int n) {
-  Eigen::MatrixXd m(count, n);
-  for (int k = 0; k < count; ++k) {
-    for (int j = 0; j < n; ++j) m(k, j) = v[static_cast<std::size_t>(k * n + j)];
-  }
-  return m;
-}
-
-::testing::AssertionResult close(const Eigen::MatrixXd& got, const Eigen::MatrixXd& want, double tol = 1e-12) {
-  if (got.rows() != want.rows() || got.cols() != want.cols()) {
-    return ::testing::AssertionFailure() << "shape " << got.rows() << "x" << got.cols() << " vs " << want.rows()
-                                         << "x" << want.cols();
-  }
-  for (Eigen::Index i = 0; i < got.rows(); ++i) {
-    for (Eigen::Index j = 0; j < got.cols(); ++j) {
-      if (!(std::abs(got(i, j) - want(i, j)) <= tol * std::max(1.0, std::abs(want(i, j))))) {
-        return ::testing::AssertionFailure() << "(" << i << ", " << j << "): " << got(i, j) << " vs core "
-                                             << want(i, j);
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 ClientOptions options(const std::string& target) {
   ClientOptions o;

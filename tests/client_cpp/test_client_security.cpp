@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "client_support.hpp"
 #include "denoc/client/client.hpp"
 #include "denoc/denoc.hpp"
 #include "server/server_process.hpp"
@@ -22,44 +23,15 @@ using client::ClientOptions;
 using client::Error;
 using nlohmann::json;
 using test::ChannelSetup;
+using test::close;
+using test::fromFlat;
+using test::kPanda;
+using test::kTip;
+using test::pandaModel;
 using test::ServerProcess;
 using test::TempDir;
 using test::TestCerts;
 using namespace std::chrono_literals;
-
-const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
-const std::string kTip = "panda_hand_tcp";
-
-Model pandaModel() {
-  UrdfOptions o;
-  o.tip_link = kTip;
-  return buildModelFromUrdfFile(kPanda, o);
-}
-
-Eigen::MatrixXd fromFlat(const std::vector<double>& v, int count, int n) {
-  Eigen::MatrixXd m(count, n);
-  for (int k = 0; k < count; ++k) {
-    for (int j = 0; j < n; ++j) m(k, j) = v[static_cast<std::size_t>(k * n + j)];
-  }
-  return m;
-}
-
-::testing::AssertionResult close(const Eigen::MatrixXd& got, const Eigen::MatrixXd& want,
-                                 double tol = 1e-12) {
-  if (got.rows() != want.rows() || got.cols() != want.cols()) {
-    return ::testing::AssertionFailure()
-           << "shape " << got.rows() << "x" << got.cols() << " vs " << want.rows() << "x" << want.cols();
-  }
-  for (Eigen::Index i = 0; i < got.rows(); ++i) {
-    for (Eigen::Index j = 0; j < got.cols(); ++j) {
-      if (!(std::abs(got(i, j) - want(i, j)) <= tol * std::max(1.0, std::abs(want(i, j))))) {
-        return ::testing::AssertionFailure()
-               << "(" << i << ", " << j << "): " << got(i, j) << " vs core " << want(i, j);
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 /// The status code of what f throws (OK when it throws nothing); other exceptions fail the test.
 template <typename F>
@@ -384,11 +356,7 @@ TEST_F(ClientTokens, ATokenMustBeVisibleAscii) {
 // ---------------------------------------------------------------------------------------------- the tool
 
 using Outcome = testing::ProcessOutcome;
-
-Outcome denoc(const TempDir& dir, const std::vector<std::string>& args) {
-  static int counter = 0;
-  return testing::runProcess(DENOC_CLI, args, dir.str("cli" + std::to_string(counter++)));
-}
+using test::runDenoc;
 
 TEST_F(ClientTokens, TheToolTakesTlsAndTokenFlags) {
   const auto server = start();
@@ -403,7 +371,7 @@ TEST_F(ClientTokens, TheToolTakesTlsAndTokenFlags) {
   const std::vector<std::string> alice = with({"--token", "token-of-alice"}, tls_flags);
 
   // register, then inverse dynamics of a states file: equal to the core
-  const Outcome reg = denoc(dir_, with({"register", kPanda, "--tip-link", kTip, "-q"}, alice));
+  const Outcome reg = runDenoc(dir_, with({"register", kPanda, "--tip-link", kTip, "-q"}, alice));
   ASSERT_EQ(reg.code, 0) << reg.err;
   const std::string id = reg.out.substr(0, reg.out.find('\n'));
   ASSERT_EQ(id.size(), 64u) << reg.out;
@@ -419,7 +387,7 @@ TEST_F(ClientTokens, TheToolTakesTlsAndTokenFlags) {
   }
   std::ofstream(dir_.str("states.json")) << states.dump();
   const Outcome idr =
-      denoc(dir_, with({"id", id, "--states", dir_.str("states.json"), "--format", "json"}, alice));
+      runDenoc(dir_, with({"id", id, "--states", dir_.str("states.json"), "--format", "json"}, alice));
   ASSERT_EQ(idr.code, 0) << idr.err;
   const json answer = json::parse(idr.out);
   EXPECT_EQ(answer.at("model_id"), id);
@@ -432,43 +400,43 @@ TEST_F(ClientTokens, TheToolTakesTlsAndTokenFlags) {
 
   // the token from a file (kept out of the process list)
   std::ofstream(dir_.str("alice.token")) << "token-of-alice\n";
-  const Outcome listed = denoc(dir_, with({"--token-file", dir_.str("alice.token"), "list"}, tls_flags));
+  const Outcome listed = runDenoc(dir_, with({"--token-file", dir_.str("alice.token"), "list"}, tls_flags));
   EXPECT_EQ(listed.code, 0) << listed.err;
   EXPECT_NE(listed.out.find(id), std::string::npos) << listed.out;
 
   // no token, an unknown one: UNAUTHENTICATED, exit 1
   for (const auto& args :
        {with({"list"}, tls_flags), with({"--token", "token-of-mallory", "get", id}, tls_flags)}) {
-    const Outcome r = denoc(dir_, args);
+    const Outcome r = runDenoc(dir_, args);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_NE(r.err.find("UNAUTHENTICATED"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("token-of-mallory"), std::string::npos) << "the token was echoed: " << r.err;
   }
 
   // bob may not delete alice's model: PERMISSION_DENIED, exit 1; alice may
-  const Outcome denied = denoc(dir_, with({"--token", "token-of-bob", "delete", id}, tls_flags));
+  const Outcome denied = runDenoc(dir_, with({"--token", "token-of-bob", "delete", id}, tls_flags));
   EXPECT_EQ(denied.code, 1) << denied.err;
   EXPECT_NE(denied.err.find("DeleteModel: PERMISSION_DENIED"), std::string::npos) << denied.err;
-  const Outcome deleted = denoc(dir_, with({"delete", id}, alice));
+  const Outcome deleted = runDenoc(dir_, with({"delete", id}, alice));
   EXPECT_EQ(deleted.code, 0) << deleted.err;
 
   // without the client certificate: the handshake fails, UNAVAILABLE, exit 1
-  const Outcome nocert = denoc(
+  const Outcome nocert = runDenoc(
       dir_, {"--server", server->address(), "--tls-ca", certs_->ca, "--token", "token-of-alice", "list"});
   EXPECT_EQ(nocert.code, 1) << nocert.err;
   EXPECT_NE(nocert.err.find("UNAVAILABLE"), std::string::npos) << nocert.err;
 
   // bad flags: exit 2 with a message naming them
-  const Outcome half = denoc(dir_, {"--server", server->address(), "--tls-ca", certs_->ca, "--tls-cert",
+  const Outcome half = runDenoc(dir_, {"--server", server->address(), "--tls-ca", certs_->ca, "--tls-cert",
                                     certs_->client_cert, "list"});
   EXPECT_EQ(half.code, 2) << half.err;
   EXPECT_NE(half.err.find("--tls-key"), std::string::npos) << half.err;
   std::ofstream(dir_.str("server-style.token")) << "alice token-of-alice\n";
-  const Outcome two = denoc(dir_, with({"--token-file", dir_.str("server-style.token"), "list"}, tls_flags));
+  const Outcome two = runDenoc(dir_, with({"--token-file", dir_.str("server-style.token"), "list"}, tls_flags));
   EXPECT_EQ(two.code, 2) << two.err;
   EXPECT_NE(two.err.find("--token-file"), std::string::npos) << two.err;
   EXPECT_EQ(two.err.find("token-of-alice"), std::string::npos) << "the token was echoed: " << two.err;
-  const Outcome both = denoc(dir_, with({"--token-file", dir_.str("alice.token"), "list"}, alice));
+  const Outcome both = runDenoc(dir_, with({"--token-file", dir_.str("alice.token"), "list"}, alice));
   EXPECT_EQ(both.code, 2) << both.err;
   EXPECT_NE(both.err.find("not both"), std::string::npos) << both.err;
 }
@@ -476,10 +444,10 @@ TEST_F(ClientTokens, TheToolTakesTlsAndTokenFlags) {
 TEST_F(ClientSecurity, TheToolsServerNameOverride) {
   ServerProcess server(dir_.str(), dir_.str("store"), serverTls(certs_->dns_only_cert, certs_->dns_only_key),
                        "server", harness(false));
-  const Outcome plain = denoc(dir_, {"--server", server.address(), "--tls-ca", certs_->ca, "list"});
+  const Outcome plain = runDenoc(dir_, {"--server", server.address(), "--tls-ca", certs_->ca, "list"});
   EXPECT_EQ(plain.code, 1) << plain.err;
   EXPECT_NE(plain.err.find("UNAVAILABLE"), std::string::npos) << plain.err;
-  const Outcome named = denoc(
+  const Outcome named = runDenoc(
       dir_, {"--server", server.address(), "--tls-ca", certs_->ca, "--tls-server-name", "localhost", "list"});
   EXPECT_EQ(named.code, 0) << named.err;
   EXPECT_NE(named.out.find("stanford_arm"), std::string::npos) << named.out;
