@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
@@ -26,6 +27,7 @@ REPO = PACKAGE_ROOT.parent.parent
 SHARED_MODELS = Path(os.environ.get("DENOC_SHARED_MODELS", REPO.parent / "shared" / "models"))
 PANDA_HAND = SHARED_MODELS / "panda_hand.urdf"
 PANDA_TIP = "panda_hand_tcp"
+RTOL = 1e-12  # relative tolerance of the client's answers against the core's (via the CLI)
 
 sys.path.insert(0, str(PACKAGE_ROOT))
 # an idle gRPC client notices a server's GOAWAY at its backup poll (5 s by default), which a stopping denocd
@@ -118,3 +120,13 @@ def run_cli(command: str, model: Path, states: list, tmp_path: Path, *extra: str
     result = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["states"]
+
+
+def close(actual, expected, what):
+    """The arrays have the same shape and agree to RTOL relative to the largest expected value (at least 1)."""
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape, what
+    scale = max(1.0, float(np.max(np.abs(expected))))
+    err = float(np.max(np.abs(actual - expected)))
+    assert err <= RTOL * scale, f"{what}: max |error| {err:.3e} above {RTOL} x {scale:.3e}"

@@ -15,20 +15,10 @@ import pytest
 
 import denoc
 from certs import make_certs
-from conftest import PACKAGE_ROOT, PANDA_HAND, PANDA_TIP, REPO, _executable, run_cli
+from conftest import PACKAGE_ROOT, PANDA_HAND, PANDA_TIP, REPO, _executable, close, run_cli
 
-RTOL = 1e-12
 STANFORD = REPO / "examples" / "models" / "stanford_arm.json"
 TOKENS = "# test tokens\nalice token-of-alice\nbob token-of-bob\n"
-
-
-def close(actual, expected, what):
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    assert actual.shape == expected.shape, what
-    scale = max(1.0, float(np.max(np.abs(expected))))
-    err = float(np.max(np.abs(actual - expected)))
-    assert err <= RTOL * scale, f"{what}: max |error| {err:.3e} above {RTOL} x {scale:.3e}"
 
 
 def as_json(**arrays):

@@ -6,19 +6,9 @@ import numpy as np
 import pytest
 
 import denoc
-from conftest import PANDA_HAND, PANDA_TIP, run_cli
+from conftest import PANDA_HAND, PANDA_TIP, close, run_cli
 
-RTOL = 1e-12
 COUNT = 100
-
-
-def close(actual, expected, what):
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    assert actual.shape == expected.shape, what
-    scale = max(1.0, float(np.max(np.abs(expected))))
-    err = float(np.max(np.abs(actual - expected)))
-    assert err <= RTOL * scale, f"{what}: max |error| {err:.3e} above {RTOL} x {scale:.3e}"
 
 
 @pytest.fixture(scope="module")
