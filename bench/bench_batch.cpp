@@ -54,11 +54,12 @@ void run(Op op, BatchPool* pool, Input& in, Data& data) {
   if (pool) {
     switch (op) {
       case Op::Id:
-        denoc::inverseDynamicsBatch(*pool, in.model, in.count, in.q.data(), in.qd.data(), in.u.data(), in.out.data());
+        denoc::inverseDynamicsBatch(*pool, in.model, in.count, in.q.data(), in.qd.data(), in.u.data(),
+                                    in.out.data());
         break;
       case Op::Fd:
-        denoc::forwardDynamicsBatch(*pool, in.model, denoc::ForwardRoute::Saha, in.count, in.q.data(), in.qd.data(),
-                                    in.u.data(), in.out.data());
+        denoc::forwardDynamicsBatch(*pool, in.model, denoc::ForwardRoute::Saha, in.count, in.q.data(),
+                                    in.qd.data(), in.u.data(), in.out.data());
         break;
       case Op::FullFactor: {
         denoc::FullFactorBatchOutput o;
@@ -102,7 +103,8 @@ void run(Op op, BatchPool* pool, Input& in, Data& data) {
   }
 }
 
-void bmBatch(benchmark::State& state, Op op, const denoc::ModelSpec* spec, unsigned threads, std::size_t count) {
+void bmBatch(benchmark::State& state, Op op, const denoc::ModelSpec* spec, unsigned threads,
+             std::size_t count) {
   Input in = makeInput(*spec, count);
   Data data(*in.model);
   std::unique_ptr<BatchPool> pool = threads == 0 ? nullptr : std::make_unique<BatchPool>(threads);
@@ -113,8 +115,9 @@ void bmBatch(benchmark::State& state, Op op, const denoc::ModelSpec* spec, unsig
   }
   state.counters["states"] = static_cast<double>(count);
   state.counters["dof"] = in.model->n;
-  state.counters["ns_per_state"] = benchmark::Counter(
-      static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_state"] =
+      benchmark::Counter(static_cast<double>(count),
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 }  // namespace
@@ -134,8 +137,8 @@ int main(int argc, char** argv) {
                                 std::size_t{1024}, std::size_t{4096}}) {
         if (spec == &chain48 && count < 64) continue;
         for (unsigned threads : {0u, 1u, 2u}) {
-          const std::string name = std::string("Batch/") + o.name + "/" + spec->name + "/threads:" +
-                                   std::to_string(threads) + "/count:" + std::to_string(count);
+          const std::string name = std::string("Batch/") + o.name + "/" + spec->name +
+                                   "/threads:" + std::to_string(threads) + "/count:" + std::to_string(count);
           benchmark::RegisterBenchmark(name.c_str(), bmBatch, o.op, spec, threads, count)->UseRealTime();
         }
       }

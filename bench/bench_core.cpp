@@ -7,8 +7,8 @@
 //   UDU         U D U^T factors, U not formed  denoc::computeUDU(.., false)  -
 //   FD          O(n) forward dynamics          denoc::forwardDynamics (Saha) KDL ChainHdSolver_Vereshchagin
 //   FDChol      I(q) + Cholesky forward dyn.   denoc::forwardDynamicsCholesky KDL ChainFdSolver_RNE
-//   Minv        I(q)^-1                        denoc::computeInverseInertia  JntToMass + Eigen LLT, solved for 1
-//   FDFixman    O(n) forward dynamics (Fixman) denoc::forwardDynamicsFixman  -
+//   Minv        I(q)^-1                        denoc::computeInverseInertia  JntToMass + Eigen LLT, solved
+//   for 1 FDFixman    O(n) forward dynamics (Fixman) denoc::forwardDynamicsFixman  -
 // KDL has no factorization or inverse of its own: its equivalents are JntToMass followed by Eigen's dense
 // LDL^T (pivoted, the usual way to factor I(q)) and by Eigen's Cholesky solved for the identity, with the
 // decompositions and the result allocated once outside the timing loop.
@@ -20,6 +20,7 @@
 // one state (the run aborts if they disagree).
 #include <benchmark/benchmark.h>
 
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <cstdio>
 #include <kdl/chain.hpp>
@@ -29,8 +30,6 @@
 #include <kdl/chainidsolver_recursive_newton_euler.hpp>
 #include <kdl/jacobian.hpp>
 #include <kdl/jntspaceinertiamatrix.hpp>
-
-#include <Eigen/Cholesky>
 #include <memory>
 #include <numbers>
 #include <random>
@@ -40,8 +39,8 @@
 
 #include "denoc/algorithm/fixman.hpp"
 #include "denoc/denoc.hpp"
-#include "models.hpp"
 #include "kdl_compact.hpp"
+#include "models.hpp"
 #include "support/kdl_chain.hpp"
 
 namespace {

@@ -34,7 +34,8 @@ using denoc::Model;
 denoc::ModelSpec peersChain(int n) {
   denoc::ModelSpec spec;
   spec.name = "chain" + std::to_string(n);
-  const Eigen::Vector3d axes[3] = {Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitY(), Eigen::Vector3d::UnitX()};
+  const Eigen::Vector3d axes[3] = {Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitY(),
+                                   Eigen::Vector3d::UnitX()};
   for (int i = 0; i < n; ++i) {
     denoc::JointSpec j;
     j.name = "joint" + std::to_string(i + 1);
@@ -69,19 +70,21 @@ struct States {
   }
 };
 
-template <typename F> void registerRoute(const std::string& name, int n, F body) {
-  benchmark::RegisterBenchmark((name + "/chain" + std::to_string(n)).c_str(), [n, body](benchmark::State& st) {
-    const Model model = denoc::buildModel(peersChain(n));
-    Data data(model);
-    const States s(n);
-    Eigen::VectorXd x(n);
-    std::size_t k = 0;
-    for (auto _ : st) {
-      body(model, data, s.q[k], s.qd[k], s.tau[k], x);
-      k = (k + 1) & 63u;
-    }
-    st.counters["dof"] = n;
-  });
+template <typename F>
+void registerRoute(const std::string& name, int n, F body) {
+  benchmark::RegisterBenchmark((name + "/chain" + std::to_string(n)).c_str(),
+                               [n, body](benchmark::State& st) {
+                                 const Model model = denoc::buildModel(peersChain(n));
+                                 Data data(model);
+                                 const States s(n);
+                                 Eigen::VectorXd x(n);
+                                 std::size_t k = 0;
+                                 for (auto _ : st) {
+                                   body(model, data, s.q[k], s.qd[k], s.tau[k], x);
+                                   k = (k + 1) & 63u;
+                                 }
+                                 st.counters["dof"] = n;
+                               });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// States per second of batched inverse dynamics through the C++ client: the Panda (examples/models/panda.urdf),
-// a 1000-state batch, 20 calls per round. Usage: denoc_client_throughput HOST:PORT URDF [ROUNDS]
-// Prints one line per round; bench/client_throughput.sh runs it beside the Python client on one server.
+// States per second of batched inverse dynamics through the C++ client: the Panda
+// (examples/models/panda.urdf), a 1000-state batch, 20 calls per round. Usage: denoc_client_throughput
+// HOST:PORT URDF [ROUNDS] Prints one line per round; bench/client_throughput.sh runs it beside the Python
+// client on one server.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -226,16 +226,19 @@ int main() {
     const Runner fd = [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
       denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
     };
-    const Runner fd_given_phi = [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+    const Runner fd_given_phi = [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd,
+                                   const CVecX& u) {
       denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
       const OpCounts all = denoc::testing::opCounts();
       denoc::testing::resetOpCounts();
       denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
       denoc::testing::opCounts() = all - denoc::testing::opCounts();
     };
-    std::cout << "\nMultiplications and divisions per DOF, ours beside the papers' (Saha 1999, Tables 1 and 2):\n\n";
-    std::cout << "| n | inverse dynamics | 120n - 44 | O(n) forward dynamics | of it given phi | 201n - 335 |\n"
-                 "|---|---|---|---|---|---|\n";
+    std::cout << "\nMultiplications and divisions per DOF, ours beside the papers' (Saha 1999, Tables 1 and "
+                 "2):\n\n";
+    std::cout
+        << "| n | inverse dynamics | 120n - 44 | O(n) forward dynamics | of it given phi | 201n - 335 |\n"
+           "|---|---|---|---|---|---|\n";
     for (int n : {6, 7, 12, 24, 40}) {
       char row[200];
       std::snprintf(row, sizeof row, "| %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", n, perDof(id, n),

@@ -10,19 +10,18 @@
 //   callgrind_annotate cg.out | head -40
 // Prints the sum of the results (so that nothing is optimised away) and the instructions per call are
 // callgrind's total divided by CALLS (set-up costs a few hundred thousand instructions).
+#include <Eigen/Cholesky>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
-#include <string>
-#include <vector>
-
-#include <Eigen/Cholesky>
 #include <kdl/chaindynparam.hpp>
 #include <kdl/chainfdsolver_recursive_newton_euler.hpp>
 #include <kdl/chainhdsolver_vereshchagin.hpp>
 #include <kdl/chainidsolver_recursive_newton_euler.hpp>
 #include <kdl/jacobian.hpp>
 #include <kdl/jntspaceinertiamatrix.hpp>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "denoc/algorithm/fixman.hpp"
 #include "denoc/denoc.hpp"
@@ -62,8 +61,9 @@ int main(int argc, char** argv) {
       x[k][i] = u(rng);
     }
   }
-  const std::vector<std::string> names = {"id",     "m",      "ff",     "udu",    "fd",       "chol",    "minv",
-                                         "fixman", "kdl-id", "kdl-m",  "kdl-ff", "kdl-fd", "kdl-chol", "kdl-minv"};
+  const std::vector<std::string> names = {"id",     "m",      "ff",       "udu",     "fd",
+                                          "chol",   "minv",   "fixman",   "kdl-id",  "kdl-m",
+                                          "kdl-ff", "kdl-fd", "kdl-chol", "kdl-minv"};
   int a = 0;
   while (a < static_cast<int>(names.size()) && names[static_cast<std::size_t>(a)] != algo) ++a;
   if (a == static_cast<int>(names.size())) {

@@ -54,9 +54,10 @@ void planarFreeFall(const std::string& dir) {
     for (int j = 0; j < 3; ++j) out << ',' << r.qd(k, j);
     out << ',' << r.kinetic[k] << ',' << r.potential[k] << ',' << r.energy[k] << '\n';
   }
-  std::printf("planar_free_fall.csv: %ld samples, %ld steps (%ld rejected), energy drift %.2e of max kinetic\n",
-              static_cast<long>(r.t.size()), static_cast<long>(r.stats.steps), static_cast<long>(r.stats.rejected),
-              maxDrift(r));
+  std::printf(
+      "planar_free_fall.csv: %ld samples, %ld steps (%ld rejected), energy drift %.2e of max kinetic\n",
+      static_cast<long>(r.t.size()), static_cast<long>(r.stats.steps), static_cast<long>(r.stats.rejected),
+      maxDrift(r));
 }
 
 void stanfordTorques(const std::string& dir) {
@@ -147,10 +148,11 @@ void measure(const char* name, const Model& model) {
       best = std::min(best, s);
     }
     const double steps = static_cast<double>(stats.steps + stats.rejected);
-    std::printf("%-14s n=%d %-16s %8ld steps in %.3f s: %10.0f steps/s, %10.0f FD evaluations/s (%.2f us each)\n",
-                name, model.n, integrator == Integrator::RK4 ? "RK4 h=1e-4" : "DOPRI5 tol=1e-9",
-                static_cast<long>(steps), best, steps / best, static_cast<double>(stats.evaluations) / best,
-                1e6 * best / static_cast<double>(stats.evaluations));
+    std::printf(
+        "%-14s n=%d %-16s %8ld steps in %.3f s: %10.0f steps/s, %10.0f FD evaluations/s (%.2f us each)\n",
+        name, model.n, integrator == Integrator::RK4 ? "RK4 h=1e-4" : "DOPRI5 tol=1e-9",
+        static_cast<long>(steps), best, steps / best, static_cast<double>(stats.evaluations) / best,
+        1e6 * best / static_cast<double>(stats.evaluations));
   }
 }
 

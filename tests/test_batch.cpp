@@ -29,7 +29,8 @@ std::shared_ptr<const Model> makeModel(const ModelSpec& spec) {
 /// A random chain with a prismatic joint and armature on some joints.
 std::shared_ptr<const Model> randomModel(int n, std::uint32_t seed) {
   ModelSpec spec = testing::randomChainSpec(n, seed, 0.3);
-  for (std::size_t i = 0; i < spec.joints.size(); i += 2) spec.joints[i].armature = 0.05 * static_cast<double>(i + 1);
+  for (std::size_t i = 0; i < spec.joints.size(); i += 2)
+    spec.joints[i].armature = 0.05 * static_cast<double>(i + 1);
   return makeModel(spec);
 }
 
@@ -61,7 +62,8 @@ using CMap = Eigen::Map<const Eigen::VectorXd>;
 
 /// Bitwise equality of two arrays (NaN-safe, and -0 differs from +0).
 ::testing::AssertionResult sameBits(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
+  if (a.size() != b.size())
+    return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
       return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
@@ -84,7 +86,8 @@ std::vector<double> referenceId(const Model& m, const States& s, bool wrench) {
     const std::size_t o = k * static_cast<std::size_t>(m.n);
     const CMap q(s.q.data() + o, m.n), qd(s.qd.data() + o, m.n), qdd(s.u.data() + o, m.n);
     Eigen::Map<Eigen::VectorXd>(tau.data() + o, m.n) =
-        wrench ? inverseDynamics(m, d, q, qd, qdd, Eigen::Map<const Eigen::Matrix<double, 6, 1>>(s.wrench.data() + 6 * k))
+        wrench ? inverseDynamics(m, d, q, qd, qdd,
+                                 Eigen::Map<const Eigen::Matrix<double, 6, 1>>(s.wrench.data() + 6 * k))
                : inverseDynamics(m, d, q, qd, qdd);
   }
   return tau;
@@ -171,7 +174,8 @@ void expectBatchesMatch(BatchPool& pool, const std::shared_ptr<const Model>& mod
   for (bool wrench : {false, true}) {
     inverseDynamicsBatch(pool, model, count, s.q.data(), s.qd.data(), s.u.data(), out.data(),
                          wrench ? s.wrench.data() : nullptr, grain);
-    EXPECT_TRUE(sameBits(out, referenceId(m, s, wrench))) << "inverse dynamics, wrench " << wrench << ", " << what;
+    EXPECT_TRUE(sameBits(out, referenceId(m, s, wrench)))
+        << "inverse dynamics, wrench " << wrench << ", " << what;
   }
   for (ForwardRoute route : {ForwardRoute::Saha, ForwardRoute::Cholesky, ForwardRoute::Fixman}) {
     forwardDynamicsBatch(pool, model, route, count, s.q.data(), s.qd.data(), s.u.data(), out.data(), grain);
@@ -202,8 +206,8 @@ TEST(Batch, PoolSize) {
 }
 
 TEST(Batch, EqualsSingleStateCallsBitForBit) {
-  const std::vector<std::shared_ptr<const Model>> models = {
-      makeModel(specFromDH(stanfordArmDH())), randomModel(7, 11), randomModel(30, 12)};
+  const std::vector<std::shared_ptr<const Model>> models = {makeModel(specFromDH(stanfordArmDH())),
+                                                            randomModel(7, 11), randomModel(30, 12)};
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
     BatchPool pool(threads);
     for (const auto& model : models) {
@@ -249,8 +253,8 @@ TEST(Batch, SeveralThreadsShareOnePool) {
       const States& s = states[k];
       std::vector<double> qdd(s.q.size());
       for (int round = 0; round < 40; ++round) {
-        forwardDynamicsBatch(pool, models[k], ForwardRoute::Saha, s.count, s.q.data(), s.qd.data(), s.u.data(),
-                             qdd.data(), 1 + static_cast<std::size_t>(round % 7));
+        forwardDynamicsBatch(pool, models[k], ForwardRoute::Saha, s.count, s.q.data(), s.qd.data(),
+                             s.u.data(), qdd.data(), 1 + static_cast<std::size_t>(round % 7));
         if (!sameBits(qdd, expected[k])) ++mismatches[static_cast<std::size_t>(t)];
       }
     });
@@ -292,10 +296,13 @@ TEST(Batch, NullArgumentsAreRefused) {
   BatchPool pool(2);
   const auto model = randomModel(4, 5);
   std::vector<double> a(8), b(8);
-  EXPECT_THROW(inverseDynamicsBatch(pool, nullptr, 2, a.data(), a.data(), a.data(), b.data()), std::invalid_argument);
-  EXPECT_THROW(inverseDynamicsBatch(pool, model, 2, nullptr, a.data(), a.data(), b.data()), std::invalid_argument);
-  EXPECT_THROW(forwardDynamicsBatch(pool, model, ForwardRoute::Saha, 2, a.data(), a.data(), a.data(), nullptr),
+  EXPECT_THROW(inverseDynamicsBatch(pool, nullptr, 2, a.data(), a.data(), a.data(), b.data()),
                std::invalid_argument);
+  EXPECT_THROW(inverseDynamicsBatch(pool, model, 2, nullptr, a.data(), a.data(), b.data()),
+               std::invalid_argument);
+  EXPECT_THROW(
+      forwardDynamicsBatch(pool, model, ForwardRoute::Saha, 2, a.data(), a.data(), a.data(), nullptr),
+      std::invalid_argument);
   FullFactorBatchOutput out;
   EXPECT_THROW(fullFactorBatch(pool, model, 2, a.data(), nullptr, out), std::invalid_argument);
   // count 0 needs no arrays at all

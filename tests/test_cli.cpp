@@ -423,8 +423,11 @@ TEST(Cli, TorquesAlongEq39EqualTheCoresTorqueHistory) {
     const auto ki = static_cast<Eigen::Index>(k);
     EXPECT_EQ(csv.rows[k][0], want.t[ki]);
     for (int j = 0; j < 6; ++j) {
-      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(csv.column(std::string("q").append(std::to_string(j))))], want.q(ki, j));
-      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(csv.column(std::string("tau").append(std::to_string(j))))], want.tau(ki, j))
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(csv.column(std::string("q").append(std::to_string(j))))],
+                want.q(ki, j));
+      EXPECT_EQ(
+          csv.rows[k][static_cast<std::size_t>(csv.column(std::string("tau").append(std::to_string(j))))],
+          want.tau(ki, j))
           << "t = " << want.t[ki] << ", joint " << j;
     }
   }

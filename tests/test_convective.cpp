@@ -51,8 +51,7 @@ Eigen::MatrixXd christoffel(const std::vector<Eigen::MatrixXd>& dI, const Eigen:
   Eigen::MatrixXd C = Eigen::MatrixXd::Zero(n, n);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      for (int k = 0; k < n; ++k)
-        C(i, j) += 0.5 * (dI[k](i, j) + dI[j](i, k) - dI[i](j, k)) * qd[k];
+      for (int k = 0; k < n; ++k) C(i, j) += 0.5 * (dI[k](i, j) + dI[j](i, k) - dI[i](j, k)) * qd[k];
   return C;
 }
 
@@ -208,8 +207,9 @@ TEST(ConvectiveClosedForm, Planar2R) {
   EXPECT_LT((C * qd - expected).norm(), 1e-13);
   // gravity: g = [(m1 lc1 + m2 l1) g c1 + m2 lc2 g c12; m2 lc2 g c12]
   const double gr = 9.81;
-  const Eigen::Vector2d g_expected((m1 * lc1 + m2 * l1) * gr * std::cos(q[0]) + m2 * lc2 * gr * std::cos(q[0] + q[1]),
-                                   m2 * lc2 * gr * std::cos(q[0] + q[1]));
+  const Eigen::Vector2d g_expected(
+      (m1 * lc1 + m2 * l1) * gr * std::cos(q[0]) + m2 * lc2 * gr * std::cos(q[0] + q[1]),
+      m2 * lc2 * gr * std::cos(q[0] + q[1]));
   EXPECT_LT((computeGravity(model, data, q) - g_expected).norm(), 1e-12);
 }
 

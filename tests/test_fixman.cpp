@@ -7,9 +7,9 @@
 // inside a section run with set_is_malloc_allowed(false) fails the test. Must precede every Eigen include.
 #define EIGEN_RUNTIME_NO_MALLOC
 #include <stdexcept>
-#define eigen_assert(x)                                                              \
-  do {                                                                               \
-    if (!(x)) throw std::runtime_error("Eigen assertion failed: " #x);               \
+#define eigen_assert(x)                                                \
+  do {                                                                 \
+    if (!(x)) throw std::runtime_error("Eigen assertion failed: " #x); \
   } while (false)
 
 #include <gtest/gtest.h>

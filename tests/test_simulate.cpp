@@ -65,7 +65,9 @@ Eigen::VectorXd vec(std::initializer_list<double> v) {
 }
 
 /// The Stanford arm's initial state for the free-fall tests: from rest, away from singular poses.
-Eigen::VectorXd stanfordStart() { return vec({10 * kDeg, 60 * kDeg, 0.05, 30 * kDeg, 45 * kDeg, -20 * kDeg}); }
+Eigen::VectorXd stanfordStart() {
+  return vec({10 * kDeg, 60 * kDeg, 0.05, 30 * kDeg, 45 * kDeg, -20 * kDeg});
+}
 
 /// Energy drift as reported by the tests: max_t |E(t) - E(0)| / max_t T(t), i.e. relative to the largest
 /// kinetic energy reached (E(0) can be zero: the planar arm starts at rest at the level of its base).
@@ -422,7 +424,8 @@ TEST(Simulate, WorkOfAppliedTorquesEqualsEnergyChange) {
   std::vector<TorqueInput> inputs;
   inputs.push_back(TorqueInput::constant(vec({1.0, -2.0, 3.0, 0.1, -0.2, 0.05})));
   inputs.push_back(TorqueInput::piecewiseLinear(
-      {0.25, 0.5, 1.2}, {vec({2, 10, 5, 0.5, 0.1, 0}), vec({-3, 40, 40, -0.5, 0.3, 0.2}), vec({0, 0, 0, 0, 0, 0})}));
+      {0.25, 0.5, 1.2},
+      {vec({2, 10, 5, 0.5, 0.1, 0}), vec({-3, 40, 40, -0.5, 0.3, 0.2}), vec({0, 0, 0, 0, 0, 0})}));
   for (const TorqueInput& input : inputs) {
     SimulationOptions o;
     o.t_end = 1.5;
@@ -443,7 +446,8 @@ TEST(Simulate, WorkOfAppliedTorquesEqualsEnergyChange) {
 }
 
 TEST(TorqueInputTest, PiecewiseLinearAtAndBetweenKnots) {
-  const TorqueInput in = TorqueInput::piecewiseLinear({1.0, 2.0, 4.0}, {vec({0, 10}), vec({2, -10}), vec({6, 0})});
+  const TorqueInput in =
+      TorqueInput::piecewiseLinear({1.0, 2.0, 4.0}, {vec({0, 10}), vec({2, -10}), vec({6, 0})});
   EXPECT_EQ(in.kind(), TorqueInput::Kind::PiecewiseLinear);
   EXPECT_EQ(in.size(), 2);
   Eigen::VectorXd tau(2);
@@ -458,9 +462,9 @@ TEST(TorqueInputTest, PiecewiseLinearAtAndBetweenKnots) {
   EXPECT_TRUE(at(1.25).isApprox(vec({0.5, 5}), 1e-15));
   EXPECT_TRUE(at(3.0).isApprox(vec({4, -5}), 1e-15));
   EXPECT_TRUE(at(3.5).isApprox(vec({5, -2.5}), 1e-15));
-  EXPECT_EQ(at(0.0), vec({0, 10}));   // before the first knot: its value
+  EXPECT_EQ(at(0.0), vec({0, 10}));  // before the first knot: its value
   EXPECT_EQ(at(-5.0), vec({0, 10}));
-  EXPECT_EQ(at(7.0), vec({6, 0}));    // after the last knot: held
+  EXPECT_EQ(at(7.0), vec({6, 0}));  // after the last knot: held
   const TorqueInput single = TorqueInput::piecewiseLinear({0.5}, {vec({3, 4})});
   single.evaluate(0.1, tau);
   EXPECT_EQ(tau, vec({3, 4}));
@@ -477,7 +481,11 @@ TEST(TorqueInputTest, PiecewiseLinearAtAndBetweenKnots) {
   expectInvalid([] { TorqueInput::piecewiseLinear({}, {}); }, "torque.times");
   expectInvalid([] { TorqueInput::piecewiseLinear({1.0, 1.0}, {vec({1}), vec({2})}); }, "torque.times[1]");
   expectInvalid([] { TorqueInput::piecewiseLinear({1.0, 2.0}, {vec({1})}); }, "torque.values");
-  expectInvalid([] { TorqueInput::piecewiseLinear({1.0, 2.0}, {vec({1}), vec({1, 2})}); }, "torque.values[1]");
+  expectInvalid(
+      [] {
+        TorqueInput::piecewiseLinear({1.0, 2.0}, {vec({1}), vec({1, 2})});
+      },
+      "torque.values[1]");
   expectInvalid([] { TorqueInput::piecewiseLinear({1.0, NAN}, {vec({1}), vec({2})}); }, "torque.times[1]");
   expectInvalid([] { TorqueInput::constant(vec({1, INFINITY})); }, "torque[1]");
 }
@@ -539,13 +547,14 @@ TEST(Simulate, StreamingCallbackCanStopEarly) {
   o.t_end = 10.0;
   o.dt_out = 0.1;
   std::vector<double> seen;
-  const SimulationStats stats = sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample& s) {
-    EXPECT_EQ(s.index, seen.size());
-    EXPECT_DOUBLE_EQ(s.energy, s.kinetic + s.potential);
-    EXPECT_EQ(s.q.size(), 3);
-    seen.push_back(s.t);
-    return seen.size() < 5;
-  });
+  const SimulationStats stats =
+      sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample& s) {
+        EXPECT_EQ(s.index, seen.size());
+        EXPECT_DOUBLE_EQ(s.energy, s.kinetic + s.potential);
+        EXPECT_EQ(s.q.size(), 3);
+        seen.push_back(s.t);
+        return seen.size() < 5;
+      });
   EXPECT_TRUE(stats.stopped_early);
   EXPECT_EQ(stats.samples, 5u);
   EXPECT_EQ(seen.size(), 5u);
@@ -559,7 +568,8 @@ TEST(Simulate, StreamingCallbackCanStopEarly) {
 }
 
 TEST(Simulate, KeepGoingStopsBetweenSamples) {
-  // one sample after t = 0, 10,000 RK4 steps away; keep_going says stop at its 4th poll (steps 0, 64, 128, 192)
+  // one sample after t = 0, 10,000 RK4 steps away; keep_going says stop at its 4th poll (steps 0, 64, 128,
+  // 192)
   const Model model = buildModelFromDH(planarArmDH());
   Simulator sim(model);
   SimulationOptions o;
@@ -570,10 +580,11 @@ TEST(Simulate, KeepGoingStopsBetweenSamples) {
   int polls = 0;
   o.keep_going = [&] { return ++polls < 4; };
   int samples = 0;
-  const SimulationStats stats = sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample&) {
-    ++samples;
-    return true;
-  });
+  const SimulationStats stats =
+      sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample&) {
+        ++samples;
+        return true;
+      });
   EXPECT_TRUE(stats.stopped_early);
   EXPECT_EQ(polls, 4);
   EXPECT_EQ(stats.steps, 3 * 64);
@@ -601,7 +612,8 @@ TEST(Simulate, RK4AndDormandPrinceAgree) {
   o.dt_out = 0.5;
   o.damping = Eigen::VectorXd::Constant(6, 0.1);
   const Eigen::VectorXd peak = vec({5.0, 5.0, 5.0, 0.2, 0.05, 0.02});  // N m, N: about the gravity torques
-  o.torque = TorqueInput::piecewiseLinear({0.0, 1.0, 2.0}, {Eigen::VectorXd::Zero(6), peak, Eigen::VectorXd::Zero(6)});
+  o.torque = TorqueInput::piecewiseLinear({0.0, 1.0, 2.0},
+                                          {Eigen::VectorXd::Zero(6), peak, Eigen::VectorXd::Zero(6)});
   o.rtol = o.atol = 1e-12;
   const SimulationResult a = simulate(model, stanfordStart(), Eigen::VectorXd::Zero(6), o);
   o.integrator = Integrator::RK4;
@@ -619,8 +631,9 @@ TEST(Simulate, RunsWithoutHeapAllocation) {
   o.t_end = 0.5;
   o.dt_out = 0.01;
   o.damping = Eigen::VectorXd::Constant(6, 0.1);
-  o.torque = TorqueInput::piecewiseLinear({0.0, 0.2, 0.4}, {Eigen::VectorXd::Zero(6), Eigen::VectorXd::Constant(6, 0.1),
-                                                           Eigen::VectorXd::Zero(6)});
+  o.torque = TorqueInput::piecewiseLinear(
+      {0.0, 0.2, 0.4},
+      {Eigen::VectorXd::Zero(6), Eigen::VectorXd::Constant(6, 0.1), Eigen::VectorXd::Zero(6)});
   const Eigen::VectorXd q0 = stanfordStart();
   const Eigen::VectorXd qd0 = Eigen::VectorXd::Zero(6);
   double sum = 0.0;
@@ -654,7 +667,9 @@ TEST(Simulate, ValidationNamesTheField) {
   const Model model = buildModelFromDH(planarArmDH());
   const Eigen::VectorXd z = Eigen::VectorXd::Zero(3);
   const auto run = [&](const SimulationOptions& o, const Eigen::VectorXd& q0 = Eigen::VectorXd::Zero(3),
-                       const Eigen::VectorXd& qd0 = Eigen::VectorXd::Zero(3)) { simulate(model, q0, qd0, o); };
+                       const Eigen::VectorXd& qd0 = Eigen::VectorXd::Zero(3)) {
+    simulate(model, q0, qd0, o);
+  };
   const SimulationOptions ok;
   expectInvalid([&] { run(ok, Eigen::VectorXd::Zero(2)); }, "q0");
   expectInvalid([&] { run(ok, z, vec({0, NAN, 0})); }, "qd0[1]");
@@ -682,7 +697,11 @@ TEST(Simulate, ValidationNamesTheField) {
   with([](SimulationOptions& o) { o.damping = vec({1, 1}); }, "damping");
   with([](SimulationOptions& o) { o.damping = vec({1, -1, 1}); }, "damping[1]");
   with([](SimulationOptions& o) { o.torque = TorqueInput::constant(vec({1, 2})); }, "torque");
-  with([](SimulationOptions& o) { o.torque = TorqueInput::piecewiseLinear({0.0}, {vec({1, 2, 3, 4})}); }, "torque");
+  with(
+      [](SimulationOptions& o) {
+        o.torque = TorqueInput::piecewiseLinear({0.0}, {vec({1, 2, 3, 4})});
+      },
+      "torque");
   EXPECT_NO_THROW(run(ok));
 }
 
@@ -764,10 +783,10 @@ TEST(Trajectory, Eq39TorquesAreConsistent) {
   EXPECT_NEAR(work, energy[energy.size() - 1] - energy[0], 1e-6 * std::abs(work));
   // at rest at both ends the torques are the gravity torques
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(6);
-  EXPECT_LT((h.tau.row(0).transpose() - inverseDynamics(model, data, traj.start(), zero, zero)).norm(), 1e-12);
+  EXPECT_LT((h.tau.row(0).transpose() - inverseDynamics(model, data, traj.start(), zero, zero)).norm(),
+            1e-12);
   expectInvalid([&] { computeTorqueHistory(buildModelFromDH(planarArmDH()), traj, times); }, "trajectory");
 }
-
 
 // Found by fuzzing denocd's Simulate (tests/fuzz/regressions/request): an RK4 step so small that the number
 // of steps per output interval exceeded every integer was converted to one (undefined behaviour; on x86 it

@@ -2,9 +2,10 @@
 //
 // Oracle: Orocos KDL, built here INDEPENDENTLY of denoc's importer from urdfdom's parse of the same file (the
 // kdl_parser mapping: one KDL::Segment per URDF joint, KDL::Joint(name, origin, axis in the parent frame,
-// type), fixed joints as KDL::Joint::None segments, inertias rotated out of their <inertial> frame by KDL's own
-// RigidBodyInertia arithmetic). Two KDL models per robot:
-//  - a KDL::Tree of everything below the base link, every joint a real joint; joints off the chain are held at
+// type), fixed joints as KDL::Joint::None segments, inertias rotated out of their <inertial> frame by KDL's
+// own RigidBodyInertia arithmetic). Two KDL models per robot:
+//  - a KDL::Tree of everything below the base link, every joint a real joint; joints off the chain are held
+//  at
 //    their lock position with zero rate and acceleration; TreeIdSolver_RNE gives the torques, and the inertia
 //    matrix column by column (zero gravity, zero velocity, unit acceleration);
 //  - a KDL::Chain of the path base -> tip (fixed segments kept: KDL merges them itself), with everything that
@@ -12,9 +13,9 @@
 //    ChainIdSolver_RNE and ChainDynParam::JntToMass, and ChainFkSolverPos_recursive for the tip frame.
 // Agreement to 1e-9 relative at 100 random states per robot.
 #include <gtest/gtest.h>
+#include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Geometry>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -36,7 +37,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <urdf_parser/urdf_parser.h>
 #include <vector>
 
 #include "denoc/denoc.hpp"
@@ -73,7 +73,8 @@ KDL::RigidBodyInertia kdlInertia(const urdf::LinkConstSharedPtr& link) {
   const KDL::Frame origin = kdlFrame(i.origin);
   // rotational inertia about the mass center, rotated from the <inertial> frame into the link frame by KDL
   const KDL::RigidBodyInertia rotated =
-      origin.M * KDL::RigidBodyInertia(0.0, KDL::Vector::Zero(), KDL::RotationalInertia(i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz));
+      origin.M * KDL::RigidBodyInertia(0.0, KDL::Vector::Zero(),
+                                       KDL::RotationalInertia(i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz));
   return KDL::RigidBodyInertia(i.mass, origin.p, rotated.getRotationalInertia());
 }
 
@@ -82,9 +83,12 @@ KDL::Joint kdlJoint(const urdf::Joint& j) {
   const KDL::Vector axis(j.axis.x, j.axis.y, j.axis.z);
   switch (j.type) {
     case urdf::Joint::REVOLUTE:
-    case urdf::Joint::CONTINUOUS: return KDL::Joint(j.name, f.p, f.M * axis, KDL::Joint::RotAxis);
-    case urdf::Joint::PRISMATIC: return KDL::Joint(j.name, f.p, f.M * axis, KDL::Joint::TransAxis);
-    default: return KDL::Joint(j.name, KDL::Joint::None);
+    case urdf::Joint::CONTINUOUS:
+      return KDL::Joint(j.name, f.p, f.M * axis, KDL::Joint::RotAxis);
+    case urdf::Joint::PRISMATIC:
+      return KDL::Joint(j.name, f.p, f.M * axis, KDL::Joint::TransAxis);
+    default:
+      return KDL::Joint(j.name, KDL::Joint::None);
   }
 }
 
@@ -94,13 +98,15 @@ KDL::Segment kdlSegment(const urdf::ModelInterface& m, const urdf::Joint& j) {
 }
 
 bool moving(const urdf::Joint& j) {
-  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS || j.type == urdf::Joint::PRISMATIC;
+  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS ||
+         j.type == urdf::Joint::PRISMATIC;
 }
 
 // The documented lock position of a joint off the chain: 0, clamped into [lower, upper] when that is a proper
 // range; a mimic joint follows its (locked) master.
 double lockPosition(const urdf::ModelInterface& m, const urdf::Joint& j) {
-  if (j.mimic) return j.mimic->multiplier * lockPosition(m, *m.getJoint(j.mimic->joint_name)) + j.mimic->offset;
+  if (j.mimic)
+    return j.mimic->multiplier * lockPosition(m, *m.getJoint(j.mimic->joint_name)) + j.mimic->offset;
   if (j.type == urdf::Joint::CONTINUOUS || !j.limits || !(j.limits->lower < j.limits->upper)) return 0.0;
   return std::min(std::max(0.0, j.limits->lower), j.limits->upper);
 }
@@ -109,10 +115,10 @@ struct Oracle {
   urdf::ModelInterfaceSharedPtr urdf;
   KDL::Tree tree;
   KDL::Chain chain;
-  std::vector<std::string> chain_joints;               // moving joints of the chain, base to tip
+  std::vector<std::string> chain_joints;                // moving joints of the chain, base to tip
   std::vector<std::pair<double, double>> chain_limits;  // position limits used for sampling
   std::vector<bool> chain_prismatic;
-  std::map<std::string, double> locked;  // moving joints off the chain -> lock position
+  std::map<std::string, double> locked;        // moving joints off the chain -> lock position
   std::map<std::string, unsigned> tree_index;  // moving joint -> KDL tree q index
 };
 
@@ -147,7 +153,8 @@ Oracle makeOracle(const std::string& xml, const std::string& base_name, const st
   grow(base);
   for (const auto& [name, element] : o.tree.getSegments()) {
     const KDL::Segment& s = GetTreeElementSegment(element);
-    if (s.getJoint().getType() != KDL::Joint::None) o.tree_index[s.getJoint().getName()] = GetTreeElementQNr(element);
+    if (s.getJoint().getType() != KDL::Joint::None)
+      o.tree_index[s.getJoint().getName()] = GetTreeElementQNr(element);
   }
 
   // everything hanging from a link, at the lock positions, in that link's frame (KDL arithmetic)
@@ -164,7 +171,8 @@ Oracle makeOracle(const std::string& xml, const std::string& base_name, const st
   for (std::size_t k = 0; k < path.size(); ++k) {
     const urdf::Joint& j = *path[k];
     const std::string next = k + 1 < path.size() ? path[k + 1]->name : "";
-    o.chain.addSegment(KDL::Segment(j.child_link_name, kdlJoint(j), kdlFrame(j.parent_to_joint_origin_transform),
+    o.chain.addSegment(KDL::Segment(j.child_link_name, kdlJoint(j),
+                                    kdlFrame(j.parent_to_joint_origin_transform),
                                     lumped(m.getLink(j.child_link_name), next)));
     if (moving(j)) {
       o.chain_joints.push_back(j.name);
@@ -198,7 +206,8 @@ Errors compareWithKdl(const Model& model, const Oracle& o, const Eigen::Vector3d
   EXPECT_EQ(static_cast<int>(o.chain_joints.size()), n);
   EXPECT_EQ(static_cast<int>(o.chain.getNrOfJoints()), n);
   for (int i = 0; i < n && i < static_cast<int>(o.chain_joints.size()); ++i) {
-    EXPECT_EQ(model.spec.joints[static_cast<std::size_t>(i)].name, o.chain_joints[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(model.spec.joints[static_cast<std::size_t>(i)].name,
+              o.chain_joints[static_cast<std::size_t>(i)]);
   }
   const KDL::Vector g(gravity.x(), gravity.y(), gravity.z());
   KDL::ChainIdSolver_RNE chain_id(o.chain, g);
@@ -238,12 +247,14 @@ Errors compareWithKdl(const Model& model, const Oracle& o, const Eigen::Vector3d
     EXPECT_GE(tree_id.CartToJnt(qt, qdt, qddt, KDL::WrenchMap(), tau_t), 0);
     Eigen::VectorXd tau_tree(n);
     Eigen::MatrixXd M_tree(n, n);
-    for (int i = 0; i < n; ++i) tau_tree[i] = tau_t(o.tree_index.at(o.chain_joints[static_cast<std::size_t>(i)]));
+    for (int i = 0; i < n; ++i)
+      tau_tree[i] = tau_t(o.tree_index.at(o.chain_joints[static_cast<std::size_t>(i)]));
     for (int j = 0; j < n; ++j) {
       KDL::JntArray zero(nt), unit(nt), col(nt);
       unit(o.tree_index.at(o.chain_joints[static_cast<std::size_t>(j)])) = 1.0;
       EXPECT_GE(tree_id0.CartToJnt(qt, zero, unit, KDL::WrenchMap(), col), 0);
-      for (int i = 0; i < n; ++i) M_tree(i, j) = col(o.tree_index.at(o.chain_joints[static_cast<std::size_t>(i)]));
+      for (int i = 0; i < n; ++i)
+        M_tree(i, j) = col(o.tree_index.at(o.chain_joints[static_cast<std::size_t>(i)]));
     }
 
     const Eigen::VectorXd tau = inverseDynamics(model, data, q, qd, qdd);
@@ -253,7 +264,8 @@ Errors compareWithKdl(const Model& model, const Oracle& o, const Eigen::Vector3d
     e.mass_chain = std::max(e.mass_chain, rel(M, H.data));
     e.mass_tree = std::max(e.mass_tree, rel(M, M_tree));
 
-    // a wrench on the tip (by the environment, tip frame, about the tip origin): the chain's last segment frame
+    // a wrench on the tip (by the environment, tip frame, about the tip origin): the chain's last segment
+    // frame
     Eigen::Matrix<double, 6, 1> w;
     for (int k = 0; k < 6; ++k) w[k] = 5.0 * u(rng);
     KDL::Wrenches ext(o.chain.getNrOfSegments(), KDL::Wrench::Zero());
@@ -287,8 +299,9 @@ void expectAgreement(const Errors& e, const std::string& what) {
   EXPECT_LT(e.tip_wrench, kTol) << what;
   EXPECT_LT(e.tip_pose, 1e-12) << what;
   std::cout << std::scientific << std::setprecision(2) << "[ KDL ] " << std::left << std::setw(44) << what
-            << " tau chain " << e.tau_chain << " tree " << e.tau_tree << " | I(q) chain " << e.mass_chain << " tree "
-            << e.mass_tree << " | tip wrench " << e.tip_wrench << " | tip pose " << e.tip_pose << "\n";
+            << " tau chain " << e.tau_chain << " tree " << e.tau_tree << " | I(q) chain " << e.mass_chain
+            << " tree " << e.mass_tree << " | tip wrench " << e.tip_wrench << " | tip pose " << e.tip_pose
+            << "\n";
 }
 
 // ---------------------------------------------------------------- the shared robot files
@@ -324,7 +337,8 @@ TEST(UrdfModels, EveryFileInTheModelsDirectoryIsCovered) {
   for (const auto& entry : fs::directory_iterator(kModels)) {
     if (entry.path().extension() != ".urdf") continue;
     ++found;
-    EXPECT_TRUE(listed.count(entry.path().filename().string())) << entry.path() << " has no case in test_urdf.cpp";
+    EXPECT_TRUE(listed.count(entry.path().filename().string()))
+        << entry.path() << " has no case in test_urdf.cpp";
   }
   EXPECT_EQ(found, static_cast<int>(listed.size()));
 }
@@ -365,7 +379,8 @@ TEST(UrdfModels, PandaHandWithoutTipIsAmbiguous) {
 }
 
 TEST(UrdfModels, PandaHandLocksTheFingersAndCarriesTheirMass) {
-  // Moving mass: the arm links + panda_hand 0.73 (fixed) + two fingers 0.015 each (locked), per models/README.
+  // Moving mass: the arm links + panda_hand 0.73 (fixed) + two fingers 0.015 each (locked), per
+  // models/README.
   UrdfOptions options;
   options.tip_link = "panda_hand_tcp";
   const ModelSpec spec = specFromUrdf(readFile(kModels / "panda_hand.urdf"), options);
@@ -373,17 +388,21 @@ TEST(UrdfModels, PandaHandLocksTheFingersAndCarriesTheirMass) {
   for (const auto& j : spec.joints) total += j.mass;
   EXPECT_NEAR(total, 16.822132, 1e-9);
   EXPECT_NEAR(spec.joints.back().mass, 0.735522 + 0.73 + 0.03, 1e-12);
-  // the tip frame is panda_hand_tcp in panda_link7: link8 at z 0.107, hand rotated -45 deg about z, tcp at z 0.1034
+  // the tip frame is panda_hand_tcp in panda_link7: link8 at z 0.107, hand rotated -45 deg about z, tcp at z
+  // 0.1034
   EXPECT_NEAR(spec.tip_origin.z(), 0.107 + 0.1034, 1e-12);
 }
 
 TEST(UrdfModels, DefaultTipsAndTipFrames) {
-  // gen3: bracelet_link -> end_effector_link (fixed, then the camera frames branch): the tip is end_effector_link
+  // gen3: bracelet_link -> end_effector_link (fixed, then the camera frames branch): the tip is
+  // end_effector_link
   {
     const ModelSpec s = specFromUrdf(readFile(kModels / "gen3.urdf"));
-    EXPECT_TRUE(s.tip_origin.isApprox(Eigen::Vector3d(0, 0, -0.0615250000000001), 1e-12)) << s.tip_origin.transpose();
+    EXPECT_TRUE(s.tip_origin.isApprox(Eigen::Vector3d(0, 0, -0.0615250000000001), 1e-12))
+        << s.tip_origin.transpose();
     const Eigen::Matrix3d Rx_pi = Eigen::AngleAxisd(kPi, Eigen::Vector3d::UnitX()).toRotationMatrix();
-    EXPECT_LT((s.tip_rotation - Rx_pi).cwiseAbs().maxCoeff(), 1e-4);  // rpy="3.14159265358979 ..." in the file
+    EXPECT_LT((s.tip_rotation - Rx_pi).cwiseAbs().maxCoeff(),
+              1e-4);  // rpy="3.14159265358979 ..." in the file
   }
   // ur5: wrist_3_link branches at once (ee_link, tool0): the tip is wrist_3_link itself
   {
@@ -413,8 +432,9 @@ TEST(UrdfImport, SubChainBetweenGivenBaseAndTip) {
   EXPECT_EQ(model.spec.joints[0].name, "iiwa_joint_3");
   EXPECT_EQ(model.spec.joints[2].name, "iiwa_joint_5");
   EXPECT_NEAR(model.spec.joints[2].mass, 3.5 + 1.8 + 1.2, 1e-12);
-  expectAgreement(compareWithKdl(model, makeOracle(xml, "iiwa_link_2", "iiwa_link_5"), model.gravity, 100, 11),
-                  "iiwa14 iiwa_link_2 -> iiwa_link_5");
+  expectAgreement(
+      compareWithKdl(model, makeOracle(xml, "iiwa_link_2", "iiwa_link_5"), model.gravity, 100, 11),
+      "iiwa14 iiwa_link_2 -> iiwa_link_5");
 }
 
 TEST(UrdfImport, TipInsideTheFixedPartAfterTheLastJoint) {
@@ -424,7 +444,8 @@ TEST(UrdfImport, TipInsideTheFixedPartAfterTheLastJoint) {
   const std::string xml = readFile(kModels / "ur5.urdf");
   const Model model = buildModelFromUrdf(xml, options);
   EXPECT_FALSE(model.spec.tip_origin.isZero());
-  expectAgreement(compareWithKdl(model, makeOracle(xml, "", "tool0"), model.gravity, 100, 12), "ur5 -> tool0");
+  expectAgreement(compareWithKdl(model, makeOracle(xml, "", "tool0"), model.gravity, 100, 12),
+                  "ur5 -> tool0");
 }
 
 TEST(UrdfImport, GravityOption) {
@@ -450,8 +471,9 @@ TEST(UrdfImport, BaseBelowTheRootDropsWhatIsAbove) {
   // world_joint: xyz (0.1, 0, 0.05), yaw 0.3
   const Eigen::Matrix3d Rz = Eigen::AngleAxisd(0.3, Eigen::Vector3d::UnitZ()).toRotationMatrix();
   EXPECT_LT((a.joints[0].rotation - Rz * b.joints[0].rotation).cwiseAbs().maxCoeff(), 1e-15);
-  EXPECT_LT((a.joints[0].origin - (Rz * b.joints[0].origin + Eigen::Vector3d(0.1, 0, 0.05))).cwiseAbs().maxCoeff(),
-            1e-15);
+  EXPECT_LT(
+      (a.joints[0].origin - (Rz * b.joints[0].origin + Eigen::Vector3d(0.1, 0, 0.05))).cwiseAbs().maxCoeff(),
+      1e-15);
   for (std::size_t i = 1; i < a.joints.size(); ++i) {
     EXPECT_EQ(a.joints[i].origin, b.joints[i].origin);
     EXPECT_EQ(a.joints[i].mass, b.joints[i].mass);
@@ -508,7 +530,8 @@ TEST(UrdfImport, RpyConventionAndInertialFrame) {
   const ModelSpec s = specFromUrdf(xml);
   ASSERT_EQ(s.joints.size(), 1u);
   auto rpy = [](double r, double p, double y) {
-    return Eigen::Matrix3d(Eigen::AngleAxisd(y, Eigen::Vector3d::UnitZ()) * Eigen::AngleAxisd(p, Eigen::Vector3d::UnitY()) *
+    return Eigen::Matrix3d(Eigen::AngleAxisd(y, Eigen::Vector3d::UnitZ()) *
+                           Eigen::AngleAxisd(p, Eigen::Vector3d::UnitY()) *
                            Eigen::AngleAxisd(r, Eigen::Vector3d::UnitX()));
   };
   const auto& j = s.joints[0];
@@ -537,7 +560,8 @@ TEST(UrdfImport, LimitsAndJointTypes) {
   // double_pendulum: lower = upper = 0, effort = velocity = 0 (URDF defaults): read as "not given"
   const ModelSpec d = specFromUrdf(readFile(kModels / "double_pendulum.urdf"));
   for (const auto& j : d.joints) {
-    EXPECT_TRUE(std::isinf(j.lower) && std::isinf(j.upper) && std::isinf(j.velocity_limit) && std::isinf(j.effort_limit));
+    EXPECT_TRUE(std::isinf(j.lower) && std::isinf(j.upper) && std::isinf(j.velocity_limit) &&
+                std::isinf(j.effort_limit));
   }
 }
 
@@ -562,7 +586,8 @@ TEST(UrdfImport, OffChainFixedLinksMatchKdl) {
   const std::string xml = readFile(kCorpus / "valid_offchain_fixed.urdf");
   const Model model = buildModelFromUrdf(xml);
   EXPECT_EQ(model.n, 3);
-  expectAgreement(compareWithKdl(model, makeOracle(xml, "", "tcp"), model.gravity, 100, 21), "offchain_fixed -> tcp");
+  expectAgreement(compareWithKdl(model, makeOracle(xml, "", "tcp"), model.gravity, 100, 21),
+                  "offchain_fixed -> tcp");
   // the same robot cut at link2 (joint3 and everything below locked, prismatic joint3 at 0 in [-0.1, 0.2])
   UrdfOptions options;
   options.tip_link = "camera_optical_frame";
@@ -602,8 +627,8 @@ TEST(UrdfImport, LockedBranchesMatchKdl) {
 }
 
 TEST(UrdfImport, MasslessMovingLinkWithMassFixedToIt) {
-  // A moving link without <inertial> is valid when what is fixed to it has mass: the model is the same as with
-  // the mass on the link itself.
+  // A moving link without <inertial> is valid when what is fixed to it has mass: the model is the same as
+  // with the mass on the link itself.
   const std::string a = R"(<robot name="a"><link name="base"/><link name="l1"/>
     <link name="payload"><inertial><origin xyz="0.1 0 0"/><mass value="2"/>
       <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
@@ -628,7 +653,8 @@ TEST(UrdfImport, LongChainLoadsWithoutRecursion) {
       << "<inertia ixx=\"1e-4\" ixy=\"0\" ixz=\"0\" iyy=\"1e-4\" iyz=\"0\" izz=\"1e-4\"/></inertial></link>"
       << "<link name=\"f" << i << "\"/>"
       << "<joint name=\"j" << i << "\" type=\"continuous\"><parent link=\"" << parent.str()
-      << "\"/><child link=\"l" << i << "\"/><origin xyz=\"0 0 0.1\" rpy=\"0 0.1 0\"/><axis xyz=\"0 0 1\"/></joint>"
+      << "\"/><child link=\"l" << i
+      << "\"/><origin xyz=\"0 0 0.1\" rpy=\"0 0.1 0\"/><axis xyz=\"0 0 1\"/></joint>"
       << "<joint name=\"fj" << i << "\" type=\"fixed\"><parent link=\"l" << i << "\"/><child link=\"f" << i
       << "\"/><origin xyz=\"0 0 0.01\"/></joint>";
   }
@@ -702,7 +728,8 @@ TEST(UrdfCorpus, EveryBadFileIsRejectedWithAMessageNamingTheCulprit) {
         ADD_FAILURE() << c.file << ": expected ModelError";
       } catch (const ModelError& e) {
         const std::string msg = e.what();
-        for (const auto& s : c.expect) EXPECT_NE(msg.find(s), std::string::npos) << c.file << ": '" << s << "' not in: " << msg;
+        for (const auto& s : c.expect)
+          EXPECT_NE(msg.find(s), std::string::npos) << c.file << ": '" << s << "' not in: " << msg;
         if (via_file) {
           EXPECT_NE(msg.find(c.file), std::string::npos) << msg;
         }
@@ -719,8 +746,9 @@ TEST(UrdfCorpus, EveryFileOfTheCorpusIsExercised) {
   for (const auto& entry : fs::directory_iterator(kCorpus)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("valid_", 0) == 0) {
-      EXPECT_NO_THROW(specFromUrdf(readFile(entry.path()),
-                                   name == "valid_locked_branches.urdf" ? UrdfOptions{"", "flange", {}, {}} : UrdfOptions{}))
+      EXPECT_NO_THROW(specFromUrdf(readFile(entry.path()), name == "valid_locked_branches.urdf"
+                                                               ? UrdfOptions{"", "flange", {}, {}}
+                                                               : UrdfOptions{}))
           << name;
     } else {
       EXPECT_TRUE(listed.count(name)) << name << " has no case";
@@ -765,11 +793,11 @@ TEST(UrdfCorpus, TruncatedAndCorruptedFilesNeverCrash) {
   EXPECT_GT(models, 0);
 }
 
-
 // ---------------------------------------------------------------- inputs found by fuzzing (tests/fuzz)
 
 // A robot from its links (each with a small inertial) and joints (name, parent, child; continuous about z).
-std::string robotUrdf(const std::vector<std::string>& links, const std::vector<std::array<std::string, 3>>& joints) {
+std::string robotUrdf(const std::vector<std::string>& links,
+                      const std::vector<std::array<std::string, 3>>& joints) {
   std::ostringstream x;
   x << "<robot name=\"r\">";
   for (const auto& l : links) {
@@ -777,8 +805,8 @@ std::string robotUrdf(const std::vector<std::string>& links, const std::vector<s
       << "iyy=\"0.01\" iyz=\"0\" izz=\"0.01\"/></inertial></link>";
   }
   for (const auto& [name, parent, child] : joints) {
-    x << "<joint name=\"" << name << "\" type=\"continuous\"><parent link=\"" << parent << "\"/><child link=\""
-      << child << "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 0 1\"/></joint>";
+    x << "<joint name=\"" << name << "\" type=\"continuous\"><parent link=\"" << parent
+      << "\"/><child link=\"" << child << "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 0 1\"/></joint>";
   }
   x << "</robot>";
   return x.str();
@@ -797,19 +825,25 @@ std::string modelError(const std::string& xml, const UrdfOptions& options = {}) 
 // urdfdom makes shared-pointer cycles of a cycle of joints and never frees them (the AddressSanitizer builds
 // report the leak): every cycle is refused before urdfdom sees the file, wherever it is in the file.
 TEST(UrdfFuzzFindings, JointCyclesAreRefusedNamingTheLoop) {
-  const std::string self = modelError(robotUrdf({"base", "link1"}, {{"joint1", "base", "link1"}, {"spin", "link1", "link1"}}));
+  const std::string self =
+      modelError(robotUrdf({"base", "link1"}, {{"joint1", "base", "link1"}, {"spin", "link1", "link1"}}));
   EXPECT_NE(self.find("closed kinematic loop"), std::string::npos) << self;
   EXPECT_NE(self.find("'spin'"), std::string::npos) << self;
   EXPECT_NE(self.find("'link1' is the child of joints 'joint1' and 'spin'"), std::string::npos) << self;
 
-  const std::string two = modelError(robotUrdf({"base", "a", "b"}, {{"j0", "base", "a"}, {"jab", "a", "b"}, {"jba", "b", "a"}}));
-  for (const char* s : {"closed kinematic loop", "'a'", "'b'", "'jab'", "'jba'", "'j0'"}) EXPECT_NE(two.find(s), std::string::npos) << s << " not in " << two;
+  const std::string two =
+      modelError(robotUrdf({"base", "a", "b"}, {{"j0", "base", "a"}, {"jab", "a", "b"}, {"jba", "b", "a"}}));
+  for (const char* s : {"closed kinematic loop", "'a'", "'b'", "'jab'", "'jba'", "'j0'"})
+    EXPECT_NE(two.find(s), std::string::npos) << s << " not in " << two;
 
   // a loop in a branch off the chosen chain is refused too (a URDF must be a tree)
-  const std::string side = modelError(
-      robotUrdf({"base", "link1", "link2", "s1", "s2"},
-                {{"j1", "base", "link1"}, {"j2", "link1", "link2"}, {"js", "base", "s1"}, {"j12", "s1", "s2"}, {"j21", "s2", "s1"}}),
-      UrdfOptions{"base", "link2", {}, {}});
+  const std::string side =
+      modelError(robotUrdf({"base", "link1", "link2", "s1", "s2"}, {{"j1", "base", "link1"},
+                                                                    {"j2", "link1", "link2"},
+                                                                    {"js", "base", "s1"},
+                                                                    {"j12", "s1", "s2"},
+                                                                    {"j21", "s2", "s1"}}),
+                 UrdfOptions{"base", "link2", {}, {}});
   EXPECT_NE(side.find("closed kinematic loop"), std::string::npos) << side;
 
   // a long cycle without a root: named in part, the message stays short
@@ -825,7 +859,9 @@ TEST(UrdfFuzzFindings, JointCyclesAreRefusedNamingTheLoop) {
   EXPECT_LT(ring.size(), 600u) << ring;
 
   // not a cycle: two joints into one link from different parents (the importer's own loop message)
-  const std::string diamond = modelError(robotUrdf({"base", "a", "b", "c"}, {{"ja", "base", "a"}, {"jb", "base", "b"}, {"jac", "a", "c"}, {"jbc", "b", "c"}}));
+  const std::string diamond =
+      modelError(robotUrdf({"base", "a", "b", "c"},
+                           {{"ja", "base", "a"}, {"jb", "base", "b"}, {"jac", "a", "c"}, {"jbc", "b", "c"}}));
   EXPECT_NE(diamond.find("loop"), std::string::npos) << diamond;
 }
 
@@ -839,25 +875,29 @@ TEST(UrdfFuzzFindings, TextThatIsNotUtf8OrHoldsANulIsRefused) {
     std::string what, text, expect;
   };
   const std::vector<Case> cases = {
-      {"truncated sequences at the end", two.substr(0, cut) + "\xe1\xe1\xe1", "not valid UTF-8 at byte offset " + std::to_string(cut)},
+      {"truncated sequences at the end", two.substr(0, cut) + "\xe1\xe1\xe1",
+       "not valid UTF-8 at byte offset " + std::to_string(cut)},
       {"lone continuation byte", "<robot name=\"r\">\x80</robot>", "not valid UTF-8 at byte offset 16"},
       {"overlong '/'", "<!-- \xc0\xaf -->" + two, "not valid UTF-8 at byte offset 5"},
       {"surrogate", "<!-- \xed\xa0\x80 -->" + two, "not valid UTF-8 at byte offset 5"},
       {"above U+10FFFF", "<!-- \xf4\x90\x80\x80 -->" + two, "not valid UTF-8 at byte offset 5"},
-      {"NUL inside", two.substr(0, cut) + std::string(1, '\0') + two.substr(cut), "NUL byte at offset " + std::to_string(cut)},
+      {"NUL inside", two.substr(0, cut) + std::string(1, '\0') + two.substr(cut),
+       "NUL byte at offset " + std::to_string(cut)},
   };
   for (const Case& c : cases) {
     const std::string msg = modelError(c.text);
     EXPECT_NE(msg.find(c.expect), std::string::npos) << c.what << ": " << msg;
   }
   // the whole fuzzer input (the part before its first NUL is the URDF)
-  const std::string input = readFile(fs::path(DENOC_SOURCE_DIR) / "tests/fuzz/regressions/urdf/tinyxml_overread_truncated_utf8");
+  const std::string input =
+      readFile(fs::path(DENOC_SOURCE_DIR) / "tests/fuzz/regressions/urdf/tinyxml_overread_truncated_utf8");
   EXPECT_NE(modelError(input.substr(0, input.find('\0'))).find("not valid UTF-8"), std::string::npos);
 
   // valid UTF-8 of every length still loads, names kept byte for byte
   std::string named = two;
   const std::string link = "glied_\xc3\xa4_\xe6\x97\xa5_\xf0\x9d\x9b\xbc";
-  for (std::size_t p; (p = named.find("\"link2\"")) != std::string::npos;) named.replace(p, 7, "\"" + link + "\"");
+  for (std::size_t p; (p = named.find("\"link2\"")) != std::string::npos;)
+    named.replace(p, 7, "\"" + link + "\"");
   const ModelSpec spec = specFromUrdf(named);
   ASSERT_EQ(spec.joints.size(), 2u);
   EXPECT_EQ(spec.joints[1].link, link);

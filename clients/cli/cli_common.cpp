@@ -140,9 +140,7 @@ std::string inertiaUnits(const ModelView& model, bool inverse) {
   return "units: " + (prismatic ? pp : rr);
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Format parseFormat(const std::string& text) {
   if (text == "table") return Format::Table;
@@ -367,9 +365,10 @@ Result computeForwardDynamics(const Model& model, Data& data, const State& state
   r.vectors.push_back({"q", "q", Quantity::Position, state.q});
   r.vectors.push_back({"qd", "qd", Quantity::Velocity, state.qd});
   r.vectors.push_back({"tau", "tau", Quantity::Force, state.tau});
-  const Eigen::VectorXd qdd = route == "cholesky" ? forwardDynamicsCholesky(model, data, state.q, state.qd, state.tau)
-                              : route == "fixman"   ? forwardDynamicsFixman(model, data, state.q, state.qd, state.tau)
-                                                    : forwardDynamics(model, data, state.q, state.qd, state.tau);
+  const Eigen::VectorXd qdd =
+      route == "cholesky" ? forwardDynamicsCholesky(model, data, state.q, state.qd, state.tau)
+      : route == "fixman" ? forwardDynamicsFixman(model, data, state.q, state.qd, state.tau)
+                          : forwardDynamics(model, data, state.q, state.qd, state.tau);
   r.vectors.push_back({"qdd", "qdd", Quantity::Acceleration, qdd});
   return r;
 }

@@ -87,8 +87,8 @@ struct ModelView {
   std::vector<std::string> joint_names;
   std::vector<JointType> type;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
-  std::string model_id;           // a server's id (shown when not empty)
-  long long compute_time_ns = -1; // a server's compute time (shown when >= 0)
+  std::string model_id;            // a server's id (shown when not empty)
+  long long compute_time_ns = -1;  // a server's compute time (shown when >= 0)
 };
 ModelView view(const Model& model);
 

@@ -14,10 +14,10 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "denoc/client/client.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/client/client.hpp"
 
 #ifndef DENOC_EXAMPLES_DIR
 #define DENOC_EXAMPLES_DIR "examples/models"
@@ -27,7 +27,6 @@ namespace {
 
 using namespace denoc;
 using namespace denoc::cli;
-
 
 void addModel(CLI::App* sub, Options& o) {
   sub->add_option("MODEL", o.model, "model file: .json (denoc-dh/1, docs/model-format.md) or .urdf")
@@ -187,31 +186,37 @@ int main(int argc, char** argv) {
   simulate->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
   simulate->add_option("--t-end", o.t_end, "end time, s (default 1)");
   simulate->add_option("--dt-out", o.dt_out, "time between samples, s (default 0.01)");
-  simulate->add_option("--integrator", o.integrator, "dopri: adaptive Dormand-Prince 5(4) (default); rk4: fixed step")
+  simulate
+      ->add_option("--integrator", o.integrator,
+                   "dopri: adaptive Dormand-Prince 5(4) (default); rk4: fixed step")
       ->check(CLI::IsMember({"dopri", "rk4"}));
   simulate->add_option("--step", o.step, "rk4 step, s (default 1e-3)");
   simulate->add_option("--rtol", o.rtol, "dopri relative tolerance (default 1e-8)");
   simulate->add_option("--atol", o.atol, "dopri absolute tolerance (default 1e-10)");
-  simulate->add_option("--route", o.route, "forward dynamics inside the integrator: saha (default) or cholesky")
+  simulate
+      ->add_option("--route", o.route, "forward dynamics inside the integrator: saha (default) or cholesky")
       ->check(CLI::IsMember({"saha", "cholesky"}));
   simulate->add_option("--q0", o.q0, "initial positions (comma-separated, default zeros)");
   simulate->add_option("--qd0", o.qd0, "initial velocities (comma-separated, default zeros)");
   simulate->add_option("--tau", o.tau, "constant joint torques/forces (comma-separated, default zero)");
   simulate->add_option("--tau-schedule", o.tau_schedule,
                        "local only: piecewise-linear torques from a CSV file with the header t,tau0,..");
-  simulate->add_option("--damping", o.damping, "viscous joint damping per joint (comma-separated, default none)");
-  simulate->add_option("--batch-size", o.batch_size, "with --server: samples per streamed message (default 64)");
+  simulate->add_option("--damping", o.damping,
+                       "viscous joint damping per joint (comma-separated, default none)");
+  simulate->add_option("--batch-size", o.batch_size,
+                       "with --server: samples per streamed message (default 64)");
   simulate->add_flag("!--no-progress", o.progress, "no progress line on a terminal");
 
-  CLI::App* torques = app.add_subcommand(
-      "torques", "joint torques along a trajectory (CSV: t, q0.., qd0.., qdd0.., tau0..)");
+  CLI::App* torques =
+      app.add_subcommand("torques", "joint torques along a trajectory (CSV: t, q0.., qd0.., qdd0.., tau0..)");
   torques->add_option("MODEL", o.model, "model file (.json or .urdf)")->required();
   torques->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
   torques->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
-  torques->add_option("--trajectory", o.trajectory,
-                      "eq39 (default): Saha 1999 eq. 39 (the Stanford arm's; any model: revolute joints 0 -> 60 "
-                      "deg, joint 2 from 90 deg, prismatic 0 -> 0.1 m, T = 10 s), or a JSON file "
-                      "{\"duration\": T, \"start\": [...], \"end\": [...]} of a cycloidal trajectory");
+  torques->add_option(
+      "--trajectory", o.trajectory,
+      "eq39 (default): Saha 1999 eq. 39 (the Stanford arm's; any model: revolute joints 0 -> 60 "
+      "deg, joint 2 from 90 deg, prismatic 0 -> 0.1 m, T = 10 s), or a JSON file "
+      "{\"duration\": T, \"start\": [...], \"end\": [...]} of a cycloidal trajectory");
   torques->add_option("--dt", o.dt, "time between samples, s (default 0.1)");
   torques->add_option("--t-end", o.torques_t_end, "last sample time, s (default: the trajectory's duration)");
 
@@ -221,15 +226,18 @@ int main(int argc, char** argv) {
   reg->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
   reg->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
   reg->add_option("--name", o.name, "display name (default: the file's)");
-  reg->add_option("--gravity", o.gravity, "gravity x,y,z in the base frame, m/s^2 (default: the file's, or 0,0,-9.81)");
+  reg->add_option("--gravity", o.gravity,
+                  "gravity x,y,z in the base frame, m/s^2 (default: the file's, or 0,0,-9.81)");
   reg->add_flag("--quiet,-q", o.quiet, "print the id only");
   reg->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   CLI::App* list = app.add_subcommand("list", "with --server: the models on the server");
   list->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
-  CLI::App* get = app.add_subcommand("get", "with --server: describe a model (id, unique id prefix, or name)");
-  get->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")->required();
+  CLI::App* get =
+      app.add_subcommand("get", "with --server: describe a model (id, unique id prefix, or name)");
+  get->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")
+      ->required();
   get->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   CLI::App* del = app.add_subcommand("delete", "with --server: delete a model");
@@ -237,8 +245,10 @@ int main(int argc, char** argv) {
   del->add_option("--format", o.format, "output: table (default) or json")
       ->check(CLI::IsMember({"table", "json", "csv"}));
 
-  CLI::App* bench = app.add_subcommand("bench", "with --server: time calls of one computation (latency, states/s)");
-  bench->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")->required();
+  CLI::App* bench =
+      app.add_subcommand("bench", "with --server: time calls of one computation (latency, states/s)");
+  bench->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")
+      ->required();
   bench->add_option("--computation", o.bench_computation, "id (default) or fd")
       ->check(CLI::IsMember({"id", "fd"}));
   bench->add_option("--calls", o.bench_calls, "number of timed calls (default 1000)");
@@ -257,9 +267,10 @@ int main(int argc, char** argv) {
   app.add_option("--tls-ca", o.tls_ca, "with --server: TLS, trusting the CA certificates in this PEM file");
   app.add_option("--tls-cert", o.tls_cert, "with --server: client certificate (PEM) for mutual TLS");
   app.add_option("--tls-key", o.tls_key, "with --server: client private key (PEM) for mutual TLS");
-  app.add_option("--tls-server-name", o.tls_server_name,
-                 "with --server: TLS, accepting a server certificate issued for this name (e.g. localhost when "
-                 "dialling 127.0.0.1)");
+  app.add_option(
+      "--tls-server-name", o.tls_server_name,
+      "with --server: TLS, accepting a server certificate issued for this name (e.g. localhost when "
+      "dialling 127.0.0.1)");
   app.add_option("--token", o.token, "with --server: bearer token")->envname("DENOC_TOKEN");
   app.add_option("--token-file", o.token_file,
                  "with --server: read the bearer token from this file (the token alone; keeps it out of the "
@@ -270,10 +281,11 @@ int main(int argc, char** argv) {
     const std::string command = argv[1];
     const auto subs = app.get_subcommands([](CLI::App*) { return true; });
     if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* a) { return a->get_name() == command; })) {
-      std::cerr << "denoc: error: unknown command '" << command
-                << "' (expected info, id, fd, factor, simulate, torques, demo, or with --server register, list, "
-                   "get, delete, bench; "
-                << "see denoc --help)\n";
+      std::cerr
+          << "denoc: error: unknown command '" << command
+          << "' (expected info, id, fd, factor, simulate, torques, demo, or with --server register, list, "
+             "get, delete, bench; "
+          << "see denoc --help)\n";
       return 2;
     }
   }
@@ -287,7 +299,8 @@ int main(int argc, char** argv) {
   try {
     if (demo->parsed()) return runDemo(o);
     if (torques->parsed()) return runTorques(o);
-    const bool remote_only = reg->parsed() || list->parsed() || get->parsed() || del->parsed() || bench->parsed();
+    const bool remote_only =
+        reg->parsed() || list->parsed() || get->parsed() || del->parsed() || bench->parsed();
     if (!o.server.empty() && !info->parsed()) {
       for (CLI::App* sub : {reg, list, get, del, id, fd, factor, simulate, bench}) {
         if (sub->parsed()) return runRemote(o, sub->get_name());

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "commands.hpp"
 #include "denoc/client/client.hpp"
@@ -45,7 +45,8 @@ std::string readToken(const Options& o) {
 dc::Client connect(const Options& o) {
   dc::ClientOptions c;
   c.target = o.server;
-  if (!(o.deadline_s > 0) || !std::isfinite(o.deadline_s)) throw InputError("--deadline: expected seconds > 0");
+  if (!(o.deadline_s > 0) || !std::isfinite(o.deadline_s))
+    throw InputError("--deadline: expected seconds > 0");
   c.deadline = std::chrono::milliseconds(static_cast<long long>(o.deadline_s * 1000.0));
   if (o.tls || !o.tls_ca.empty() || !o.tls_cert.empty() || !o.tls_key.empty() || !o.tls_server_name.empty()) {
     if (o.tls_cert.empty() != o.tls_key.empty()) {
@@ -86,7 +87,8 @@ dc::ModelInfo resolve(dc::Client& c, const Options& o) {
   }
   if (hits.size() == 1) return hits.front();
   if (hits.empty()) {
-    throw InputError("'" + o.model + "' is not a model file, and the server has no model with that id or name");
+    throw InputError("'" + o.model +
+                     "' is not a model file, and the server has no model with that id or name");
   }
   std::string ids;
   for (const auto& m : hits) ids += "\n  " + m.model_id + "  " + m.name;
@@ -109,7 +111,8 @@ ModelView viewOf(const dc::ModelInfo& m, const dc::AnswerInfo& a) {
 
 Eigen::MatrixXd stack(const std::vector<State>& states, Eigen::VectorXd State::*member, int n) {
   Eigen::MatrixXd m(static_cast<Eigen::Index>(states.size()), n);
-  for (std::size_t k = 0; k < states.size(); ++k) m.row(static_cast<Eigen::Index>(k)) = (states[k].*member).transpose();
+  for (std::size_t k = 0; k < states.size(); ++k)
+    m.row(static_cast<Eigen::Index>(k)) = (states[k].*member).transpose();
   return m;
 }
 
@@ -162,8 +165,8 @@ void writeRemoteInfo(std::ostream& out, const dc::ModelInfo& m, Format format) {
     out << "index,joint,link,type,lower,upper,velocity_limit,effort_limit,armature\n";
     for (int i = 0; i < m.dof; ++i) {
       const auto ui = static_cast<std::size_t>(i);
-      out << i << ',' << m.joint_names[ui] << ',' << m.link_names[ui] << ',' << typeName(m.joint_types[ui]) << ','
-          << full(m.lower[i]) << ',' << full(m.upper[i]) << ',' << full(m.velocity_limit[i]) << ','
+      out << i << ',' << m.joint_names[ui] << ',' << m.link_names[ui] << ',' << typeName(m.joint_types[ui])
+          << ',' << full(m.lower[i]) << ',' << full(m.upper[i]) << ',' << full(m.velocity_limit[i]) << ','
           << full(m.effort_limit[i]) << ',' << full(m.armature[i]) << '\n';
     }
     return;
@@ -201,12 +204,15 @@ int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
   s.t_end = o.t_end;
   s.dt_out = o.dt_out;
   s.integrator = o.integrator == "rk4" ? dc::Integrator::RK4 : dc::Integrator::Dopri5;
-  s.route = o.route == "cholesky" ? dc::Route::Cholesky : o.route == "fixman" ? dc::Route::Fixman : dc::Route::Saha;
+  s.route = o.route == "cholesky" ? dc::Route::Cholesky
+            : o.route == "fixman" ? dc::Route::Fixman
+                                  : dc::Route::Saha;
   s.step = o.step;
   s.rtol = o.rtol;
   s.atol = o.atol;
   s.batch_size = o.batch_size;
-  if (!o.tau_schedule.empty()) throw InputError("--tau-schedule is for local runs (give --tau for a constant torque)");
+  if (!o.tau_schedule.empty())
+    throw InputError("--tau-schedule is for local runs (give --tau for a constant torque)");
   if (!o.tau.empty()) s.torque = vectorOption(o.tau, n, "--tau").transpose();
   if (!o.damping.empty()) s.damping = vectorOption(o.damping, n, "--damping");
   const Eigen::VectorXd q0 = vectorOption(o.q0, n, "--q0"), qd0 = vectorOption(o.qd0, n, "--qd0");
@@ -222,7 +228,8 @@ int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
     return static_cast<bool>(out);
   });
   if (::isatty(STDERR_FILENO) == 1) {
-    std::fprintf(stderr, "%zu samples in %zu batches, %llu steps (%llu rejected), server compute time %.3f ms\n",
+    std::fprintf(stderr,
+                 "%zu samples in %zu batches, %llu steps (%llu rejected), server compute time %.3f ms\n",
                  sum.samples, sum.batches, static_cast<unsigned long long>(sum.steps),
                  static_cast<unsigned long long>(sum.rejected_steps), sum.compute_time.count() / 1e6);
   }
@@ -262,7 +269,9 @@ int benchRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, Format 
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<double> sorted = seconds;
   std::sort(sorted.begin(), sorted.end());
-  const auto at = [&](double p) { return sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1))]; };
+  const auto at = [&](double p) {
+    return sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1))];
+  };
   const double states = static_cast<double>(o.bench_calls) * o.bench_batch;
   ojson doc = ojson::object();
   doc["model_id"] = m.model_id;
@@ -280,16 +289,17 @@ int benchRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, Format 
   } else if (format == Format::Csv) {
     out << "computation,calls,states_per_call,p50_us,p99_us,max_us,states_per_s,server_compute_us_per_state\n"
         << doc["computation"].get<std::string>() << ',' << o.bench_calls << ',' << o.bench_batch << ','
-        << doc["p50_us"].get<double>() << ',' << doc["p99_us"].get<double>() << ',' << doc["max_us"].get<double>()
-        << ',' << doc["states_per_s"].get<double>() << ',' << doc["server_compute_us_per_state"].get<double>()
-        << '\n';
+        << doc["p50_us"].get<double>() << ',' << doc["p99_us"].get<double>() << ','
+        << doc["max_us"].get<double>() << ',' << doc["states_per_s"].get<double>() << ','
+        << doc["server_compute_us_per_state"].get<double>() << '\n';
   } else {
     char line[256];
-    std::snprintf(line, sizeof line, "%s on %s (%s, %d dof): %d calls of %d state%s\n", fd ? "forward dynamics" : "inverse dynamics",
-                  o.server.c_str(), m.name.c_str(), n, o.bench_calls, o.bench_batch, o.bench_batch == 1 ? "" : "s");
+    std::snprintf(line, sizeof line, "%s on %s (%s, %d dof): %d calls of %d state%s\n",
+                  fd ? "forward dynamics" : "inverse dynamics", o.server.c_str(), m.name.c_str(), n,
+                  o.bench_calls, o.bench_batch, o.bench_batch == 1 ? "" : "s");
     out << line;
-    std::snprintf(line, sizeof line, "  latency per call  p50 %.1f us  p99 %.1f us  max %.1f us\n", at(0.5) * 1e6,
-                  at(0.99) * 1e6, sorted.back() * 1e6);
+    std::snprintf(line, sizeof line, "  latency per call  p50 %.1f us  p99 %.1f us  max %.1f us\n",
+                  at(0.5) * 1e6, at(0.99) * 1e6, sorted.back() * 1e6);
     out << line;
     std::snprintf(line, sizeof line, "  throughput        %.0f states/s (server compute %.3f us per state)\n",
                   states / total_s, compute_s * 1e6 / states);
@@ -313,7 +323,8 @@ int runRemote(const Options& o, const std::string& command) {
     } else if (format == Format::Csv) {
       out << "model_id,name,dof,source,pinned\n";
       for (const auto& m : models) {
-        out << m.model_id << ',' << m.name << ',' << m.dof << ',' << m.source << ',' << (m.pinned ? 1 : 0) << '\n';
+        out << m.model_id << ',' << m.name << ',' << m.dof << ',' << m.source << ',' << (m.pinned ? 1 : 0)
+            << '\n';
       }
     } else {
       out << models.size() << " model" << (models.size() == 1 ? "" : "s") << " on " << o.server << "\n";
@@ -356,11 +367,11 @@ int runRemote(const Options& o, const std::string& command) {
       doc["model"] = infoJson(r.model);
       out << doc.dump(2) << '\n';
     } else if (format == Format::Csv) {
-      out << "model_id,name,dof,created\n" << r.model_id << ',' << r.model.name << ',' << r.model.dof << ','
-          << (r.created ? 1 : 0) << '\n';
+      out << "model_id,name,dof,created\n"
+          << r.model_id << ',' << r.model.name << ',' << r.model.dof << ',' << (r.created ? 1 : 0) << '\n';
     } else {
-      out << "registered " << o.model << " as " << r.model_id << (r.created ? " (new)" : " (already registered)")
-          << "\n\n";
+      out << "registered " << o.model << " as " << r.model_id
+          << (r.created ? " (new)" : " (already registered)") << "\n\n";
       writeRemoteInfo(out, r.model, format);
     }
     return 0;
@@ -400,17 +411,19 @@ int runRemote(const Options& o, const std::string& command) {
     writeResults(out, viewOf(m, a), "id", results, format);
   } else if (command == "fd") {
     const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kTau);
-    const dc::Route route =
-        o.route == "cholesky" ? dc::Route::Cholesky : o.route == "fixman" ? dc::Route::Fixman : dc::Route::Saha;
+    const dc::Route route = o.route == "cholesky" ? dc::Route::Cholesky
+                            : o.route == "fixman" ? dc::Route::Fixman
+                                                  : dc::Route::Saha;
     const auto a = c.forwardDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
                                      stack(states, &State::tau, n), route);
     for (std::size_t k = 0; k < states.size(); ++k) {
       const State& s = states[k];
       Result r;
-      r.vectors = {{"q", "q", Quantity::Position, s.q},
-                   {"qd", "qd", Quantity::Velocity, s.qd},
-                   {"tau", "tau", Quantity::Force, s.tau},
-                   {"qdd", "qdd", Quantity::Acceleration, a.qdd.row(static_cast<Eigen::Index>(k)).transpose()}};
+      r.vectors = {
+          {"q", "q", Quantity::Position, s.q},
+          {"qd", "qd", Quantity::Velocity, s.qd},
+          {"tau", "tau", Quantity::Force, s.tau},
+          {"qdd", "qdd", Quantity::Acceleration, a.qdd.row(static_cast<Eigen::Index>(k)).transpose()}};
       results.push_back(std::move(r));
     }
     writeResults(out, viewOf(m, a), "fd", results, format);

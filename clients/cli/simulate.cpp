@@ -1,4 +1,6 @@
 // Local `denoc simulate` and `denoc torques`, and the pieces the remote `simulate` shares with them.
+#include "denoc/simulate.hpp"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "denoc/simulate.hpp"
 #include "denoc/trajectory.hpp"
 
 namespace denoc::cli {
@@ -95,14 +96,15 @@ TorqueInput readSchedule(const std::string& path, int n) {
     }
     if (t.empty() || t[0] == '#') continue;
     if (!header) {
-      if (t != expected) throw InputError(path + ":" + std::to_string(line_no) + ": expected the header " + expected);
+      if (t != expected)
+        throw InputError(path + ":" + std::to_string(line_no) + ": expected the header " + expected);
       header = true;
       continue;
     }
     const std::vector<double> v = parseList(t, path + ":" + std::to_string(line_no));
     if (static_cast<int>(v.size()) != n + 1) {
-      throw InputError(path + ":" + std::to_string(line_no) + ": " + std::to_string(v.size()) + " values, expected " +
-                       std::to_string(n + 1));
+      throw InputError(path + ":" + std::to_string(line_no) + ": " + std::to_string(v.size()) +
+                       " values, expected " + std::to_string(n + 1));
     }
     times.push_back(v[0]);
     values.emplace_back(Eigen::Map<const Eigen::VectorXd>(v.data() + 1, n));
@@ -128,7 +130,8 @@ SimulationOptions simulationOptions(const Options& o, int n) {
   s.step = o.step;
   s.rtol = o.rtol;
   s.atol = o.atol;
-  if (!o.tau.empty() && !o.tau_schedule.empty()) throw InputError("--tau cannot be combined with --tau-schedule");
+  if (!o.tau.empty() && !o.tau_schedule.empty())
+    throw InputError("--tau cannot be combined with --tau-schedule");
   if (!o.tau.empty()) s.torque = TorqueInput::constant(vectorOption(o.tau, n, "--tau"));
   if (!o.tau_schedule.empty()) s.torque = readSchedule(o.tau_schedule, n);
   if (!o.damping.empty()) s.damping = vectorOption(o.damping, n, "--damping");
@@ -186,13 +189,15 @@ CycloidalTrajectory trajectoryFile(const std::string& path, int n) {
     throw InputError(path + ": invalid JSON: " + e.what());
   }
   const auto vec = [&](const char* key) {
-    if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array() || static_cast<int>(doc[key].size()) != n) {
+    if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array() ||
+        static_cast<int>(doc[key].size()) != n) {
       throw InputError(path + ": " + key + ": expected an array of " + std::to_string(n) + " numbers");
     }
     Eigen::VectorXd v(n);
     for (int i = 0; i < n; ++i) {
       const auto& x = doc[key][static_cast<std::size_t>(i)];
-      if (!x.is_number()) throw InputError(path + ": " + key + "[" + std::to_string(i) + "]: expected a number");
+      if (!x.is_number())
+        throw InputError(path + ": " + key + "[" + std::to_string(i) + "]: expected a number");
       v[i] = x.get<double>();
     }
     return v;

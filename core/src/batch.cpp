@@ -90,7 +90,8 @@ void BatchPool::workerLoop(unsigned index) {
       queue_.pop_front();
     }
     // a task whose chunks are all claimed already is dropped without touching its chunk function
-    if (task->next.load(std::memory_order_relaxed) < task->chunks) runChunks(*task, state.workspace(task->model));
+    if (task->next.load(std::memory_order_relaxed) < task->chunks)
+      runChunks(*task, state.workspace(task->model));
   }
 }
 
@@ -164,11 +165,13 @@ using CMap = Eigen::Map<const Eigen::VectorXd>;
 using OutMap = Eigen::Map<Eigen::VectorXd>;
 
 void requireArray(const void* p, std::size_t count, const char* function, const char* name) {
-  if (count != 0 && p == nullptr) throw std::invalid_argument(std::string(function) + ": " + name + " is null");
+  if (count != 0 && p == nullptr)
+    throw std::invalid_argument(std::string(function) + ": " + name + " is null");
 }
 
 /// Runs one state's computation; an argument error gets the batch function and the state index in front.
-template <typename F> void state(const char* function, std::size_t k, F&& f) {
+template <typename F>
+void state(const char* function, std::size_t k, F&& f) {
   try {
     f();
   } catch (const std::invalid_argument& e) {
@@ -203,7 +206,8 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
       const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
       state(kFn, k, [&] {
         OutMap(tau + o, m.n) =
-            tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk, Eigen::Map<const Eigen::Matrix<double, 6, 1>>(tip_wrench + 6 * k))
+            tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk,
+                                         Eigen::Map<const Eigen::Matrix<double, 6, 1>>(tip_wrench + 6 * k))
                        : inverseDynamics(m, d, qk, qdk, qddk);
       });
     }
@@ -211,8 +215,8 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
-                          std::size_t count, const double* q, const double* qd, const double* tau, double* qdd,
-                          std::size_t grain) {
+                          std::size_t count, const double* q, const double* qd, const double* tau,
+                          double* qdd, std::size_t grain) {
   constexpr const char* kFn = "forwardDynamicsBatch";
   if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
   requireArray(q, count, kFn, "q");
@@ -220,7 +224,8 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   requireArray(tau, count, kFn, "tau");
   requireArray(qdd, count, kFn, "qdd");
   if (route != ForwardRoute::Saha && route != ForwardRoute::Cholesky && route != ForwardRoute::Fixman) {
-    throw std::invalid_argument(std::string(kFn) + ": unknown route " + std::to_string(static_cast<int>(route)));
+    throw std::invalid_argument(std::string(kFn) + ": unknown route " +
+                                std::to_string(static_cast<int>(route)));
   }
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
@@ -268,7 +273,8 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
         OutMap(out.d + o, m.n) = d.D;
         out.log_det[k] = d.log_det;
         if (out.inverse) copyRowMajor(computeInverseInertia(m, d, qk), out.inverse + oo);
-        if (out.convective) copyRowMajor(computeConvectiveMatrix(m, d, qk, CMap(qd + o, m.n)), out.convective + oo);
+        if (out.convective)
+          copyRowMajor(computeConvectiveMatrix(m, d, qk, CMap(qd + o, m.n)), out.convective + oo);
         if (out.bias) OutMap(out.bias + o, m.n) = computeBias(m, d, qk, CMap(qd + o, m.n));
         if (out.gravity_torque) OutMap(out.gravity_torque + o, m.n) = computeGravity(m, d, qk);
       });

@@ -7,12 +7,8 @@
 namespace denoc {
 
 namespace {
-Eigen::Matrix3d rotX(double a) {
-  return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitX()).toRotationMatrix();
-}
-Eigen::Matrix3d rotZ(double a) {
-  return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitZ()).toRotationMatrix();
-}
+Eigen::Matrix3d rotX(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitX()).toRotationMatrix(); }
+Eigen::Matrix3d rotZ(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitZ()).toRotationMatrix(); }
 }  // namespace
 
 ModelSpec specFromDH(const DHSpec& dh) {
@@ -107,7 +103,8 @@ DHSpec planarArmDH() {
     const double a2 = length[i] * length[i];
     const double w2 = width * width;
     l.mass = m;
-    l.inertia = Eigen::Vector3d(m * (w2 + w2) / 12.0, m * (a2 + w2) / 12.0, m * (a2 + w2) / 12.0).asDiagonal();
+    l.inertia =
+        Eigen::Vector3d(m * (w2 + w2) / 12.0, m * (a2 + w2) / 12.0, m * (a2 + w2) / 12.0).asDiagonal();
     dh.links.push_back(l);
   }
   return dh;

@@ -16,7 +16,6 @@ template void computeUDU<double>(const Model&, Data&, const Ref&, bool);
 template void computeFullFactor<double>(const Model&, Data&, const Ref&);
 template const Types<double>::MatX& computeInverseInertia<double>(const Model&, Data&, const Ref&);
 template const VecX& forwardDynamics<double>(const Model&, Data&, const Ref&, const Ref&, const Ref&);
-template const VecX& forwardDynamicsCholesky<double>(const Model&, Data&, const Ref&, const Ref&,
-                                                     const Ref&);
+template const VecX& forwardDynamicsCholesky<double>(const Model&, Data&, const Ref&, const Ref&, const Ref&);
 
 }  // namespace denoc

@@ -4,8 +4,8 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <set>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 
 #include "denoc/data.hpp"
 
@@ -16,9 +16,7 @@ template struct DataTpl<double>;
 
 namespace {
 
-std::string where(const JointSpec& j) {
-  return "joint '" + j.name + "' (link '" + j.link + "')";
-}
+std::string where(const JointSpec& j) { return "joint '" + j.name + "' (link '" + j.link + "')"; }
 
 std::string num(double x) {
   std::ostringstream os;
@@ -139,7 +137,7 @@ Model buildModel(const ModelSpec& input) {
   }
   for (int i = 0; i < n; ++i) {
     const auto ui = static_cast<std::size_t>(i);
-    const Eigen::Matrix3d& before = turn[ui];  // F_{i-1}
+    const Eigen::Matrix3d& before = turn[ui];     // F_{i-1}
     const Eigen::Matrix3d& after = turn[ui + 1];  // F_i
     const Eigen::Matrix3d Et = before.transpose() * m.E[ui] * after;
     // Et = Rx(alpha) Rz(theta0) = [[c0, -s0, 0], [ca s0, ca c0, -sa], [sa s0, sa c0, ca]] up to rounding
@@ -167,8 +165,9 @@ Model buildModel(const ModelSpec& input) {
     jc.s = m.s[ui];
     jc.m = m.mass[ui];
     jc.h = jc.m * m.com[ui];
-    jc.I_o = Sym3<double>::fromMatrix(m.inertia[ui] + jc.m * (m.com[ui].squaredNorm() * Eigen::Matrix3d::Identity() -
-                                                              m.com[ui] * m.com[ui].transpose()));
+    jc.I_o = Sym3<double>::fromMatrix(
+        m.inertia[ui] +
+        jc.m * (m.com[ui].squaredNorm() * Eigen::Matrix3d::Identity() - m.com[ui] * m.com[ui].transpose()));
     {
       const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(m.inertia[ui]);
       const Eigen::Vector3d l = es.eigenvalues();  // ascending

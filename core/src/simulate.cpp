@@ -27,10 +27,12 @@ std::string num(double x) {
 
 void checkVec(const Eigen::Ref<const Eigen::VectorXd>& v, int n, const std::string& field) {
   if (v.size() != n) {
-    bad(field, "has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n) + " (one per joint)");
+    bad(field,
+        "has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n) + " (one per joint)");
   }
   for (Eigen::Index i = 0; i < v.size(); ++i) {
-    if (!std::isfinite(v[i])) bad(field + "[" + std::to_string(i) + "]", "is " + num(v[i]) + ", expected a finite number");
+    if (!std::isfinite(v[i]))
+      bad(field + "[" + std::to_string(i) + "]", "is " + num(v[i]) + ", expected a finite number");
   }
 }
 
@@ -71,10 +73,11 @@ constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
 constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
 constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176,
                  a65 = -5103.0 / 18656;
-constexpr double a71 = 35.0 / 384, a73 = 500.0 / 1113, a74 = 125.0 / 192, a75 = -2187.0 / 6784, a76 = 11.0 / 84;
+constexpr double a71 = 35.0 / 384, a73 = 500.0 / 1113, a74 = 125.0 / 192, a75 = -2187.0 / 6784,
+                 a76 = 11.0 / 84;
 // b5 - b4: the embedded error estimate
-constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
-                 e7 = -1.0 / 40;
+constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
+                 e6 = 22.0 / 525, e7 = -1.0 / 40;
 
 }  // namespace
 
@@ -170,7 +173,8 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
       if (!(std::isfinite(t) && t >= 0.0 && t <= o.t_end)) {
         bad(field, "is " + num(t) + ", expected a time in [0, t_end = " + num(o.t_end) + "]");
       }
-      if (k > 0 && !(t > o.sample_times[k - 1])) bad(field, "is " + num(t) + ", expected strictly increasing times");
+      if (k > 0 && !(t > o.sample_times[k - 1]))
+        bad(field, "is " + num(t) + ", expected strictly increasing times");
     }
   }
   if (o.integrator == Integrator::RK4) {
@@ -194,12 +198,13 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
   } else {
     bad("integrator", "is unknown");
   }
-  if (o.route != ForwardDynamicsRoute::Saha && o.route != ForwardDynamicsRoute::Cholesky) bad("route", "is unknown");
+  if (o.route != ForwardDynamicsRoute::Saha && o.route != ForwardDynamicsRoute::Cholesky)
+    bad("route", "is unknown");
   if (o.max_steps <= 0) bad("max_steps", "is " + std::to_string(o.max_steps) + ", expected > 0");
   if (o.torque.kind() != TorqueInput::Kind::Zero) {
     if (o.torque.size() != n) {
-      bad("torque", "has " + std::to_string(o.torque.size()) + " entries per vector, expected " + std::to_string(n) +
-                        " (one per joint)");
+      bad("torque", "has " + std::to_string(o.torque.size()) + " entries per vector, expected " +
+                        std::to_string(n) + " (one per joint)");
     }
   }
   if (o.damping.size() != 0) {
@@ -215,8 +220,9 @@ std::size_t sampleCount(const SimulationOptions& options) { return SampleTimes(o
 // ------------------------------------------------------------------------------------------- simulator
 
 Simulator::Simulator(std::shared_ptr<const Model> model)
-    : owner_(std::move(model)), model_(owner_.get()), data_(owner_ ? *owner_ : throw std::invalid_argument(
-                                                                                  "Simulator: null model")) {
+    : owner_(std::move(model)),
+      model_(owner_.get()),
+      data_(owner_ ? *owner_ : throw std::invalid_argument("Simulator: null model")) {
   n_ = model_->n;
   const Eigen::Index m = 2 * n_;
   for (Eigen::VectorXd* v : {&y_, &y_new_, &y_tmp_, &y_err_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
@@ -252,8 +258,8 @@ void Simulator::countStep() {
   const std::int64_t taken = stats_.steps + stats_.rejected;
   if (opt_->keep_going && taken % 64 == 0 && !opt_->keep_going()) throw StopRequested{};
   if (taken >= opt_->max_steps) {
-    throw std::runtime_error("simulate: max_steps (" + std::to_string(opt_->max_steps) + ") exceeded at t = " +
-                             num(t_));
+    throw std::runtime_error("simulate: max_steps (" + std::to_string(opt_->max_steps) +
+                             ") exceeded at t = " + num(t_));
   }
 }
 
@@ -373,8 +379,9 @@ void Simulator::advanceDOPRI(double t_target) {
   }
 }
 
-SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0, const Eigen::Ref<const Eigen::VectorXd>& qd0,
-                               const SimulationOptions& options, const SampleCallback& on_sample) {
+SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0,
+                               const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options,
+                               const SampleCallback& on_sample) {
   validateSimulation(*model_, q0, qd0, options);
   const SampleTimes times(options);
   opt_ = &options;
@@ -423,7 +430,8 @@ SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0, cons
 }
 
 SimulationResult Simulator::simulate(const Eigen::Ref<const Eigen::VectorXd>& q0,
-                                     const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options) {
+                                     const Eigen::Ref<const Eigen::VectorXd>& qd0,
+                                     const SimulationOptions& options) {
   validateSimulation(*model_, q0, qd0, options);
   const auto rows = static_cast<Eigen::Index>(sampleCount(options));
   SimulationResult r;

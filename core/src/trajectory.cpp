@@ -31,7 +31,8 @@ void CycloidalTrajectory::evaluate(double t, Eigen::Ref<Eigen::VectorXd> q, Eige
                                    Eigen::Ref<Eigen::VectorXd> qdd) const {
   const Eigen::Index n = theta0_.size();
   if (q.size() != n || qd.size() != n || qdd.size() != n) {
-    throw std::invalid_argument("CycloidalTrajectory::evaluate: outputs need " + std::to_string(n) + " entries");
+    throw std::invalid_argument("CycloidalTrajectory::evaluate: outputs need " + std::to_string(n) +
+                                " entries");
   }
   if (!std::isfinite(t)) throw std::invalid_argument("CycloidalTrajectory::evaluate: t is not finite");
   constexpr double two_pi = 2.0 * std::numbers::pi;
@@ -92,8 +93,9 @@ std::vector<double> uniformTimes(double t_end, double dt) {
 TorqueHistory computeTorqueHistory(const Model& model, const CycloidalTrajectory& trajectory,
                                    const std::vector<double>& times) {
   if (trajectory.size() != model.n) {
-    throw std::invalid_argument("computeTorqueHistory: the trajectory has " + std::to_string(trajectory.size()) +
-                                " joints, the model " + std::to_string(model.n));
+    throw std::invalid_argument("computeTorqueHistory: the trajectory has " +
+                                std::to_string(trajectory.size()) + " joints, the model " +
+                                std::to_string(model.n));
   }
   const auto rows = static_cast<Eigen::Index>(times.size());
   const int n = model.n;

@@ -2,6 +2,8 @@
 #include "denoc/urdf.hpp"
 
 #include <console_bridge/console.h>
+#include <tinyxml.h>
+#include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Geometry>
 #include <algorithm>
@@ -13,8 +15,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <tinyxml.h>
-#include <urdf_parser/urdf_parser.h>
 #include <vector>
 
 namespace denoc {
@@ -43,7 +43,8 @@ std::string num(double x) {
 }
 
 void requireFinite(double x, const std::string& who, const std::string& what) {
-  if (!std::isfinite(x)) throw ModelError("URDF " + who + ": " + what + " is " + num(x) + ", not a finite number");
+  if (!std::isfinite(x))
+    throw ModelError("URDF " + who + ": " + what + " is " + num(x) + ", not a finite number");
 }
 
 Pose toPose(const urdf::Pose& u, const std::string& who, const std::string& what) {
@@ -63,18 +64,26 @@ Pose toPose(const urdf::Pose& u, const std::string& who, const std::string& what
 Eigen::Vector3d toVec(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
 
 bool isMoving(const urdf::Joint& j) {
-  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS || j.type == urdf::Joint::PRISMATIC;
+  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS ||
+         j.type == urdf::Joint::PRISMATIC;
 }
 
 std::string typeName(const urdf::Joint& j) {
   switch (j.type) {
-    case urdf::Joint::REVOLUTE: return "revolute";
-    case urdf::Joint::CONTINUOUS: return "continuous";
-    case urdf::Joint::PRISMATIC: return "prismatic";
-    case urdf::Joint::FLOATING: return "floating";
-    case urdf::Joint::PLANAR: return "planar";
-    case urdf::Joint::FIXED: return "fixed";
-    default: return "unknown";
+    case urdf::Joint::REVOLUTE:
+      return "revolute";
+    case urdf::Joint::CONTINUOUS:
+      return "continuous";
+    case urdf::Joint::PRISMATIC:
+      return "prismatic";
+    case urdf::Joint::FLOATING:
+      return "floating";
+    case urdf::Joint::PLANAR:
+      return "planar";
+    case urdf::Joint::FIXED:
+      return "fixed";
+    default:
+      return "unknown";
   }
 }
 
@@ -156,7 +165,7 @@ void rejectJointCycles(const std::string& xml) {
   struct Edge {
     std::string joint, child;
   };
-  std::map<std::string, std::vector<Edge>> children;         // parent link -> its joints
+  std::map<std::string, std::vector<Edge>> children;        // parent link -> its joints
   std::map<std::string, std::vector<std::string>> parents;  // child link -> the joints naming it
   for (const TiXmlElement* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
     const TiXmlElement* p = j->FirstChildElement("parent");
@@ -282,7 +291,8 @@ void checkLinkInertial(const urdf::Link& link, double& m, Pose& frame, Eigen::Ma
   if (in.mass < 0.0) throw ModelError("URDF " + who + ": mass is " + num(in.mass) + ", negative");
   if (in.mass == 0.0) {
     if (!Ic.isZero(0.0)) {
-      throw ModelError("URDF " + who + ": mass is 0 but the inertia is not zero (a massless link must have a zero inertia)");
+      throw ModelError("URDF " + who +
+                       ": mass is 0 but the inertia is not zero (a massless link must have a zero inertia)");
     }
     return;
   }
@@ -317,16 +327,19 @@ std::string list(const std::vector<std::string>& names) {
 
 class Importer {
  public:
-  Importer(const urdf::ModelInterface& model, const UrdfOptions& options) : model_(model), options_(options) {}
+  Importer(const urdf::ModelInterface& model, const UrdfOptions& options)
+      : model_(model), options_(options) {}
 
   ModelSpec run() {
     base_ = findBase();
     collectSubtree(base_);
     for (const JointPtr& j : subtree_joints_) checkJointNumbers(*j);
     for (const JointPtr& j : subtree_joints_) {
-      if (j->type == urdf::Joint::FLOATING || j->type == urdf::Joint::PLANAR || j->type == urdf::Joint::UNKNOWN) {
-        throw ModelError("URDF " + jointWho(*j) + " (child link " + quoted(j->child_link_name) + ") is of type " +
-                         typeName(*j) + ": only revolute, continuous, prismatic and fixed joints are supported");
+      if (j->type == urdf::Joint::FLOATING || j->type == urdf::Joint::PLANAR ||
+          j->type == urdf::Joint::UNKNOWN) {
+        throw ModelError("URDF " + jointWho(*j) + " (child link " + quoted(j->child_link_name) +
+                         ") is of type " + typeName(*j) +
+                         ": only revolute, continuous, prismatic and fixed joints are supported");
       }
     }
     tip_ = options_.tip_link.empty() ? defaultTip() : findTip();
@@ -337,7 +350,9 @@ class Importer {
  private:
   LinkPtr link(const std::string& name, const std::string& what) const {
     LinkPtr l = model_.getLink(name);
-    if (!l) throw ModelError("URDF: " + what + " " + quoted(name) + " is not a link of robot " + quoted(model_.getName()));
+    if (!l)
+      throw ModelError("URDF: " + what + " " + quoted(name) + " is not a link of robot " +
+                       quoted(model_.getName()));
     return l;
   }
 
@@ -362,13 +377,16 @@ class Importer {
         const JointPtr j = *it;
         subtree_joints_.push_back(j);
         LinkPtr c = model_.getLink(j->child_link_name);
-        if (!c) throw ModelError("URDF " + jointWho(*j) + ": child link " + quoted(j->child_link_name) + " not found");
+        if (!c)
+          throw ModelError("URDF " + jointWho(*j) + ": child link " + quoted(j->child_link_name) +
+                           " not found");
         // urdfdom keeps one parent joint per link: a link that is the child of two joints closes a loop
         if (c->parent_joint != j || !visited_.insert(c->name).second) {
-          throw ModelError("URDF: closed kinematic loop: link " + quoted(c->name) + " is the child of joint " +
-                           quoted(j->name) + (c->parent_joint && c->parent_joint != j
-                                                  ? " and of joint " + quoted(c->parent_joint->name)
-                                                  : std::string(" and is reached twice")) +
+          throw ModelError("URDF: closed kinematic loop: link " + quoted(c->name) +
+                           " is the child of joint " + quoted(j->name) +
+                           (c->parent_joint && c->parent_joint != j
+                                ? " and of joint " + quoted(c->parent_joint->name)
+                                : std::string(" and is reached twice")) +
                            " (a URDF must be a tree)");
         }
         stack.push_back(c);
@@ -379,7 +397,8 @@ class Importer {
   // The link whose frame is reached from `l` through fixed joints only, going up; i.e. the moving link (or
   // the base) that `l` is rigidly attached to when every moving joint counts.
   LinkPtr rigidHead(LinkPtr l) const {
-    while (l != base_ && l->parent_joint && !isMoving(*l->parent_joint)) l = model_.getLink(l->parent_joint->parent_link_name);
+    while (l != base_ && l->parent_joint && !isMoving(*l->parent_joint))
+      l = model_.getLink(l->parent_joint->parent_link_name);
     return l;
   }
 
@@ -409,8 +428,8 @@ class Importer {
         if (l->child_joints.empty() && rigidHead(l) != base_) leaves.push_back(l->name);
       }
       std::sort(leaves.begin(), leaves.end());
-      throw ModelError("URDF: several leaf links below base link " + quoted(base_->name) + " (" + list(leaves) +
-                       "): choose the chain's end with tip_link");
+      throw ModelError("URDF: several leaf links below base link " + quoted(base_->name) + " (" +
+                       list(leaves) + "): choose the chain's end with tip_link");
     }
     // Go down the fixed joints below the last moving link while there is no branching.
     LinkPtr tip = leaf_heads.front();
@@ -421,7 +440,8 @@ class Importer {
   LinkPtr findTip() const {
     LinkPtr tip = link(options_.tip_link, "tip link");
     std::set<std::string> seen;
-    for (LinkPtr l = tip; l; l = l->parent_joint ? model_.getLink(l->parent_joint->parent_link_name) : nullptr) {
+    for (LinkPtr l = tip; l;
+         l = l->parent_joint ? model_.getLink(l->parent_joint->parent_link_name) : nullptr) {
       if (l == base_) return tip;
       if (!seen.insert(l->name).second) {
         throw ModelError("URDF: closed kinematic loop above tip link " + quoted(tip->name) + ": link " +
@@ -429,13 +449,14 @@ class Importer {
       }
       if (!l->parent_joint) break;
     }
-    throw ModelError("URDF: tip link " + quoted(tip->name) + " is not below base link " + quoted(base_->name) +
-                     " (the chain from base to tip must go from parent to child)");
+    throw ModelError("URDF: tip link " + quoted(tip->name) + " is not below base link " +
+                     quoted(base_->name) + " (the chain from base to tip must go from parent to child)");
   }
 
   void chainPath() {
     std::vector<JointPtr> path;
-    for (LinkPtr l = tip_; l != base_; l = model_.getLink(l->parent_joint->parent_link_name)) path.push_back(l->parent_joint);
+    for (LinkPtr l = tip_; l != base_; l = model_.getLink(l->parent_joint->parent_link_name))
+      path.push_back(l->parent_joint);
     std::reverse(path.begin(), path.end());
     for (const JointPtr& j : path) {
       if (!isMoving(*j)) continue;
@@ -457,15 +478,18 @@ class Importer {
     if (depth > 64) throw ModelError("URDF " + jointWho(j) + ": mimic joints form a cycle");
     if (j.mimic) {
       if (chain_index_.count(j.mimic->joint_name)) {
-        throw ModelError("URDF " + jointWho(j) + " (off the chain) mimics joint " + quoted(j.mimic->joint_name) +
+        throw ModelError("URDF " + jointWho(j) + " (off the chain) mimics joint " +
+                         quoted(j.mimic->joint_name) +
                          " of the chain: a branch moved by a chain joint is not supported");
       }
       JointPtr master = model_.getJoint(j.mimic->joint_name);
       if (!master) {
-        throw ModelError("URDF " + jointWho(j) + " mimics joint " + quoted(j.mimic->joint_name) + ", which does not exist");
+        throw ModelError("URDF " + jointWho(j) + " mimics joint " + quoted(j.mimic->joint_name) +
+                         ", which does not exist");
       }
       if (!isMoving(*master)) {
-        throw ModelError("URDF " + jointWho(j) + " mimics joint " + quoted(j.mimic->joint_name) + ", which is not a moving joint");
+        throw ModelError("URDF " + jointWho(j) + " mimics joint " + quoted(j.mimic->joint_name) +
+                         ", which is not a moving joint");
       }
       return j.mimic->multiplier * lockPosition(*master, depth + 1) + j.mimic->offset;
     }
@@ -546,8 +570,8 @@ class Importer {
         // URDF defaults lower and upper to 0 when absent: a zero-width range means "no position limit".
         if (j.type != urdf::Joint::CONTINUOUS && j.limits->lower != j.limits->upper) {
           if (j.limits->lower > j.limits->upper) {
-            throw ModelError("URDF " + who + ": lower limit " + num(j.limits->lower) + " is above upper limit " +
-                             num(j.limits->upper));
+            throw ModelError("URDF " + who + ": lower limit " + num(j.limits->lower) +
+                             " is above upper limit " + num(j.limits->upper));
           }
           js.lower = j.limits->lower;
           js.upper = j.limits->upper;
@@ -558,11 +582,14 @@ class Importer {
       }
       const Inertia& in = inertia[static_cast<std::size_t>(i)];
       if (!(in.mass > 0.0)) {
-        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) + " has no mass (neither it nor the links " +
-                         "fixed to it (" + list(members[static_cast<std::size_t>(i)]) + ") carry an <inertial> with a positive mass)");
+        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) +
+                         " has no mass (neither it nor the links " + "fixed to it (" +
+                         list(members[static_cast<std::size_t>(i)]) +
+                         ") carry an <inertial> with a positive mass)");
       }
       if (const std::string why = checkInertia(in.inertia); !why.empty()) {
-        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) + " after merging its fixed links: " + why);
+        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) +
+                         " after merging its fixed links: " + why);
       }
       js.mass = in.mass;
       js.com = in.com;

@@ -29,15 +29,15 @@ class ModelCollectable : public prometheus::Collectable {
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     const auto [files, bytes] = g_.store();
-    return {gauge("denoc_models_cached", "Models held in memory", static_cast<double>(g_.cached())),
-            gauge("denoc_models_pinned", "Pinned models (built-in and preloaded)",
-                  static_cast<double>(g_.pinned())),
-            gauge("denoc_store_models", "Model files in the store directory", static_cast<double>(files)),
-            gauge("denoc_store_bytes", "Bytes of model files in the store directory",
-                  static_cast<double>(bytes)),
-            gauge("denoc_states_in_flight",
-                  "States admitted to unary calls being computed (--max-inflight-states)",
-                  static_cast<double>(g_.inflight_states()))};
+    return {
+        gauge("denoc_models_cached", "Models held in memory", static_cast<double>(g_.cached())),
+        gauge("denoc_models_pinned", "Pinned models (built-in and preloaded)",
+              static_cast<double>(g_.pinned())),
+        gauge("denoc_store_models", "Model files in the store directory", static_cast<double>(files)),
+        gauge("denoc_store_bytes", "Bytes of model files in the store directory", static_cast<double>(bytes)),
+        gauge("denoc_states_in_flight",
+              "States admitted to unary calls being computed (--max-inflight-states)",
+              static_cast<double>(g_.inflight_states()))};
   }
 
  private:

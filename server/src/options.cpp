@@ -15,11 +15,11 @@ std::string ServerOptions::describe() const {
      << " store_dir=" << store_dir << " examples=" << (examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < preload.size(); ++i) os << (i ? "," : "") << preload[i];
   os << "] api=" << api << " threads=" << threads << " batch_threads=" << batch_threads
-     << " heap_keep_mb=" << heap_keep_mb
-     << " max_dof=" << max_dof << " max_states=" << max_states << " max_message_bytes=" << max_message_bytes
-     << " max_models=" << max_models << " workspaces_per_thread=" << workspaces_per_thread
-     << " shutdown_grace_ms=" << shutdown_grace_ms << " drain_timeout_ms=" << drain_timeout_ms
-     << " log_level=" << log_level << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
+     << " heap_keep_mb=" << heap_keep_mb << " max_dof=" << max_dof << " max_states=" << max_states
+     << " max_message_bytes=" << max_message_bytes << " max_models=" << max_models
+     << " workspaces_per_thread=" << workspaces_per_thread << " shutdown_grace_ms=" << shutdown_grace_ms
+     << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level
+     << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
      << " plaintext=" << (plaintext ? "allowed" : "loopback-only")
      << " token_file=" << (token_file.empty() ? "-" : token_file) << " max_streams=" << max_streams
      << " max_inflight_states=" << inflightStates() << " keepalive_time_ms=" << keepalive_time_ms

@@ -13,10 +13,10 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // --listen / DENOC_LISTEN: host:port; port 0 picks a free port
   std::string port_file;                   // --port-file / DENOC_PORT_FILE: the chosen port is written here
   std::string store_dir = "denoc-store";   // --store-dir / DENOC_STORE_DIR: the model store directory
-  std::vector<std::string> preload;   // --preload / DENOC_PRELOAD: URDF files (FILE or FILE@TIP_LINK), pinned
-  bool examples = true;               // --examples / DENOC_EXAMPLES: preload the built-in example models
-  int threads = 32;                   // --threads / DENOC_THREADS: max threads of the sync server's pool
-  unsigned batch_threads = 0;         // --batch-threads / DENOC_BATCH_THREADS: cores a batch uses (0: all)
+  std::vector<std::string> preload;  // --preload / DENOC_PRELOAD: URDF files (FILE or FILE@TIP_LINK), pinned
+  bool examples = true;              // --examples / DENOC_EXAMPLES: preload the built-in example models
+  int threads = 32;                  // --threads / DENOC_THREADS: max threads of the sync server's pool
+  unsigned batch_threads = 0;        // --batch-threads / DENOC_BATCH_THREADS: cores a batch uses (0: all)
   // --heap-keep-mb / DENOC_HEAP_KEEP_MB: freed memory the allocator keeps for reuse per arena, and blocks up
   // to 32 MiB from its heap rather than mmap (0: glibc's defaults); docs/service.md "Thread model"
   unsigned heap_keep_mb = 128;

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     }
   }
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(-1);  // answers of 10^5 states
+  args.SetMaxReceiveMessageSize(-1);        // answers of 10^5 states
   for (const std::string& a : grpc_args) {  // NAME=INTEGER, as denocd's --grpc-arg
     const std::size_t eq = a.find('=');
     if (eq == std::string::npos) {
@@ -222,9 +222,9 @@ int main(int argc, char** argv) {
         denoc::inverseDynamicsBatch(pool, shared, count, q.data(), q.data(), q.data(), tau.data());
       pool_us = micros(Clock::now() - p0) / (static_cast<double>(reps) * count);
     }
-    std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %11.3f  %11.3f  %6.2f  %6.2f\n", count,
-                calls, states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states, local_us,
-                pool_us, total_us / states / local_us, total_us / states / pool_us);
+    std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %11.3f  %11.3f  %6.2f  %6.2f\n",
+                count, calls, states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states,
+                local_us, pool_us, total_us / states / local_us, total_us / states / pool_us);
   }
 
   // 3. Stream round trip: one inverse-dynamics step against an echo (the stream's own round trip), the

@@ -46,12 +46,14 @@ Eigen::VectorXd vec(const json& a) {
 Eigen::MatrixXd mat(const json& a) {
   Eigen::MatrixXd m(static_cast<Eigen::Index>(a.size()), static_cast<Eigen::Index>(a.at(0).size()));
   for (std::size_t i = 0; i < a.size(); ++i) {
-    for (std::size_t j = 0; j < a[i].size(); ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = a[i][j];
+    for (std::size_t j = 0; j < a[i].size(); ++j)
+      m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = a[i][j];
   }
   return m;
 }
 
-::testing::AssertionResult close(const Eigen::MatrixXd& got, const Eigen::MatrixXd& want, double tol = 1e-12) {
+::testing::AssertionResult close(const Eigen::MatrixXd& got, const Eigen::MatrixXd& want,
+                                 double tol = 1e-12) {
   if (got.rows() != want.rows() || got.cols() != want.cols()) return ::testing::AssertionFailure() << "shape";
   const double err = (got - want).cwiseAbs().maxCoeff();
   if (err <= tol * std::max(1.0, want.cwiseAbs().maxCoeff())) return ::testing::AssertionSuccess();
@@ -71,7 +73,8 @@ TEST(CliRemote, RegisterIdFdFactorEqualTheCore) {
   ASSERT_EQ(reg.code, 0) << reg.err;
   const std::string id = reg.out.substr(0, reg.out.find('\n'));
   ASSERT_EQ(id.size(), 64u) << reg.out;
-  const json again = parse(denoc(dir, {s, "register", kPanda, "--tip-link", "panda_hand_tcp", "--format", "json"}));
+  const json again =
+      parse(denoc(dir, {s, "register", kPanda, "--tip-link", "panda_hand_tcp", "--format", "json"}));
   EXPECT_EQ(again.at("model_id"), id);
   EXPECT_EQ(again.at("created"), false);
   EXPECT_EQ(again.at("model").at("dof"), 7);
@@ -102,20 +105,21 @@ TEST(CliRemote, RegisterIdFdFactorEqualTheCore) {
     EXPECT_TRUE(close(vec(st.at("q")), qk, 0.0));
   }
   // the model file instead of the id (registered first, same id); a unique id prefix
-  const json by_file =
-      parse(denoc(dir, {s, "id", kPanda, "--tip-link", "panda_hand_tcp", "--states", file, "--format", "json"}));
+  const json by_file = parse(
+      denoc(dir, {s, "id", kPanda, "--tip-link", "panda_hand_tcp", "--states", file, "--format", "json"}));
   EXPECT_EQ(by_file.at("model_id"), id);
   EXPECT_EQ(by_file.at("states"), id_doc.at("states"));
 
   for (const char* route : {"saha", "fixman", "cholesky"}) {
-    const json fd = parse(denoc(dir, {s, "fd", id.substr(0, 10), "--states", file, "--route", route, "--format",
-                                      "json"}));
+    const json fd = parse(
+        denoc(dir, {s, "fd", id.substr(0, 10), "--states", file, "--route", route, "--format", "json"}));
     ASSERT_EQ(fd.at("states").size(), 3u);
     for (int k = 0; k < 3; ++k) {
       const Eigen::Map<const Eigen::VectorXd> qk(&q[k * 7], 7), qdk(&qd[k * 7], 7), xk(&x[k * 7], 7);
-      const Eigen::VectorXd want = std::string(route) == "saha"     ? forwardDynamics(model, data, qk, qdk, xk)
-                                   : std::string(route) == "fixman" ? forwardDynamicsFixman(model, data, qk, qdk, xk)
-                                                                    : forwardDynamicsCholesky(model, data, qk, qdk, xk);
+      const Eigen::VectorXd want = std::string(route) == "saha" ? forwardDynamics(model, data, qk, qdk, xk)
+                                   : std::string(route) == "fixman"
+                                       ? forwardDynamicsFixman(model, data, qk, qdk, xk)
+                                       : forwardDynamicsCholesky(model, data, qk, qdk, xk);
       EXPECT_TRUE(close(vec(fd["states"][static_cast<std::size_t>(k)].at("qdd")), want)) << route << " " << k;
     }
   }
@@ -195,8 +199,8 @@ TEST(CliRemote, BenchTimesTheRequestedCalls) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"));
   const std::string s = "--server=" + server.address();
-  const Outcome r =
-      denoc(dir, {s, "bench", "planar_3r", "--computation", "fd", "--calls", "40", "--batch", "25", "--format", "json"});
+  const Outcome r = denoc(dir, {s, "bench", "planar_3r", "--computation", "fd", "--calls", "40", "--batch",
+                                "25", "--format", "json"});
   const json doc = parse(r);
   EXPECT_EQ(doc.at("computation"), "fd");
   EXPECT_EQ(doc.at("calls"), 40);

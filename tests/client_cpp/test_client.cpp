@@ -69,8 +69,10 @@ TEST(ClientCpp, PandaIdFdAndFullFactorEqualTheCore) {
   EXPECT_EQ(reg.model.joint_names.size(), 7u);
   EXPECT_TRUE(c.sources()->contains(reg.model_id));
 
-  const std::vector<double> q = test::randomStates(count, n, 1, 2.0), qd = test::randomStates(count, n, 2, 1.5),
-                            qdd = test::randomStates(count, n, 3, 3.0), tau = test::randomStates(count, n, 4, 20.0);
+  const std::vector<double> q = test::randomStates(count, n, 1, 2.0),
+                            qd = test::randomStates(count, n, 2, 1.5),
+                            qdd = test::randomStates(count, n, 3, 3.0),
+                            tau = test::randomStates(count, n, 4, 20.0);
   const Eigen::MatrixXd Q = fromFlat(q, count, n), Qd = fromFlat(qd, count, n), Qdd = fromFlat(qdd, count, n),
                         Tau = fromFlat(tau, count, n);
 
@@ -125,7 +127,8 @@ TEST(ClientCpp, PandaIdFdAndFullFactorEqualTheCore) {
   EXPECT_EQ(info.dof, 7);
   EXPECT_EQ(info.source, "urdf");
   const auto models = c.listModels();
-  EXPECT_TRUE(std::any_of(models.begin(), models.end(), [&](const auto& m) { return m.model_id == reg.model_id; }));
+  EXPECT_TRUE(
+      std::any_of(models.begin(), models.end(), [&](const auto& m) { return m.model_id == reg.model_id; }));
 }
 
 // ------------------------------------------------------------------------------------------ error mapping
@@ -163,7 +166,8 @@ TEST(ClientCpp, ErrorsCarryTheStatusCodeAndTheServersMessage) {
 
   // bad shapes: qd with 6 columns for a 7-joint model; q of the wrong dof
   try {
-    c.inverseDynamics(id, Eigen::MatrixXd::Zero(2, 7), Eigen::MatrixXd::Zero(2, 6), Eigen::MatrixXd::Zero(2, 7));
+    c.inverseDynamics(id, Eigen::MatrixXd::Zero(2, 7), Eigen::MatrixXd::Zero(2, 6),
+                      Eigen::MatrixXd::Zero(2, 7));
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -283,8 +287,8 @@ TEST(ClientCpp, ReregistersOnAServerWithAnEmptyStore) {
   EXPECT_TRUE(other.simulate(id, Q.row(0).transpose(), Eigen::VectorXd::Zero(7), so).summary.complete);
   drop();
   auto stream = other.openStream();
-  const Eigen::VectorXd tau = stream->inverseDynamics(id, Q.row(1).transpose(), Eigen::VectorXd::Zero(7),
-                                                      Eigen::VectorXd::Zero(7));
+  const Eigen::VectorXd tau =
+      stream->inverseDynamics(id, Q.row(1).transpose(), Eigen::VectorXd::Zero(7), Eigen::VectorXd::Zero(7));
   EXPECT_TRUE(close(tau.transpose(), want.row(1)));
   stream->close();
 
@@ -452,9 +456,8 @@ TEST(ClientCpp, StreamedSimulationArrivesInOrderAndComplete) {
 
   // the callback can stop the run
   int seen = 0;
-  const client::SimulationSummary stopped = c.simulate(id, q0, qd0, o, [&](const client::SimulationBatch&) {
-    return ++seen < 2;
-  });
+  const client::SimulationSummary stopped =
+      c.simulate(id, q0, qd0, o, [&](const client::SimulationBatch&) { return ++seen < 2; });
   EXPECT_FALSE(stopped.complete);
   EXPECT_EQ(seen, 2);
 
@@ -543,7 +546,8 @@ TEST(ClientCpp, TlsOptionsGoThroughSslCredentials) {
 
 TEST(ClientCpp, ReadmeExampleIsTheCompiledExampleAndRuns) {
   const std::string readme = slurp(std::string(DENOC_SOURCE_DIR) + "/clients/cpp/README.md");
-  const std::string example = slurp(std::string(DENOC_SOURCE_DIR) + "/clients/cpp/examples/readme_example.cpp");
+  const std::string example =
+      slurp(std::string(DENOC_SOURCE_DIR) + "/clients/cpp/examples/readme_example.cpp");
   ASSERT_FALSE(example.empty());
   EXPECT_NE(readme.find("```cpp\n" + example + "```"), std::string::npos)
       << "clients/cpp/README.md must show examples/readme_example.cpp as it is";
@@ -551,8 +555,8 @@ TEST(ClientCpp, ReadmeExampleIsTheCompiledExampleAndRuns) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"));
   const std::string out = dir.str("example.out");
-  const std::string cmd = std::string(DENOC_CLIENT_EXAMPLE) + " " + server.address() + " " + kPanda + " > " + out +
-                          " 2>&1";
+  const std::string cmd =
+      std::string(DENOC_CLIENT_EXAMPLE) + " " + server.address() + " " + kPanda + " > " + out + " 2>&1";
   const int status = std::system(cmd.c_str());
   const std::string text = slurp(out);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;

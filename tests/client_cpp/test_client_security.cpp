@@ -428,11 +428,12 @@ TEST_F(ClientTokens, TheToolTakesTlsAndTokenFlags) {
 
   // bad flags: exit 2 with a message naming them
   const Outcome half = runDenoc(dir_, {"--server", server->address(), "--tls-ca", certs_->ca, "--tls-cert",
-                                    certs_->client_cert, "list"});
+                                       certs_->client_cert, "list"});
   EXPECT_EQ(half.code, 2) << half.err;
   EXPECT_NE(half.err.find("--tls-key"), std::string::npos) << half.err;
   std::ofstream(dir_.str("server-style.token")) << "alice token-of-alice\n";
-  const Outcome two = runDenoc(dir_, with({"--token-file", dir_.str("server-style.token"), "list"}, tls_flags));
+  const Outcome two =
+      runDenoc(dir_, with({"--token-file", dir_.str("server-style.token"), "list"}, tls_flags));
   EXPECT_EQ(two.code, 2) << two.err;
   EXPECT_NE(two.err.find("--token-file"), std::string::npos) << two.err;
   EXPECT_EQ(two.err.find("token-of-alice"), std::string::npos) << "the token was echoed: " << two.err;

@@ -74,7 +74,7 @@ struct Harness {
   std::string ids[3];
 
   Harness() {
-    spdlog::set_level(spdlog::level::off);  // every refused request is logged at warn level
+    spdlog::set_level(spdlog::level::off);     // every refused request is logged at warn level
     google::protobuf::SetLogHandler(nullptr);  // and every string field that is not UTF-8
     std::string tmpl = (std::filesystem::temp_directory_path() / "denoc_fuzz_store.XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) broken("mkdtemp failed");
@@ -115,7 +115,8 @@ Harness& harness() {
 
 void checkStatus(const grpc::Status& status, const char* rpc) {
   if (status.error_code() == grpc::StatusCode::INTERNAL || status.error_code() == grpc::StatusCode::UNKNOWN)
-    broken(std::string(rpc) + " answered " + ds::codeName(status.error_code()) + ": " + status.error_message());
+    broken(std::string(rpc) + " answered " + ds::codeName(status.error_code()) + ": " +
+           status.error_message());
   if (!status.ok() && status.error_message().empty()) broken(std::string(rpc) + " failed without a message");
 }
 

@@ -99,7 +99,8 @@ v1::StreamRequest streamMessage(int dof, v1::Computation c) {
 void registrations(const std::vector<fs::path>& urdf_dirs) {
   // DH models
   write("register-dh-random4", Rpc::RegisterModel, Target::AsSent, dhRequest(randomChain(4, 99)));
-  write("register-dh-random7-armature", Rpc::RegisterModel, Target::AsSent, dhRequest(randomChain(7, 3, true)));
+  write("register-dh-random7-armature", Rpc::RegisterModel, Target::AsSent,
+        dhRequest(randomChain(7, 3, true)));
   write("register-dh-stanford", Rpc::RegisterModel, Target::AsSent, dhRequest(denoc::stanfordArmDH(), false));
   const std::vector<std::pair<std::string, std::function<void(v1::RegisterModelRequest&)>>> bad = {
       {"no-source", [](auto& r) { r.clear_dh(); }},
@@ -207,10 +208,14 @@ void computations() {
     f(r);
     write("id-" + name, Rpc::InverseDynamics, target, r);
   };
-  id("unknown-model", [&](auto& r) { r.set_model_id(unknown); }, Target::AsSent);
-  id("empty-model-id", [](auto& r) { r.set_model_id(""); }, Target::AsSent);
-  id("malformed-model-id", [](auto& r) { r.set_model_id("xyz"); }, Target::AsSent);
-  id("upper-case-model-id", [](auto& r) { r.set_model_id(std::string(64, 'C')); }, Target::AsSent);
+  id(
+      "unknown-model", [&](auto& r) { r.set_model_id(unknown); }, Target::AsSent);
+  id(
+      "empty-model-id", [](auto& r) { r.set_model_id(""); }, Target::AsSent);
+  id(
+      "malformed-model-id", [](auto& r) { r.set_model_id("xyz"); }, Target::AsSent);
+  id(
+      "upper-case-model-id", [](auto& r) { r.set_model_id(std::string(64, 'C')); }, Target::AsSent);
   id("count0", [](auto& r) { r.set_count(0); });
   id("wrong-dof", [](auto& r) { r.set_dof(5); });
   id("q-short", [](auto& r) { r.mutable_q()->RemoveLast(); });

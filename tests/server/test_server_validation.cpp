@@ -341,7 +341,6 @@ TEST(ServerValidation, BadRequestsAreRefusedAndChangeNothing) {
   EXPECT_NE(log.find("failed: NOT_FOUND"), std::string::npos);
 }
 
-
 // Found by fuzzing (tests/fuzz): urdfdom leaked the links of a cycle of joints on every such registration.
 // The cycles are refused before urdfdom; the server then exits cleanly (under the sanitizer presets
 // LeakSanitizer checks at exit and fails the exit status on a leak).
@@ -351,7 +350,8 @@ TEST(ServerValidation, CyclicUrdfsAreRefusedAndLeakNothing) {
   auto stub = server.stub();
   const fs::path corpus = fs::path(DENOC_SOURCE_DIR) / "tests" / "data" / "urdf";
   const std::string self_loop =
-      "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" "
+      "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" "
+      "ixz=\"0\" "
       "iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link><joint name=\"spin\" type=\"revolute\"><parent "
       "link=\"a\"/><child link=\"a\"/><axis xyz=\"0 0 1\"/></joint></robot>";
   for (const std::string& text :

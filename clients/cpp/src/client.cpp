@@ -56,9 +56,9 @@ v1::ForwardRoute wireRoute(Route r) {
 }
 
 Route route(v1::ForwardRoute r) {
-  return r == v1::FORWARD_ROUTE_FIXMAN ? Route::Fixman
+  return r == v1::FORWARD_ROUTE_FIXMAN     ? Route::Fixman
          : r == v1::FORWARD_ROUTE_CHOLESKY ? Route::Cholesky
-                                          : Route::Saha;
+                                           : Route::Saha;
 }
 
 // Checks that an answer's array has the size its count and dof announce (a corrupt answer is an error, never
@@ -92,7 +92,8 @@ Eigen::MatrixXd batch(const google::protobuf::RepeatedField<double>& f, int coun
 }
 
 Eigen::VectorXd vector(const google::protobuf::RepeatedField<double>& f) {
-  return f.empty() ? Eigen::VectorXd() : Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(f.data(), f.size()));
+  return f.empty() ? Eigen::VectorXd()
+                   : Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(f.data(), f.size()));
 }
 
 }  // namespace
@@ -101,24 +102,42 @@ Eigen::VectorXd vector(const google::protobuf::RepeatedField<double>& f) {
 
 std::string codeName(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return "OK";
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED: return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    default: return "CODE_" + std::to_string(static_cast<int>(code));
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "CODE_" + std::to_string(static_cast<int>(code));
   }
 }
 
@@ -181,11 +200,12 @@ Client::Client(ClientOptions options) : options_(std::move(options)) {
   retarget(options_.target);
 }
 
-Client::Client(const std::string& target) : Client([&] {
-  ClientOptions o;
-  o.target = target;
-  return o;
-}()) {}
+Client::Client(const std::string& target)
+    : Client([&] {
+        ClientOptions o;
+        o.target = target;
+        return o;
+      }()) {}
 
 Client::~Client() = default;
 
@@ -207,8 +227,9 @@ void Client::retarget(const std::string& target) {
     if (!t.root_certs.empty()) ssl.pem_root_certs = readFile(t.root_certs, "TLS root certificates");
     if (!t.client_cert.empty() || !t.client_key.empty()) {
       if (t.client_cert.empty() || t.client_key.empty()) {
-        throw Error(grpc::StatusCode::INVALID_ARGUMENT,
-                    "mutual TLS needs both a client certificate and its key (TlsOptions::client_cert, client_key)");
+        throw Error(
+            grpc::StatusCode::INVALID_ARGUMENT,
+            "mutual TLS needs both a client certificate and its key (TlsOptions::client_cert, client_key)");
       }
       ssl.pem_cert_chain = readFile(t.client_cert, "TLS client certificate");
       ssl.pem_private_key = readFile(t.client_key, "TLS client key");
@@ -247,8 +268,9 @@ std::unique_ptr<grpc::ClientContext> Client::context(std::optional<std::chrono::
   return ctx;
 }
 
-void Client::call(const char* name, const std::string& model_id, bool retry,
-                  const std::function<grpc::Status(v1::Dynamics::Stub&, grpc::ClientContext&)>& attempt) const {
+void Client::call(
+    const char* name, const std::string& model_id, bool retry,
+    const std::function<grpc::Status(v1::Dynamics::Stub&, grpc::ClientContext&)>& attempt) const {
   const RetryPolicy& policy = options_.retry;
   thread_local std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<double> jitter(1.0 - policy.jitter, 1.0 + policy.jitter);
@@ -283,8 +305,8 @@ bool Client::reregister(const std::string& model_id) const {
   const Registration r = registerRaw(*request, false);
   if (r.model_id != model_id) {
     throw Error(grpc::StatusCode::FAILED_PRECONDITION,
-                "model_id " + model_id + " was not found; registering its source again gave id " + r.model_id +
-                    " (the server computes ids differently)",
+                "model_id " + model_id + " was not found; registering its source again gave id " +
+                    r.model_id + " (the server computes ids differently)",
                 "RegisterModel");
   }
   return true;
@@ -305,11 +327,14 @@ Registration Client::registerRaw(const v1::RegisterModelRequest& request, bool r
   return r;
 }
 
-Registration Client::registerModel(const v1::RegisterModelRequest& request) { return registerRaw(request, true); }
+Registration Client::registerModel(const v1::RegisterModelRequest& request) {
+  return registerRaw(request, true);
+}
 
 Registration Client::registerUrdf(const std::string& urdf_text, const std::string& base_link,
                                   const std::string& tip_link, const std::optional<Eigen::Vector3d>& gravity,
-                                  const std::optional<std::string>& name, const std::vector<double>& armature) {
+                                  const std::optional<std::string>& name,
+                                  const std::vector<double>& armature) {
   v1::RegisterModelRequest r;
   r.mutable_urdf()->set_text(urdf_text);
   r.mutable_urdf()->set_base_link(base_link);
@@ -323,7 +348,8 @@ Registration Client::registerUrdf(const std::string& urdf_text, const std::strin
 Registration Client::registerDH(const DHSpec& dh) { return registerModel(convert::dhRequest(dh)); }
 
 Registration Client::registerModelFile(const std::string& path, const std::string& base_link,
-                                       const std::string& tip_link, const std::optional<Eigen::Vector3d>& gravity) {
+                                       const std::string& tip_link,
+                                       const std::optional<Eigen::Vector3d>& gravity) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext == ".urdf") return registerUrdf(readFile(path, "URDF model"), base_link, tip_link, gravity);
@@ -343,7 +369,8 @@ Registration Client::registerModelFile(const std::string& path, const std::strin
     return registerDH(dh);
   }
   throw Error(grpc::StatusCode::INVALID_ARGUMENT,
-              path + ": unknown model file extension '" + ext + "' (expected .json or .urdf)", "RegisterModel");
+              path + ": unknown model file extension '" + ext + "' (expected .json or .urdf)",
+              "RegisterModel");
 }
 
 ModelInfo Client::getModel(const std::string& model_id) {
@@ -551,8 +578,8 @@ SimulationSummary Client::simulate(const std::string& model_id, const Eigen::Vec
   }
 }
 
-SimulationResult Client::simulate(const std::string& model_id, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
-                                  const SimulateOptions& options) {
+SimulationResult Client::simulate(const std::string& model_id, const Eigen::VectorXd& q0,
+                                  const Eigen::VectorXd& qd0, const SimulateOptions& options) {
   std::vector<SimulationBatch> batches;
   SimulationResult result;
   result.summary = simulate(model_id, q0, qd0, options, [&](const SimulationBatch& b) {
@@ -666,8 +693,8 @@ Eigen::VectorXd StreamSession::inverseDynamics(const std::string& model_id, cons
 }
 
 Eigen::VectorXd StreamSession::forwardDynamics(const std::string& model_id, const Eigen::VectorXd& q,
-                                               const Eigen::VectorXd& qd, const Eigen::VectorXd& tau, Route route_,
-                                               AnswerInfo* info) {
+                                               const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                               Route route_, AnswerInfo* info) {
   v1::StreamRequest request;
   request.set_model_id(model_id);
   request.set_computation(v1::COMPUTATION_FORWARD_DYNAMICS);

@@ -27,7 +27,8 @@ v1::Vec3 vec3(const Eigen::Vector3d& v) {
   return m;
 }
 Eigen::VectorXd vector(const google::protobuf::RepeatedField<double>& f) {
-  return f.empty() ? Eigen::VectorXd() : Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(f.data(), f.size()));
+  return f.empty() ? Eigen::VectorXd()
+                   : Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(f.data(), f.size()));
 }
 }  // namespace
 

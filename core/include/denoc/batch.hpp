@@ -6,10 +6,10 @@
 // at most kChunksPerThread per thread (static chunking; a few per thread, so that a thread the operating
 // system holds back on a shared machine delays the batch by a small chunk only). The calling thread asks
 // the workers once, runs chunks itself, and waits for the rest; every thread claims chunks by one atomic
-// increment, so nothing is locked while states are computed. A batch of at most `grain` states (or a pool of one thread) runs inline on the
-// calling thread without touching the workers. Each chunk computes its states with the single-state
-// functions of the core (inverseDynamics, forwardDynamics, ...) in one workspace, so a batch gives bit for
-// bit the results of calling them state by state.
+// increment, so nothing is locked while states are computed. A batch of at most `grain` states (or a pool of
+// one thread) runs inline on the calling thread without touching the workers. Each chunk computes its states
+// with the single-state functions of the core (inverseDynamics, forwardDynamics, ...) in one workspace, so a
+// batch gives bit for bit the results of calling them state by state.
 //
 // Workspaces. Each worker thread keeps its own Data per model (a few most recently used models; the pool
 // holds a shared_ptr to those models until they drop out). A calling thread borrows a Data from a small
@@ -66,9 +66,9 @@ class BatchPool {
   static constexpr std::size_t kChunksPerThread = 4;
 
   /// Runs chunk(begin, end, data) over [0, count) cut into at most kChunksPerThread * threads() contiguous
-  /// chunks of at least `grain` (>= 1) states, each with a workspace for `model`; returns when all have run. An exception from
-  /// a chunk is rethrown here (the chunk that threw it stops; the others run to their end; of several, the
-  /// one with the lowest `begin`).
+  /// chunks of at least `grain` (>= 1) states, each with a workspace for `model`; returns when all have run.
+  /// An exception from a chunk is rethrown here (the chunk that threw it stops; the others run to their end;
+  /// of several, the one with the lowest `begin`).
   void run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
            const std::function<void(std::size_t begin, std::size_t end, Data& data)>& chunk);
 
@@ -96,11 +96,11 @@ inline constexpr std::size_t kDefaultBatchGrain = 16;
 /// Row-major outputs of fullFactorBatch: each matrix count x dof x dof, each vector count x dof. I, U, D and
 /// log_det are required; the others are computed when not null (C and bias need qd).
 struct FullFactorBatchOutput {
-  double* inertia = nullptr;  // I(q)
-  double* u = nullptr;        // unit upper triangular U of I = U D U^T
-  double* d = nullptr;        // D
-  double* log_det = nullptr;  // count entries
-  double* inverse = nullptr;  // I(q)^-1 (computeInverseInertia)
+  double* inertia = nullptr;         // I(q)
+  double* u = nullptr;               // unit upper triangular U of I = U D U^T
+  double* d = nullptr;               // D
+  double* log_det = nullptr;         // count entries
+  double* inverse = nullptr;         // I(q)^-1 (computeInverseInertia)
   double* convective = nullptr;      // C(q, qd) (computeConvectiveMatrix)
   double* bias = nullptr;            // C(q, qd) qd + g(q) (computeBias)
   double* gravity_torque = nullptr;  // g(q) (computeGravity)
@@ -114,8 +114,8 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
 
 /// qdd = forward dynamics by `route` for each of `count` states. q, qd, tau, qdd: count x n.
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
-                          std::size_t count, const double* q, const double* qd, const double* tau, double* qdd,
-                          std::size_t grain = kDefaultBatchGrain);
+                          std::size_t count, const double* q, const double* qd, const double* tau,
+                          double* qdd, std::size_t grain = kDefaultBatchGrain);
 
 /// computeFullFactor (and the optional outputs) for each of `count` states. q: count x n; qd: count x n, or
 /// null when neither convective nor bias is asked for.

@@ -17,23 +17,25 @@
 namespace denoc {
 
 /// What the recursions keep per joint between their sweeps (one record per joint, contiguous).
-template <typename S> struct JointWork {
+template <typename S>
+struct JointWork {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
-  Vec3 s_q;     // O_i in F_{i-1} (s_i, plus R_i z q_i for a prismatic joint)
+  Vec3 s_q;  // O_i in F_{i-1} (s_i, plus R_i z q_i for a prismatic joint)
   // inverse dynamics (local: F_i, about O_i): the force and moment of link i's inertia (forward sweep),
   // then of the subchain i..n-1 (backward sweep), i.e. the wrench w_i transmitted by joint i
   Vec3 f, n;
   // common frame (base axes, base origin)
-  Vec6 p;               // joint-rate propagation vector p_i
-  RigidInertia<S> M;    // link inertia M_i (composite-body inertia Mt_i after the composite sweep)
-  Vec6 b;               // Newton-Euler wrench of link i in the motion with qdd = 0 (forward dynamics)
-  Vec6 psi;             // psi_i = psi_hat_i / mh_i
-  S inv_mh;             // 1 / mh_i
-  S tau_hat;            // tauh_i
+  Vec6 p;             // joint-rate propagation vector p_i
+  RigidInertia<S> M;  // link inertia M_i (composite-body inertia Mt_i after the composite sweep)
+  Vec6 b;             // Newton-Euler wrench of link i in the motion with qdd = 0 (forward dynamics)
+  Vec6 psi;           // psi_i = psi_hat_i / mh_i
+  S inv_mh;           // 1 / mh_i
+  S tau_hat;          // tauh_i
 };
 
-template <typename S> struct DataTpl {
+template <typename S>
+struct DataTpl {
   using T = Types<S>;
   using Vec3 = typename T::Vec3;
   using Mat3 = typename T::Mat3;
@@ -65,8 +67,8 @@ template <typename S> struct DataTpl {
   std::vector<Vec6> Mtp;
 
   // reverse Gaussian elimination (appendix B)
-  VecX D;                     // mh_k (plus armature): the diagonal of D in I = U D U^T
-  S log_det = S(0);           // log det I = sum log mh_k
+  VecX D;            // mh_k (plus armature): the diagonal of D in I = U D U^T
+  S log_det = S(0);  // log det I = sum log mh_k
 
   // results
   VecX tau;   // inverse dynamics
@@ -87,18 +89,18 @@ template <typename S> struct DataTpl {
   std::vector<Mat3> cv_Ql;    // the same for the linear-row block
   std::vector<Vec6> cv_y;     // Mt_j pdot_j + Qt_j p_j
   std::vector<Vec3> cv_u;     // Qt_i^T p_i (angular part; the linear part is zero)
-  MatX C;     // convective inertia matrix C(q, qd)
-  VecX cqd;   // C(q, qd) qd (the velocity part of the bias)
-  VecX bias;  // C(q, qd) qd + g(q)
-  VecX g;     // g(q)
-  VecX zeros; // n zeros (argument for the recursions), never written
+  MatX C;                     // convective inertia matrix C(q, qd)
+  VecX cqd;                   // C(q, qd) qd (the velocity part of the bias)
+  VecX bias;                  // C(q, qd) qd + g(q)
+  VecX g;                     // g(q)
+  VecX zeros;                 // n zeros (argument for the recursions), never written
   // (algorithm/fixman.hpp: joint coordinates F_i about O_i; hard-coordinate blocks of size 5, or 6 with
   // armature, stored in the top-left corner of 6x6 storage)
-  std::vector<Mat6> fx_Hd;     // H_ii of H = K M^-1 K^T, coordinates ordered [joint rate; 5 constraint rates]
-  std::vector<Mat6> fx_Ho;     // H_{i,i-1}
-  std::vector<Mat6> fx_L;      // hard-hard block H22_{i,i-1}
-  std::vector<Mat6> fx_G;      // D_{i-1}^-1 H22_{i-1,i} (block Thomas)
-  std::vector<Mat6> fx_Dinv;   // D_i^-1 (block Thomas pivots)
+  std::vector<Mat6> fx_Hd;    // H_ii of H = K M^-1 K^T, coordinates ordered [joint rate; 5 constraint rates]
+  std::vector<Mat6> fx_Ho;    // H_{i,i-1}
+  std::vector<Mat6> fx_L;     // hard-hard block H22_{i,i-1}
+  std::vector<Mat6> fx_G;     // D_{i-1}^-1 H22_{i-1,i} (block Thomas)
+  std::vector<Mat6> fx_Dinv;  // D_i^-1 (block Thomas pivots)
   std::vector<Vec6> fx_sh_self;  // H12 row i, hard block i
   std::vector<Vec6> fx_sh_prev;  // H12 row i, hard block i-1
   std::vector<Vec6> fx_sh_next;  // H12 row i-1, hard block i
@@ -108,7 +110,8 @@ template <typename S> struct DataTpl {
   S fx_log_det = S(0);           // log det I(q) (armature included) by Fixman's theorem
 };
 
-template <typename S> DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
+template <typename S>
+DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   const auto un = static_cast<std::size_t>(n);
   work.resize(un);
   theta = VecX::Zero(n);

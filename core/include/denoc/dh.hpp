@@ -1,7 +1,7 @@
 // Denavit-Hartenberg models in Saha's convention (1999, appendix A): frame i is attached to link i-1,
-// Z_i is the axis of joint i, and frame i+1 is reached from frame i by Rz(theta_i) Tz(b_i) Tx(a_i) Rx(alpha_i).
-// theta_i is the joint variable of a revolute joint (plus a constant offset), b_i that of a prismatic one.
-// Link i's inertial data are given in frame i+1 (the frame attached to link i).
+// Z_i is the axis of joint i, and frame i+1 is reached from frame i by Rz(theta_i) Tz(b_i) Tx(a_i)
+// Rx(alpha_i). theta_i is the joint variable of a revolute joint (plus a constant offset), b_i that of a
+// prismatic one. Link i's inertial data are given in frame i+1 (the frame attached to link i).
 #pragma once
 
 #include <limits>

@@ -20,14 +20,17 @@ namespace denoc {
 /// Kind of a 1-DOF joint.
 enum class JointType : std::uint8_t { Revolute, Prismatic };
 
-template <typename S> struct ModelTpl;
-template <typename S> struct DataTpl;
+template <typename S>
+struct ModelTpl;
+template <typename S>
+struct DataTpl;
 
 using Model = ModelTpl<double>;
 using Data = DataTpl<double>;
 
 /// Fixed-size and dynamic Eigen aliases used throughout the core, by scalar type.
-template <typename S> struct Types {
+template <typename S>
+struct Types {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;

@@ -46,15 +46,15 @@ class NumericalError : public std::runtime_error {
 /// in the parent link's frame at q = 0; the child link's frame coincides with the joint frame at q = 0 and
 /// moves with the joint. Inertial data are in the child link's frame.
 struct JointSpec {
-  std::string name;                                         // joint name (unique)
-  std::string link;                                         // name of the link it moves
+  std::string name;  // joint name (unique)
+  std::string link;  // name of the link it moves
   JointType type = JointType::Revolute;
-  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // parent link frame <- joint frame
-  Eigen::Vector3d origin = Eigen::Vector3d::Zero();        // joint frame origin in the parent link frame
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();         // in the joint frame; normalised when built
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();   // parent link frame <- joint frame
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();         // joint frame origin in the parent link frame
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();          // in the joint frame; normalised when built
   double mass = 0.0;                                        // kg, > 0
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();           // mass center: position in the link frame
-  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();       // about the mass center, link-frame axes
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();            // mass center: position in the link frame
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();        // about the mass center, link-frame axes
   double lower = -std::numeric_limits<double>::infinity();  // position limits (rad or m)
   double upper = std::numeric_limits<double>::infinity();
   double velocity_limit = std::numeric_limits<double>::infinity();
@@ -65,7 +65,7 @@ struct JointSpec {
 /// A whole chain as a user describes it.
 struct ModelSpec {
   std::string name;
-  std::vector<JointSpec> joints;                                 // base to tip
+  std::vector<JointSpec> joints;                               // base to tip
   Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // in the base frame, m/s^2
   // Tip (tool) frame in the last link's frame: tip wrenches are given in it, about its origin.
   Eigen::Matrix3d tip_rotation = Eigen::Matrix3d::Identity();
@@ -73,14 +73,15 @@ struct ModelSpec {
 };
 
 /// The constants of joint i and link i as the recursions read them, all in F_i (and s_i in F_{i-1}).
-template <typename S> struct JointConstants {
+template <typename S>
+struct JointConstants {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   S cos_alpha = S(1), sin_alpha = S(0);    // twist angle alpha_i: E_i = Rx(alpha_i) Rz(theta0_i)
-  S theta0 = S(0);                          // joint offset (revolute: theta_i = theta0_i + q_i)
+  S theta0 = S(0);                         // joint offset (revolute: theta_i = theta0_i + q_i)
   S cos_theta0 = S(1), sin_theta0 = S(0);  // (the rotation of a prismatic joint)
   Vec3 s = Vec3::Zero();                   // O_i in F_{i-1} (q = 0)
-  S m = S(0);                               // mass m_i
+  S m = S(0);                              // mass m_i
   Vec3 h = Vec3::Zero();                   // first moment m_i d_i about O_i
   Sym3<S> I_o = Sym3<S>::zero();           // rotational inertia about O_i, I_i + m_i (|d_i|^2 1 - d_i d_i^T)
   // I_i about C_i as lambda 1 + v1 v1^T + v2 v2^T (lambda its least principal moment, v1, v2 the other
@@ -91,7 +92,8 @@ template <typename S> struct JointConstants {
   S armature = S(0);
   bool revolute = true;
 
-  template <typename S2> JointConstants<S2> cast() const {
+  template <typename S2>
+  JointConstants<S2> cast() const {
     JointConstants<S2> j;
     j.cos_alpha = S2(cos_alpha);
     j.sin_alpha = S2(sin_alpha);
@@ -112,30 +114,31 @@ template <typename S> struct JointConstants {
 
 /// The immutable model used by every algorithm. Build it with buildModel(); share it read-only across
 /// threads. S is the scalar type (double, or a counting/AD scalar through cast()).
-template <typename S> struct ModelTpl {
+template <typename S>
+struct ModelTpl {
   using T = Types<S>;
   using Vec3 = typename T::Vec3;
   using Mat3 = typename T::Mat3;
   using Mat6 = typename T::Mat6;
 
-  int n = 0;                 // number of joints (= DOF = moving links)
-  std::vector<int> parent;   // parent[i] = i - 1 (-1: the base); explicit for trees later
+  int n = 0;                // number of joints (= DOF = moving links)
+  std::vector<int> parent;  // parent[i] = i - 1 (-1: the base); explicit for trees later
   std::vector<JointType> type;
-  std::vector<Mat3> E;       // F_{i-1} <- F_i at q = 0: Rx(alpha_i) Rz(theta0_i)
-  std::vector<Vec3> s;       // origin of F_i in F_{i-1} at q = 0
-  std::vector<S> mass;       // m_i
-  std::vector<Vec3> com;     // mass center C_i in F_i (d_i of the papers, from O_i to C_i)
-  std::vector<Mat3> inertia; // I_i about C_i, F_i axes
-  std::vector<S> armature;   // added to I(q)_ii
-  Vec3 gravity;              // user's base frame
-  Mat3 tip_rotation;         // F_{n-1} <- tip frame
-  Vec3 tip_origin;           // tip origin in F_{n-1}
+  std::vector<Mat3> E;        // F_{i-1} <- F_i at q = 0: Rx(alpha_i) Rz(theta0_i)
+  std::vector<Vec3> s;        // origin of F_i in F_{i-1} at q = 0
+  std::vector<S> mass;        // m_i
+  std::vector<Vec3> com;      // mass center C_i in F_i (d_i of the papers, from O_i to C_i)
+  std::vector<Mat3> inertia;  // I_i about C_i, F_i axes
+  std::vector<S> armature;    // added to I(q)_ii
+  Vec3 gravity;               // user's base frame
+  Mat3 tip_rotation;          // F_{n-1} <- tip frame
+  Vec3 tip_origin;            // tip origin in F_{n-1}
 
   // the same constants in the form the recursions read them (one record per joint, contiguous)
   std::vector<JointConstants<S>> joint;
   bool has_prismatic = false;  // any prismatic joint
-  Mat3 base_rotation;        // user's base frame <- F_{-1} (a rotation about z)
-  Vec3 gravity_base;         // gravity in F_{-1}
+  Mat3 base_rotation;          // user's base frame <- F_{-1} (a rotation about z)
+  Vec3 gravity_base;           // gravity in F_{-1}
   // Fixman's route (algorithm/fixman.hxx): per link I_i^-1 and the inverse spatial inertia Phi_i in F_i
   // about O_i; log det of the unconstrained mass matrix, sum of log(m_i^3 det I_i), plus the armature
   // rotors' sum of log a_i (a_i > 0)
@@ -148,7 +151,8 @@ template <typename S> struct ModelTpl {
   ModelSpec spec;                              // the validated, normalised description it was built from
 
   /// The same model in another scalar type.
-  template <typename S2> ModelTpl<S2> cast() const {
+  template <typename S2>
+  ModelTpl<S2> cast() const {
     ModelTpl<S2> m;
     m.n = n;
     m.parent = parent;

@@ -83,14 +83,14 @@ struct SimulationOptions {
   // Dormand-Prince: error control on every component of (q, qd) with the weights atol + rtol * |y_i|,
   // root-mean-square norm; step factor safety * err^(-1/5) clamped to [min_factor, max_factor]
   // (max 1 right after a rejection).
-  double rtol = 1e-8;          // > 0
-  double atol = 1e-10;         // > 0
-  double initial_step = 0.0;   // s; 0: chosen automatically (Hairer, Norsett and Wanner II.4)
-  double min_step = 1e-12;     // s, > 0: a rejected step shrinking below it is an error
+  double rtol = 1e-8;         // > 0
+  double atol = 1e-10;        // > 0
+  double initial_step = 0.0;  // s; 0: chosen automatically (Hairer, Norsett and Wanner II.4)
+  double min_step = 1e-12;    // s, > 0: a rejected step shrinking below it is an error
   double max_step = std::numeric_limits<double>::infinity();  // s, > 0
-  double safety = 0.9;         // in (0, 1]
-  double min_factor = 0.2;     // in (0, 1)
-  double max_factor = 5.0;     // > 1
+  double safety = 0.9;                                        // in (0, 1]
+  double min_factor = 0.2;                                    // in (0, 1)
+  double max_factor = 5.0;                                    // > 1
 
   // limit on the steps (accepted and rejected) of one run: exceeding it is an error
   std::int64_t max_steps = 10'000'000;
@@ -99,8 +99,8 @@ struct SimulationOptions {
   // returning false does (stats.stopped_early), so a cancelled run stops between two output samples too
   std::function<bool()> keep_going;
 
-  TorqueInput torque;        // applied joint torques/forces
-  Eigen::VectorXd damping;   // viscous joint damping (N m s/rad or N s/m), >= 0; empty: none
+  TorqueInput torque;       // applied joint torques/forces
+  Eigen::VectorXd damping;  // viscous joint damping (N m s/rad or N s/m), >= 0; empty: none
 };
 
 /// One output sample. q and qd refer to the simulator's state: copy them to keep them.
@@ -109,9 +109,9 @@ struct Sample {
   double t;           // exactly the requested output time
   Eigen::Ref<const Eigen::VectorXd> q;
   Eigen::Ref<const Eigen::VectorXd> qd;
-  double kinetic;     // 1/2 qd^T I(q) qd (armature included)
-  double potential;   // -sum m_i g . C_i(q)
-  double energy;      // kinetic + potential
+  double kinetic;    // 1/2 qd^T I(q) qd (armature included)
+  double potential;  // -sum m_i g . C_i(q)
+  double energy;     // kinetic + potential
 };
 
 /// Called once per output sample, in time order; return false to stop the run early.
@@ -160,8 +160,9 @@ class Simulator {
   /// Runs from (q0, qd0) at t = 0, calling on_sample at every output time. Throws std::invalid_argument
   /// on bad inputs (before any sample) and std::runtime_error if max_steps is exceeded, a step falls
   /// below min_step, or the state stops being finite (samples already delivered stay delivered).
-  SimulationStats run(const Eigen::Ref<const Eigen::VectorXd>& q0, const Eigen::Ref<const Eigen::VectorXd>& qd0,
-                      const SimulationOptions& options, const SampleCallback& on_sample);
+  SimulationStats run(const Eigen::Ref<const Eigen::VectorXd>& q0,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options,
+                      const SampleCallback& on_sample);
 
   /// Runs and collects every sample.
   SimulationResult simulate(const Eigen::Ref<const Eigen::VectorXd>& q0,
@@ -182,7 +183,7 @@ class Simulator {
   bool has_damping_ = false;
   int n_ = 0;
   double t_ = 0.0;
-  double h_ = 0.0;          // Dormand-Prince: the proposed next step
+  double h_ = 0.0;  // Dormand-Prince: the proposed next step
   bool last_rejected_ = false;
   SimulationStats stats_;
   Eigen::VectorXd y_, y_new_, y_tmp_, y_err_, tau_;

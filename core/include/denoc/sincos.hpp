@@ -17,7 +17,8 @@
 namespace denoc {
 
 /// s = sin x, c = cos x for any scalar with sin and cos found by argument-dependent lookup or in std.
-template <typename S> inline void sincos(const S& x, S& s, S& c) {
+template <typename S>
+inline void sincos(const S& x, S& s, S& c) {
   using std::cos;
   using std::sin;
   s = S(sin(x));
@@ -83,7 +84,8 @@ DENOC_INLINE void sincos(double x, double& s, double& c) {
 }
 
 /// s[i] = sin x[i], c[i] = cos x[i] for i < n.
-template <typename S> inline void sincos(const S* x, S* s, S* c, int n) {
+template <typename S>
+inline void sincos(const S* x, S* s, S* c, int n) {
   for (int i = 0; i < n; ++i) sincos(x[i], s[i], c[i]);
 }
 

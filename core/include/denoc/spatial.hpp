@@ -12,7 +12,8 @@
 namespace denoc {
 
 /// Cross-product matrix: skew(a) * b == a.cross(b).
-template <typename S> inline Eigen::Matrix<S, 3, 3> skew(const Eigen::Matrix<S, 3, 1>& a) {
+template <typename S>
+inline Eigen::Matrix<S, 3, 3> skew(const Eigen::Matrix<S, 3, 1>& a) {
   Eigen::Matrix<S, 3, 3> m;
   m << S(0), -a.z(), a.y(), a.z(), S(0), -a.x(), -a.y(), a.x(), S(0);
   return m;
@@ -29,7 +30,8 @@ inline void rotateAboutZ(const Eigen::Matrix<S, 3, 3>& R, const S& c, const S& s
 
 /// The rotation R = Rx(alpha) Rz(theta) of F_{i-1} <- F_i (model.hpp), kept as two cosine-sine pairs and
 /// applied as two plane rotations: R v and R^T v in 8 multiplications, M R in 24.
-template <typename S> struct JointRotation {
+template <typename S>
+struct JointRotation {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   S ca, sa;  // cos, sin alpha
@@ -95,7 +97,8 @@ inline Eigen::Matrix<S, 6, 1> forceCross(const Eigen::Matrix<S, 6, 1>& t, const 
 }
 
 /// A symmetric 3x3 matrix by its six entries.
-template <typename S> struct Sym3 {
+template <typename S>
+struct Sym3 {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   S xx, yy, zz, xy, xz, yz;
@@ -127,7 +130,8 @@ template <typename S> struct Sym3 {
 /// A symmetric 6x6 matrix [[A, H], [H^T, L]] acting on [angular; linear] vectors, with A and L symmetric
 /// (21 independent entries). Used for the articulated-body inertias Mh of Saha's reverse Gaussian
 /// elimination.
-template <typename S> struct SymInertia6 {
+template <typename S>
+struct SymInertia6 {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
@@ -182,7 +186,8 @@ template <typename S> struct SymInertia6 {
 /// [angular; linear] order of Saha's twists: [[I_P, h x], [(h x)^T, m 1]], with h = m * (C - P) the first
 /// moment and I_P the rotational inertia about P. Sums of rigid-body inertias about one point stay in this
 /// form.
-template <typename S> struct RigidInertia {
+template <typename S>
+struct RigidInertia {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Mat3 = Eigen::Matrix<S, 3, 3>;
   S m;

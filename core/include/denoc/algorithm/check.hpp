@@ -15,8 +15,7 @@ template <typename S, typename Vec>
 void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, const char* name) {
   if (v.size() != model.n) {
     throw std::invalid_argument(std::string(function) + ": " + name + " has " + std::to_string(v.size()) +
-                                " entries, expected " + std::to_string(model.n) +
-                                " (one per joint)");
+                                " entries, expected " + std::to_string(model.n) + " (one per joint)");
   }
   if constexpr (std::is_floating_point_v<S>) {
     // x - x is 0 for a finite x and NaN for an infinite or NaN one: one branch for the whole vector
@@ -26,8 +25,8 @@ void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, c
     if (acc == S(0)) return;
     for (Eigen::Index i = 0; i < v.size(); ++i) {
       if (!std::isfinite(x[i])) {
-        throw std::invalid_argument(std::string(function) + ": " + name + "[" + std::to_string(i) +
-                                    "] is " + std::to_string(x[i]) + ", expected a finite number");
+        throw std::invalid_argument(std::string(function) + ": " + name + "[" + std::to_string(i) + "] is " +
+                                    std::to_string(x[i]) + ", expected a finite number");
       }
     }
   }
@@ -36,8 +35,8 @@ void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, c
 /// The three state vectors of a dynamics call at once (one loop, one branch); on an error the message is
 /// checkVector's for the first vector at fault, in argument order.
 template <typename S, typename Vec>
-void checkVectors(const ModelTpl<S>& model, const char* function, const Vec& a, const char* a_name, const Vec& b,
-                  const char* b_name, const Vec& c, const char* c_name) {
+void checkVectors(const ModelTpl<S>& model, const char* function, const Vec& a, const char* a_name,
+                  const Vec& b, const char* b_name, const Vec& c, const char* c_name) {
   const Eigen::Index n = model.n;
   if constexpr (std::is_floating_point_v<S>) {
     if (a.size() == n && b.size() == n && c.size() == n) {

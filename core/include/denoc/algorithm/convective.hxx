@@ -16,8 +16,9 @@ namespace detail {
 // (Ic_i about C_i in base axes, vC_i the velocity of C_i). In this common frame B_ij = 1 (eq. 14), the blocks
 // of N^0 are p_j for every link k >= j (eq. 17) and those of Ndot^0 are pdot_j = t_{j-1} x p_j (the motion
 // cross product: p_j is fixed in link j-1, and t_j - t_{j-1} is parallel to p_j). Summing over links k >=
-// max(i, j) gives the composite forms of eq. 27-29, Mt_k (eq. 23) and Qt_k = sum_{l >= k} Q_l (the common-frame
-// counterpart of eq. 28's composite Mdot; Bdot_ij = 0 here, so the H_ij terms of eq. 28 fold into pdot_j):
+// max(i, j) gives the composite forms of eq. 27-29, Mt_k (eq. 23) and Qt_k = sum_{l >= k} Q_l (the
+// common-frame counterpart of eq. 28's composite Mdot; Bdot_ij = 0 here, so the H_ij terms of eq. 28 fold
+// into pdot_j):
 //   c_ij = p_i^T (Mt_j pdot_j + Qt_j p_j)                      for i <= j,
 //   c_ij = (Mt_i p_i)^T pdot_j + (Qt_i^T p_i)^T p_j             for i > j.
 // Q_i t_i = t_i x* (M_i^0 t_i), so C qd is the Newton-Euler bias; M^0's true derivative is

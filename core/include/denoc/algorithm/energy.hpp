@@ -12,18 +12,21 @@ namespace denoc {
 /// not the inertia matrix). Leaves the common-frame placements of q in data. No allocation.
 /// Throws std::invalid_argument on a wrong size or a non-finite entry.
 template <typename S>
-S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
+S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
+                const Eigen::Ref<const typename Types<S>::VecX>& q,
                 const Eigen::Ref<const typename Types<S>::VecX>& qd);
 
 /// Gravitational potential energy V = -sum_i m_i g . C_i(q), zero when every mass center is at the base
 /// origin's level (C_i measured from the base origin, g the model's gravity in the base frame).
 /// Leaves the common-frame placements of q in data. No allocation. Throws like kineticEnergy.
 template <typename S>
-S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q);
+S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
+                  const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 /// Both energies with one placement pass; returns the total T + V.
 template <typename S>
-S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
+S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
+                   const Eigen::Ref<const typename Types<S>::VecX>& q,
                    const Eigen::Ref<const typename Types<S>::VecX>& qd, S& kinetic, S& potential);
 
 namespace detail {
@@ -31,7 +34,8 @@ namespace detail {
 template <typename S>
 S kineticEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data,
                               const Eigen::Ref<const typename Types<S>::VecX>& qd);
-template <typename S> S potentialEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data);
+template <typename S>
+S potentialEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data);
 }  // namespace detail
 
 }  // namespace denoc

@@ -29,16 +29,19 @@ S kineticEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data,
   return twice / S(2);
 }
 
-template <typename S> S potentialEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data) {
+template <typename S>
+S potentialEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data) {
   S v = S(0);
-  for (int i = 0; i < model.n; ++i) v -= model.mass[i] * model.gravity_base.dot(data.C0[i]);  // both in F_{-1}
+  for (int i = 0; i < model.n; ++i)
+    v -= model.mass[i] * model.gravity_base.dot(data.C0[i]);  // both in F_{-1}
   return v;
 }
 
 }  // namespace detail
 
 template <typename S>
-S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
+S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
+                const Eigen::Ref<const typename Types<S>::VecX>& q,
                 const Eigen::Ref<const typename Types<S>::VecX>& qd) {
   detail::checkVector(model, q, "kineticEnergy", "q");
   detail::checkVector(model, qd, "kineticEnergy", "qd");
@@ -48,7 +51,8 @@ S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<con
 }
 
 template <typename S>
-S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q) {
+S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
+                  const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "potentialEnergy", "q");
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
@@ -56,7 +60,8 @@ S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<c
 }
 
 template <typename S>
-S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
+S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
+                   const Eigen::Ref<const typename Types<S>::VecX>& q,
                    const Eigen::Ref<const typename Types<S>::VecX>& qd, S& kinetic, S& potential) {
   detail::checkVector(model, q, "mechanicalEnergy", "q");
   detail::checkVector(model, qd, "mechanicalEnergy", "qd");

@@ -19,7 +19,8 @@ void fixmanSolve(const ModelTpl<S>& model, DataTpl<S>& data,
 /// det I = det(M) det(H22) / det(K)^2, here det K = +-1 and det M_i = m_i^3 det Ic_i. Into data.fx_log_det
 /// (returned). Throws on a bad q.
 template <typename S>
-S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q);
+S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data,
+               const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 /// Forward dynamics by the Fixman route: phi = tau - (inverse dynamics with qdd = 0), then I(q) qdd = phi
 /// by fixmanSolve. Result in data.qdd (returned). O(n). Throws on a bad argument.
@@ -32,7 +33,8 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
 namespace detail {
 /// Builds H (data.fx_Hd, fx_Ho) and factors H22 (fx_L, fx_G, fx_Dinv, fx_sh_*) from the local placements
 /// (computeLocalPlacements) already in data; sets data.fx_log_det. Returns the hard-block size (5 or 6).
-template <typename S> int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// x = I^-1 b with the factors of fixmanFactor (block size bs). b and x may alias.
 template <typename S>

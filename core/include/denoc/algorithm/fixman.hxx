@@ -35,7 +35,8 @@ namespace detail {
 // still block tridiagonal, with hard blocks of 6 (5 constraint rates and h_i) and
 // det G'' = det M prod a_i. Joints with a_i = 0 keep a decoupled dummy h_i (H''(h_i, h_i) = 1).
 
-template <typename S> inline const int* fixmanPermutation(JointType type) {
+template <typename S>
+inline const int* fixmanPermutation(JointType type) {
   static const int revolute[6] = {2, 0, 1, 3, 4, 5};
   static const int prismatic[6] = {5, 0, 1, 2, 3, 4};
   return type == JointType::Revolute ? revolute : prismatic;
@@ -44,8 +45,8 @@ template <typename S> inline const int* fixmanPermutation(JointType type) {
 // inverse spatial inertia [[J, -J (c x)], [(c x) J, -(c x) J (c x) + 1/m]] of a body with inverse
 // rotational inertia J (about its mass center) and mass center c, both in the frame used
 template <typename S>
-typename Types<S>::Mat6 fixmanInverseInertia(const typename Types<S>::Mat3& J, const typename Types<S>::Vec3& c,
-                                             const S& mass) {
+typename Types<S>::Mat6 fixmanInverseInertia(const typename Types<S>::Mat3& J,
+                                             const typename Types<S>::Vec3& c, const S& mass) {
   using Mat3 = typename Types<S>::Mat3;
   const Mat3 cx = skew(c);
   const Mat3 Jcx = J * cx;
@@ -126,7 +127,8 @@ bool fixmanInvertPivot(Eigen::Matrix<S, B, B>& D, Eigen::Matrix<S, B, B>& Dinv, 
   return true;
 }
 
-template <typename S, int B> DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S, int B>
+DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Mat3 = typename Types<S>::Mat3;
   using Mat6 = typename Types<S>::Mat6;
   using MatB = Eigen::Matrix<S, B, B>;
@@ -186,7 +188,7 @@ template <typename S, int B> DENOC_FLATTEN void fixmanFactorBlocks(const ModelTp
     S diag_product;
     if (!fixmanInvertPivot<S, B>(D, Dinv, diag_product)) {
       throw NumericalError("fixman: the hard-coordinate block of joint " + std::to_string(i) +
-                               " is not positive definite");
+                           " is not positive definite");
     }
     data.tmp[i] = diag_product * diag_product;  // det D_i
     data.fx_Dinv[i].template topLeftCorner<B, B>() = Dinv;
@@ -197,7 +199,8 @@ template <typename S, int B> DENOC_FLATTEN void fixmanFactorBlocks(const ModelTp
 
 template <typename S, int B>
 DENOC_FLATTEN void fixmanApplyBlocks(const ModelTpl<S>& model, DataTpl<S>& data,
-                       const Eigen::Ref<const typename Types<S>::VecX>& b, Eigen::Ref<typename Types<S>::VecX> x) {
+                                     const Eigen::Ref<const typename Types<S>::VecX>& b,
+                                     Eigen::Ref<typename Types<S>::VecX> x) {
   using VecB = Eigen::Matrix<S, B, 1>;
   const int n = model.n;
   // c = H11 b (tridiagonal), d = H21 b
@@ -218,7 +221,8 @@ DENOC_FLATTEN void fixmanApplyBlocks(const ModelTpl<S>& model, DataTpl<S>& data,
   // e = H22^-1 d: forward y_i = D_i^-1 (d_i - H22_{i,i-1} y_{i-1}), backward e_i = y_i - G_{i+1} e_{i+1}
   for (int i = 0; i < n; ++i) {
     VecB d = data.fx_v[i].template head<B>();
-    if (i > 0) d.noalias() -= data.fx_L[i].template topLeftCorner<B, B>() * data.fx_v[i - 1].template head<B>();
+    if (i > 0)
+      d.noalias() -= data.fx_L[i].template topLeftCorner<B, B>() * data.fx_v[i - 1].template head<B>();
     data.fx_v[i].template head<B>().noalias() = data.fx_Dinv[i].template topLeftCorner<B, B>() * d;
   }
   for (int i = n - 2; i >= 0; --i) {
@@ -234,7 +238,8 @@ DENOC_FLATTEN void fixmanApplyBlocks(const ModelTpl<S>& model, DataTpl<S>& data,
   }
 }
 
-template <typename S> int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   bool armature = false;
   for (int i = 0; i < model.n; ++i) armature = armature || model.armature[i] > S(0);
   if (armature) {
@@ -273,7 +278,8 @@ void fixmanSolve(const ModelTpl<S>& model, DataTpl<S>& data,
 }
 
 template <typename S>
-S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q) {
+S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data,
+               const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "fixmanLogDet", "q");
   computeLocalPlacements(model, data, q);
   detail::fixmanFactor(model, data);

@@ -28,10 +28,12 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
 namespace detail {
 /// In-place dense Cholesky factorization A = L L^T of the lower triangle of A (n x n), no allocation.
 /// Returns false if A is not positive definite.
-template <typename S> bool choleskyInPlace(typename Types<S>::MatX& A);
+template <typename S>
+bool choleskyInPlace(typename Types<S>::MatX& A);
 
 /// Solves L L^T x = b in place (x holds b on entry), L from choleskyInPlace.
-template <typename S> void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x);
+template <typename S>
+void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::VecX& x);
 }  // namespace detail
 
 }  // namespace denoc

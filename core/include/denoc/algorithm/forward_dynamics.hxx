@@ -15,14 +15,14 @@ namespace detail {
 
 /// The O(n) forward dynamics on checked arguments (see forwardDynamics): phi = tau - (inverse dynamics with
 /// qdd = 0) by the steps of the inverse dynamics (the same operations as inverseDynamics, so that
-/// forwardDynamics(q, qd, inverseDynamics(q, qd, 0)) is exactly zero), the reverse Gaussian elimination in the
-/// common frame, where B_ij = 1, and the three sweeps of section 5.2; one pass of each direction per
+/// forwardDynamics(q, qd, inverseDynamics(q, qd, 0)) is exactly zero), the reverse Gaussian elimination in
+/// the common frame, where B_ij = 1, and the three sweeps of section 5.2; one pass of each direction per
 /// quantity that runs in it.
 template <typename S>
 DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& data,
-                         const Eigen::Ref<const typename Types<S>::VecX>& q,
-                         const Eigen::Ref<const typename Types<S>::VecX>& qd,
-                         const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau) {
   using Vec3 = typename Types<S>::Vec3;
   using Mat3 = typename Types<S>::Mat3;
   using Vec6 = typename Types<S>::Vec6;
@@ -92,7 +92,8 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
 
 namespace detail {
 
-template <typename S> DENOC_FLATTEN bool choleskyInPlace(typename Types<S>::MatX& A) {
+template <typename S>
+DENOC_FLATTEN bool choleskyInPlace(typename Types<S>::MatX& A) {
   using std::sqrt;
   const int n = static_cast<int>(A.rows());
   S* a = A.data();  // column-major; only the lower triangle is read and written

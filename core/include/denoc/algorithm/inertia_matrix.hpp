@@ -13,10 +13,12 @@ const typename Types<S>::MatX& computeInertiaMatrix(const ModelTpl<S>& model, Da
 
 namespace detail {
 /// Spatial inertia M_i of link i about the base origin in base axes (needs common placements).
-template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i);
+template <typename S>
+RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i);
 
 /// Composite-body recursion and I(q) from placements already computed; leaves the link inertias in data.Mi.
-template <typename S> void crba(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+void crba(const ModelTpl<S>& model, DataTpl<S>& data);
 }  // namespace detail
 
 }  // namespace denoc

@@ -10,7 +10,7 @@ namespace detail {
 /// R_i = Rx(alpha_i) Rz(theta_i)), O_i = O_{i-1} + R0_{i-1} s_i. For i = 0, R0_{-1} = 1 and O_{-1} = 0.
 template <typename S>
 DENOC_INLINE void placeCommon(const JointRotation<S>& R, const typename Types<S>::Vec3& s_q, bool first,
-                        typename Types<S>::Mat3& R0, typename Types<S>::Vec3& O) {
+                              typename Types<S>::Mat3& R0, typename Types<S>::Vec3& O) {
   if (first) {
     R0 = R.matrix();
     O = s_q;
@@ -23,7 +23,7 @@ DENOC_INLINE void placeCommon(const JointRotation<S>& R, const typename Types<S>
 /// p_i in the common frame: [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic), e_i = R0_i z.
 template <typename S>
 DENOC_INLINE typename Types<S>::Vec6 jointVector(bool revolute, const typename Types<S>::Mat3& R0,
-                                           const typename Types<S>::Vec3& O) {
+                                                 const typename Types<S>::Vec3& O) {
   using Vec3 = typename Types<S>::Vec3;
   const Vec3 e = R0.col(2);
   typename Types<S>::Vec6 p;
@@ -40,7 +40,7 @@ DENOC_INLINE typename Types<S>::Vec6 jointVector(bool revolute, const typename T
 /// I = lambda 1 + v1 v1^T + v2 v2^T + m (|C|^2 1 - C C^T)   (rotated inertia plus the parallel-axis term).
 template <typename S>
 DENOC_INLINE RigidInertia<S> linkInertiaCommon(const JointConstants<S>& jc, const typename Types<S>::Mat3& R0,
-                                         const typename Types<S>::Vec3& O) {
+                                               const typename Types<S>::Vec3& O) {
   using Vec3 = typename Types<S>::Vec3;
   const typename Types<S>::Mat3 X = R0 * jc.dv;
   const Vec3 C = O + X.col(0);
@@ -60,7 +60,8 @@ DENOC_INLINE RigidInertia<S> linkInertiaCommon(const JointConstants<S>& jc, cons
 
 /// The link inertia from the common placements of computeCommonPlacements (data.R0, data.C0), for the
 /// convective matrix: R0 I R0^T + m (|C|^2 1 - C C^T).
-template <typename S> RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i) {
+template <typename S>
+RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i) {
   using Mat3 = typename Types<S>::Mat3;
   const auto& R0 = data.R0[i];
   const auto& C = data.C0[i];
@@ -103,7 +104,8 @@ DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl
 /// Composite-body inertias and I(q) from commonPlacementsAndInertias: Mt_i = M_i + Mt_{i+1} (eq. 23-24 with
 /// B = 1), I_ii = p_i^T Mt_i p_i (+ armature), I_ji = p_j^T (Mt_i p_i) for j < i. The link inertias in
 /// data.work stay as they are.
-template <typename S> DENOC_FLATTEN void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+DENOC_FLATTEN void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
   S* M = data.M.data();

@@ -9,7 +9,8 @@ namespace detail {
 /// What the forward sweep of the inverse dynamics carries from link i-1 to link i, in F_{i-1}: angular
 /// velocity w, angular acceleration wd, acceleration a of the origin O_{i-1}, and K = Wd + W W with W the
 /// cross-product matrix of w (so that the acceleration of a point r of the link is a + K r).
-template <typename S> struct MotionState {
+template <typename S>
+struct MotionState {
   typename Types<S>::Vec3 w, wd, a;
   typename Types<S>::Mat3 K;
 };
@@ -25,7 +26,8 @@ template <typename S> struct MotionState {
 /// with h = m d the first moment and I_o the inertia about O_i. 83 multiplications (56 for i = 0).
 template <typename S>
 DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, const JointRotation<S>& R, JointWork<S>& wk,
-                                MotionState<S>& state, const S& q_i, const S& qd_i, const S& qdd_i, bool first) {
+                                MotionState<S>& state, const S& q_i, const S& qd_i, const S& qdd_i,
+                                bool first) {
   using Vec3 = typename Types<S>::Vec3;
   wk.s_q = jointOffset(jc, R, q_i);
   Vec3 w, wd, a;
@@ -84,9 +86,11 @@ DENOC_INLINE S idBackwardStep(const JointConstants<S>& jc, JointWork<S>& wk, con
 }
 
 template <typename S>
-DENOC_FLATTEN void rnea(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
-          const Eigen::Ref<const typename Types<S>::VecX>& qd, const S* qdd,
-          const typename Types<S>::Vec6* tip_wrench, bool gravity, typename Types<S>::VecX& tau_out) {
+DENOC_FLATTEN void rnea(const ModelTpl<S>& model, DataTpl<S>& data,
+                        const Eigen::Ref<const typename Types<S>::VecX>& q,
+                        const Eigen::Ref<const typename Types<S>::VecX>& qd, const S* qdd,
+                        const typename Types<S>::Vec6* tip_wrench, bool gravity,
+                        typename Types<S>::VecX& tau_out) {
   using Vec3 = typename Types<S>::Vec3;
   const int n = model.n;
   const JointConstants<S>* joint = model.joint.data();

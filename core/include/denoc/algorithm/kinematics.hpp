@@ -14,7 +14,8 @@ void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
 /// Common-frame placements from the local ones: data.R0, data.O0, data.C0 and the joint-rate propagation
 /// vectors data.p0 = [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic), all in base axes about the base
 /// origin. Call computeLocalPlacements first.
-template <typename S> void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// Pose of the tip frame in the base frame (rotation, origin) after computeCommonPlacements.
 template <typename S>

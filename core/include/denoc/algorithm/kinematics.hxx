@@ -27,7 +27,8 @@ DENOC_INLINE void jointAngles(const ModelTpl<S>& model, DataTpl<S>& data,
 
 /// O_i in F_{i-1}: s_i, moved along the joint axis R_i z by q_i for a prismatic joint.
 template <typename S>
-DENOC_INLINE typename Types<S>::Vec3 jointOffset(const JointConstants<S>& jc, const JointRotation<S>& R, const S& q_i) {
+DENOC_INLINE typename Types<S>::Vec3 jointOffset(const JointConstants<S>& jc, const JointRotation<S>& R,
+                                                 const S& q_i) {
   if (jc.revolute) return jc.s;
   return jc.s + R.axis() * q_i;
 }
@@ -55,7 +56,8 @@ void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
   detail::localPlacementsFromAngles(model, data, q);
 }
 
-template <typename S> void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Vec3 = typename Types<S>::Vec3;
   for (int i = 0; i < model.n; ++i) {
     if (i == 0) {

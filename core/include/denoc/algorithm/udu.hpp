@@ -8,8 +8,8 @@ namespace denoc {
 
 /// Factors I(q) = U D U^T in O(n) by reverse Gaussian elimination on the articulated-body inertias Mh_k
 /// (about the base origin, base axes): psi_k (data.work[k].psi), D = data.D (mh_k plus armature, all > 0 for
-/// a valid model) and data.log_det = sum log D. With explicit_u, also the unit upper triangular data.U, U_ik = p_i^T psi_k
-/// (O(n^2)). Throws on a bad q.
+/// a valid model) and data.log_det = sum log D. With explicit_u, also the unit upper triangular data.U, U_ik
+/// = p_i^T psi_k (O(n^2)). Throws on a bad q.
 template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u = true);
@@ -36,22 +36,28 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
 namespace detail {
 /// Reverse Gaussian elimination from the placements and link inertias of commonPlacementsAndInertias
 /// (data.p0, data.work[k].M); data.log_det only when with_log_det.
-template <typename S> void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
+template <typename S>
+void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
 
 /// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.L is the work matrix).
-template <typename S> void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// sum_k log D_k, without one logarithm per joint for double.
-template <typename S> S logDetFromD(const typename Types<S>::VecX& D);
+template <typename S>
+S logDetFromD(const typename Types<S>::VecX& D);
 
 /// I^-1 from the dense factors data.U, data.D into data.Minv.
-template <typename S> void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// I^-1 by one three-sweep solve per column with the O(n) factors of articulated() into data.Minv.
-template <typename S> void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
-template <typename S> void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);
+template <typename S>
+void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// Solves U D U^T x = phi by the three sweeps of section 5.2 with the factors in data (O(n)).
 /// phi and x may alias.

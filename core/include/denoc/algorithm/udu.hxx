@@ -9,7 +9,8 @@
 namespace denoc {
 namespace detail {
 
-template <typename S> S logDetFromD(const typename Types<S>::VecX& D) {
+template <typename S>
+S logDetFromD(const typename Types<S>::VecX& D) {
   using std::log;
   if constexpr (std::is_floating_point_v<S>) {
     // one logarithm of the product when it stays a normal number (the usual case for arms) ...
@@ -37,8 +38,9 @@ template <typename S> S logDetFromD(const typename Types<S>::VecX& D) {
 /// mh_k = p_k^T psi_hat_k (+ armature), psi_k = psi_hat_k / mh_k, and leaves Mh_k - psi_hat_k psi_k^T.
 /// 70 multiplications and one division.
 template <typename S>
-DENOC_INLINE void eliminationStep(SymInertia6<S>& Mh, const RigidInertia<S>& Mk, const typename Types<S>::Vec6& p,
-                            const S& armature, typename Types<S>::Vec6& psi, S& mh, S& inv_mh) {
+DENOC_INLINE void eliminationStep(SymInertia6<S>& Mh, const RigidInertia<S>& Mk,
+                                  const typename Types<S>::Vec6& p, const S& armature,
+                                  typename Types<S>::Vec6& psi, S& mh, S& inv_mh) {
   // Mh_k = M_k + (Mh_{k+1} - psi_hat psi^T): [[I, h x], [(h x)^T, m 1]]
   Mh.A += Mk.I;
   Mh.H(0, 1) -= Mk.h.z();
@@ -57,7 +59,8 @@ DENOC_INLINE void eliminationStep(SymInertia6<S>& Mh, const RigidInertia<S>& Mk,
   Mh.subtractOuter(psi_hat, psi);
 }
 
-template <typename S> DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det) {
+template <typename S>
+DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det) {
   const int n = model.n;
   SymInertia6<S> Mh;
   Mh.setZero();
@@ -68,7 +71,8 @@ template <typename S> DENOC_FLATTEN void articulated(const ModelTpl<S>& model, D
   if (with_log_det) data.log_det = logDetFromD<S>(data.D);
 }
 
-template <typename S> DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
   S* W = data.L.data();  // column-major work copy of I's upper triangle: the Schur complements
@@ -96,7 +100,8 @@ template <typename S> DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, Data
   }
 }
 
-template <typename S> DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   data.U.setIdentity();
   for (int k = 1; k < n; ++k) {
@@ -107,7 +112,7 @@ template <typename S> DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, Dat
 
 template <typename S>
 DENOC_FLATTEN void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::VecX& phi,
-              typename Types<S>::VecX& x) {
+                            typename Types<S>::VecX& x) {
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
   JointWork<S>* work = data.work.data();
@@ -127,7 +132,8 @@ DENOC_FLATTEN void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const ty
 
 /// I^-1 = U^-T D^-1 U^-1 from the dense factors data.U, data.D into data.Minv (both triangles):
 /// W = U^-1 by back substitution (n^3 / 6 multiplications), then Minv_ij = sum_k W_ki W_kj / D_k.
-template <typename S> DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   const S* U = data.U.data();
   S* W = data.L.data();  // column-major, upper triangle; then W_kj / D_k
@@ -157,7 +163,8 @@ template <typename S> DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model
 
 /// I^-1 column by column with the O(n) factors: the three sweeps on the unit vector e_j, whose first sweep
 /// starts at joint j (tauh and eta vanish beyond it). O(n^2).
-template <typename S> DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
+template <typename S>
+DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
   JointWork<S>* work = data.work.data();

@@ -62,18 +62,18 @@ struct TlsOptions {
 
 /// Retries of idempotent calls on UNAVAILABLE.
 struct RetryPolicy {
-  int max_attempts = 5;                                // attempts in all, >= 1 (1: no retry)
-  std::chrono::milliseconds initial_backoff{50};       // wait before the second attempt
-  double multiplier = 2.0;                             // growth of the wait per attempt
-  std::chrono::milliseconds max_backoff{2000};         // cap of the wait
-  double jitter = 0.2;                                 // each wait is scaled by a random factor 1 +- jitter
+  int max_attempts = 5;                           // attempts in all, >= 1 (1: no retry)
+  std::chrono::milliseconds initial_backoff{50};  // wait before the second attempt
+  double multiplier = 2.0;                        // growth of the wait per attempt
+  std::chrono::milliseconds max_backoff{2000};    // cap of the wait
+  double jitter = 0.2;                            // each wait is scaled by a random factor 1 +- jitter
 };
 
 /// What the client reports before each retry (for logs and tests).
 struct RetryEvent {
-  std::string call;                 // e.g. "InverseDynamics"
-  int attempt;                      // the attempt that failed, 1-based
-  grpc::StatusCode code;            // UNAVAILABLE
+  std::string call;       // e.g. "InverseDynamics"
+  int attempt;            // the attempt that failed, 1-based
+  grpc::StatusCode code;  // UNAVAILABLE
   std::string message;
   std::chrono::milliseconds backoff;  // wait before the next attempt
 };
@@ -81,16 +81,16 @@ struct RetryEvent {
 class ModelSources;
 
 struct ClientOptions {
-  std::string target = "127.0.0.1:50051";  // host:port, or any gRPC target (dns:///..., unix:...)
+  std::string target = "127.0.0.1:50051";     // host:port, or any gRPC target (dns:///..., unix:...)
   std::chrono::milliseconds deadline{30000};  // per attempt of a unary call, and for a whole Simulate run
   std::optional<std::chrono::milliseconds> stream_deadline;  // a Stream session; none: no deadline
-  std::optional<TlsOptions> tls;  // none: plaintext
+  std::optional<TlsOptions> tls;                             // none: plaintext
   /// Sent as "authorization: Bearer <token>" on every call when not empty; visible ASCII only (the
   /// constructor throws Error INVALID_ARGUMENT otherwise).
   std::string bearer_token;
   RetryPolicy retry;
   std::function<void(const RetryEvent&)> on_retry;  // called before each retry's wait
-  bool reregister = true;         // transparent re-registration on NOT_FOUND
+  bool reregister = true;                           // transparent re-registration on NOT_FOUND
   /// Sources of registered models; none: the client creates its own. Give several clients the same one to
   /// let any of them re-register what another registered.
   std::shared_ptr<ModelSources> sources;
@@ -181,21 +181,21 @@ struct SimulateOptions {
   Route route = Route::Saha;  // Saha or Cholesky
   double dt_out = 0.0;        // 0: 0.01 s
   std::vector<double> sample_times;
-  double step = 0.0;          // RK4 step (0: 1e-3 s)
+  double step = 0.0;  // RK4 step (0: 1e-3 s)
   double rtol = 0.0, atol = 0.0, initial_step = 0.0, max_step = 0.0;
   std::uint64_t max_steps = 0;
   /// Torque input: empty: zero; one row (or a vector): constant; k rows with torque_times of k entries:
   /// piecewise linear.
   Eigen::MatrixXd torque;
   std::vector<double> torque_times;
-  Eigen::VectorXd damping;     // empty: none
+  Eigen::VectorXd damping;       // empty: none
   std::uint32_t batch_size = 0;  // samples per streamed message (0: 64)
 };
 
 /// One streamed batch of samples.
 struct SimulationBatch : AnswerInfo {
-  Eigen::VectorXd t;          // count sample times
-  Eigen::MatrixXd q, qd;      // count x dof
+  Eigen::VectorXd t;      // count sample times
+  Eigen::MatrixXd q, qd;  // count x dof
   Eigen::VectorXd energy, kinetic, potential;
   bool last = false;
 };
@@ -206,7 +206,7 @@ struct SimulationSummary {
   std::size_t samples = 0;
   std::uint64_t steps = 0, rejected_steps = 0, evaluations = 0;
   std::chrono::nanoseconds compute_time{0};  // sum over the batches
-  bool complete = false;   // the last batch arrived (false when the callback stopped the run)
+  bool complete = false;  // the last batch arrived (false when the callback stopped the run)
 };
 
 /// Called per batch, in order; return false to cancel the run.
@@ -238,8 +238,8 @@ class StreamSession {
                                   AnswerInfo* info = nullptr);
   /// qdd for one state.
   Eigen::VectorXd forwardDynamics(const std::string& model_id, const Eigen::VectorXd& q,
-                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& tau, Route route = Route::Saha,
-                                  AnswerInfo* info = nullptr);
+                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                  Route route = Route::Saha, AnswerInfo* info = nullptr);
   /// Ends the stream (WritesDone, then the final status); throws Error if the server ended it with an error.
   void close();
   /// Messages answered so far.
@@ -299,7 +299,8 @@ class Client {
   void deleteModel(const std::string& model_id);
 
   // --- dynamics: batches are count x dof matrices, one state per row (any Eigen matrix expression); a single
-  // state may be given as vectors (any expression with one column at compile time), answered as a 1-row batch.
+  // state may be given as vectors (any expression with one column at compile time), answered as a 1-row
+  // batch.
   template <typename A, typename B, typename C>
   InverseDynamicsResult inverseDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
                                         const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd) {
@@ -325,8 +326,8 @@ class Client {
     return factorBatch(model_id, batchOf(Q), flags, Eigen::MatrixXd());
   }
   template <typename A, typename B>
-  FullFactorResult fullFactor(const std::string& model_id, const Eigen::MatrixBase<A>& Q, const FactorFlags& flags,
-                              const Eigen::MatrixBase<B>& Qd) {
+  FullFactorResult fullFactor(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
+                              const FactorFlags& flags, const Eigen::MatrixBase<B>& Qd) {
     return factorBatch(model_id, batchOf(Q), flags, batchOf(Qd));
   }
 
@@ -341,11 +342,12 @@ class Client {
   }
 
   /// Runs a simulation, calling on_batch for each streamed batch in order.
-  SimulationSummary simulate(const std::string& model_id, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
-                             const SimulateOptions& options, const BatchCallback& on_batch);
+  SimulationSummary simulate(const std::string& model_id, const Eigen::VectorXd& q0,
+                             const Eigen::VectorXd& qd0, const SimulateOptions& options,
+                             const BatchCallback& on_batch);
   /// Runs a simulation and gathers every sample.
-  SimulationResult simulate(const std::string& model_id, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
-                            const SimulateOptions& options);
+  SimulationResult simulate(const std::string& model_id, const Eigen::VectorXd& q0,
+                            const Eigen::VectorXd& qd0, const SimulateOptions& options);
 
   /// Opens a Stream session.
   std::unique_ptr<StreamSession> openStream() const;
@@ -361,12 +363,13 @@ class Client {
   /// Re-registers model_id from the sources; false when the id is unknown to them.
   bool reregister(const std::string& model_id) const;
   Registration registerRaw(const v1::RegisterModelRequest& request, bool remember) const;
-  InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
-                                const Eigen::MatrixXd& Qdd, const Eigen::MatrixXd& tip_wrench);
-  ForwardDynamicsResult fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
-                                const Eigen::MatrixXd& Tau, Route route);
-  FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q, const FactorFlags& flags,
-                               const Eigen::MatrixXd& Qd);
+  InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
+                                const Eigen::MatrixXd& tip_wrench);
+  ForwardDynamicsResult fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route);
+  FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
+                               const FactorFlags& flags, const Eigen::MatrixXd& Qd);
 
   ClientOptions options_;
   std::shared_ptr<ModelSources> sources_;
