@@ -15,5 +15,6 @@
 #include "denoc/model.hpp"
 #include "denoc/model_io.hpp"
 #include "denoc/simulate.hpp"
+#include "denoc/stop.hpp"
 #include "denoc/trajectory.hpp"
 #include "denoc/urdf.hpp"
