@@ -218,19 +218,21 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
     // then, with the id locked, act on it if it is still what was judged
     const IdLocks::Guard guard(locks_, id);
     if (store_.stamp(id) != found.stamp) continue;
-    bool created = false;
+    bool stored = false;  // this call wrote the id's good record
     if (found.state == StoreEntry::State::Absent) {
       if (!store_.create(id, *record)) continue;  // another server's file came first
-      created = true;
+      stored = true;
     } else if (!good) {
       if (!store_.replace(id, *record, found.stamp)) continue;
       spdlog::warn("model store: {} was bad ({}); replaced by the record of a registration",
                    escaped(store_.path(id), 512), escaped(problem, 512));
-      created = true;
+      stored = true;
     }
     // the stored record's owner is the model's owner (the first registration's)
-    if (!created) fresh->owner = std::move(stored_owner);
-    return {publish(std::move(fresh), created).first, created};
+    if (!stored) fresh->owner = std::move(stored_owner);
+    // created: the model was registered neither in memory (built-in, preloaded, cached) nor in the store
+    const auto [entry, new_to_cache] = publish(std::move(fresh), stored);
+    return {entry, stored && new_to_cache};
   }
   keepsChanging(id);
 }

@@ -46,9 +46,10 @@ class Registry {
   /// first makes sure that a good record of the id is on disk: the entry already there is kept when it holds
   /// this model (its owner stays the owner), written when there is none, and replaced when it is bad (not a
   /// regular file, empty, too large, garbage, another model's record; the replacement is logged). Returns the
-  /// entry and `created`: with a record, whether this call put the id's first good record on disk (true for
-  /// exactly one of several registrations racing, also on replicas sharing the store); without one, whether
-  /// the model was new to the cache. Throws RequestError: Unavailable when the store cannot be written,
+  /// entry and `created`: whether the model was registered neither in this server's memory (built-in,
+  /// preloaded or cached) nor with a good record in the store, and this call stored it (true for exactly one
+  /// of several registrations racing, also on replicas sharing the store); without a record, whether the
+  /// model was new to the cache. Throws RequestError: Unavailable when the store cannot be written,
   /// ResourceExhausted when the cache is full of pinned models.
   std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* record, bool pinned,
                                                     const std::string& owner = {});
