@@ -2,10 +2,12 @@
 # The core and server test suites under a sanitizer, on a fresh Debian 12 machine: installs the packages
 # (deploy/install-deps.sh; DENOC_SKIP_DEPS=1 skips that), configures and builds the asan or tsan preset and
 # runs ctest without the Node and Python client tests (label "clients"; they test the clients, not the
-# server, and take minutes). ThreadSanitizer runs the core's suites only (the batch pool's threads, one model
-# shared by threads): every test that talks gRPC reports races inside Debian's gRPC, protobuf and Abseil,
-# which are not built with -fsanitize=thread, so TSan cannot see their synchronization (buffers handed
-# between gRPC's threads and the handlers show up as races; docs/reliability.md "Sanitizers"). The denocd processes the server tests start are sanitizer builds too; their
+# server, and take minutes). ThreadSanitizer runs the core's suites (the batch pool's threads, one model
+# shared by threads) and the store's (label "store": test_store_units calls the registry, the model store and
+# the log rate limit directly from several threads, without a gRPC server), not the server suites: every
+# test that talks gRPC reports races inside Debian's gRPC, protobuf and Abseil, which are not built with
+# -fsanitize=thread, so TSan cannot see their synchronization (buffers handed between gRPC's threads and the
+# handlers show up as races; docs/reliability.md "Sanitizers"). The denocd processes the server tests start are sanitizer builds too; their
 # stderr goes to the tests' log files, so every report of every process is also written to
 # build/<preset>/sanitizer-reports/, and any file there fails the run.
 #
@@ -48,6 +50,7 @@ cmake --build --preset "$preset" -j "$(nproc)"
 built=$(date +%s)
 set +e
 if [ "$preset" = tsan ]; then
+  # the core's suites and the store's (label "store"), not the gRPC ones
   ctest --preset "$preset" -LE 'clients|client|server|load' -E 'fuzz_replay_request'
 else
   ctest --preset "$preset" -LE clients

@@ -3,10 +3,13 @@
 #include <new>
 
 #include "denoc/model.hpp"
+#include "log.hpp"
 
 namespace denoc::server {
 
-grpc::Status toStatus(std::exception_ptr error) {
+namespace {
+
+grpc::Status mapException(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
   } catch (const RequestError& e) {
@@ -50,6 +53,15 @@ grpc::Status toStatus(std::exception_ptr error) {
     return {grpc::StatusCode::INTERNAL, "internal error: unknown exception"};
   }
 }
+
+}  // namespace
+
+grpc::Status toStatus(std::exception_ptr error) {
+  const grpc::Status status = mapException(error);
+  return {status.error_code(), safeMessage(status.error_message())};
+}
+
+std::string safeMessage(std::string_view message) { return escaped(message, kMaxStatusMessage); }
 
 const char* codeName(grpc::StatusCode code) {
   switch (code) {

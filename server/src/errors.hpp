@@ -4,9 +4,11 @@
 
 #include <grpcpp/support/status.h>
 
+#include <cstddef>
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace denoc::server {
 
@@ -41,8 +43,17 @@ class RequestError : public std::runtime_error {
 
 /// Maps the exception in flight to a status: RequestError by its code, denoc::ModelError and
 /// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, std::bad_alloc to
-/// RESOURCE_EXHAUSTED, anything else to INTERNAL.
+/// RESOURCE_EXHAUSTED, anything else to INTERNAL. The message is made safe by safeMessage().
 grpc::Status toStatus(std::exception_ptr error);
+
+/// Longest message a status carries (characters, after escaping): well inside gRPC's 8 KiB of metadata
+/// even when every character is percent-encoded, so a long name cannot turn an INVALID_ARGUMENT into the
+/// client's RESOURCE_EXHAUSTED.
+inline constexpr std::size_t kMaxStatusMessage = 1024;
+
+/// A message fit for a client and a log line: control characters and non-ASCII bytes escaped (\n, \x1b),
+/// cut to kMaxStatusMessage characters with its full length named ("... (5000 bytes)").
+std::string safeMessage(std::string_view message);
 
 /// The canonical name of a status code ("INVALID_ARGUMENT").
 const char* codeName(grpc::StatusCode code);

@@ -9,9 +9,11 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "errors.hpp"
+#include "log.hpp"
 
 namespace denoc::server {
 
@@ -54,9 +56,28 @@ class ModelCollectable : public prometheus::Collectable {
   ModelGauges g_;
 };
 
+/// Failed-call log lines held back by the rate limit (failedCallLog()), read when scraped.
+class LogCollectable : public prometheus::Collectable {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    prometheus::MetricFamily f;
+    f.name = "denoc_log_lines_suppressed_total";
+    f.help = "Failed-call log lines not written by the rate limit, by RPC and gRPC status code";
+    f.type = prometheus::MetricType::Counter;
+    for (const auto& [kind, count] : failedCallLog().heldBack()) {
+      prometheus::ClientMetric m;
+      m.label = {{"code", kind.second}, {"rpc", kind.first}};  // sorted, as prometheus-cpp writes families
+      m.counter.value = static_cast<double>(count);
+      f.metric.push_back(std::move(m));
+    }
+    return {f};
+  }
+};
+
 Metrics::Metrics(ModelGauges gauges)
     : registry_(std::make_shared<prometheus::Registry>()),
-      models_(std::make_shared<ModelCollectable>(std::move(gauges))) {
+      models_(std::make_shared<ModelCollectable>(std::move(gauges))),
+      log_(std::make_shared<LogCollectable>()) {
   auto& requests = prometheus::BuildCounter()
                        .Name("denoc_requests_total")
                        .Help("Finished calls of denoc.v1.Dynamics by RPC and gRPC status code")
@@ -103,14 +124,22 @@ void Metrics::record(Rpc rpc, grpc::StatusCode code, double seconds, std::uint64
 void Metrics::callStarted(Rpc rpc) { inflight_[static_cast<std::size_t>(rpc)]->Increment(); }
 void Metrics::callEnded(Rpc rpc) { inflight_[static_cast<std::size_t>(rpc)]->Decrement(); }
 
-int Metrics::serve(const std::string& address) {
+int Metrics::serve(const std::string& address, const MetricsHttp& http) {
+  // civetweb's options: several workers, so that a client that sends half a request (it holds one worker
+  // until the timeout) does not blind the scrape; reads and writes time out; small requests only
+  std::vector<std::string> options = {"listening_ports",    address,
+                                      "num_threads",        std::to_string(std::max(1u, http.threads)),
+                                      "request_timeout_ms", std::to_string(std::max(1, http.timeout_ms)),
+                                      "max_request_size",   "16384",
+                                      "enable_keep_alive",  "no"};
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+    exposer_ = std::make_unique<prometheus::Exposer>(std::move(options));
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot serve metrics on " + address + ": " + e.what());
   }
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(models_);
+  exposer_->RegisterCollectable(log_);
   const std::vector<int> ports = exposer_->GetListeningPorts();
   if (ports.empty()) throw std::runtime_error("cannot serve metrics on " + address);
   return ports.front();
@@ -119,6 +148,7 @@ int Metrics::serve(const std::string& address) {
 std::string Metrics::text() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
   for (auto& f : models_->Collect()) families.push_back(std::move(f));
+  for (auto& f : log_->Collect()) families.push_back(std::move(f));
   return prometheus::TextSerializer().Serialize(families);
 }
 

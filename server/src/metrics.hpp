@@ -1,7 +1,8 @@
 // Metrics of denocd for a platform team to scrape (Prometheus text format at /metrics, prometheus-cpp):
 // requests by RPC and status code, latency histograms by RPC, states computed, calls and states in flight,
-// models cached and pinned, models and bytes in the store. Recording is lock-free apart from one short
-// mutex per RPC's histogram; the gauges of the registry and the store are read when scraped.
+// models cached and pinned, models and bytes in the store, failed-call log lines held back by the rate
+// limit. Recording is lock-free apart from one short mutex per RPC's histogram; the gauges of the registry
+// and the store are read when scraped.
 #pragma once
 
 #include <grpcpp/support/status_code_enum.h>
@@ -46,6 +47,12 @@ struct ModelGauges {
   std::function<std::uint64_t()> inflight_states;                // states admitted to unary calls
 };
 
+/// How /metrics is served (civetweb, through prometheus-cpp's Exposer).
+struct MetricsHttp {
+  unsigned threads = 4;   // worker threads: a slow or stalled client holds one of them, the others serve
+  int timeout_ms = 5000;  // read and write timeout of a request (civetweb's request_timeout_ms)
+};
+
 class Metrics {
  public:
   explicit Metrics(ModelGauges gauges);
@@ -60,8 +67,9 @@ class Metrics {
   void callStarted(Rpc rpc);
   void callEnded(Rpc rpc);
 
-  /// Serves /metrics on host:port (port 0: a free one). Returns the port. Throws std::runtime_error.
-  int serve(const std::string& address);
+  /// Serves /metrics on host:port (port 0: a free one) with http's threads and timeouts. Returns the port.
+  /// Throws std::runtime_error.
+  int serve(const std::string& address, const MetricsHttp& http = {});
 
   /// The text a scrape would get (for tests and logs).
   std::string text() const;
@@ -69,6 +77,7 @@ class Metrics {
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<class ModelCollectable> models_;
+  std::shared_ptr<class LogCollectable> log_;
   // [rpc][code]
   std::array<std::array<prometheus::Counter*, 17>, kRpcCount> requests_{};
   std::array<prometheus::Histogram*, kRpcCount> latency_{};

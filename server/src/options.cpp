@@ -1,5 +1,10 @@
 #include "options.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <climits>
@@ -26,7 +31,10 @@ std::string ServerOptions::describe() const {
      << " keepalive_timeout_ms=" << keepalive_timeout_ms
      << " max_connection_idle_ms=" << max_connection_idle_ms
      << " max_connection_age_ms=" << max_connection_age_ms
-     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen) << " grpc_args=[";
+     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen)
+     << " metrics_public=" << (metrics_public ? "allowed" : "loopback-only")
+     << " metrics_threads=" << metrics_threads << " metrics_timeout_ms=" << metrics_timeout_ms
+     << " grpc_args=[";
   for (std::size_t i = 0; i < grpc_args.size(); ++i) os << (i ? "," : "") << grpc_args[i];
   os << "]";
   return os.str();
@@ -127,6 +135,16 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
       ->envname("DENOC_METRICS_LISTEN");
   app.add_option("--metrics-port-file", o.metrics_port_file, "write the metrics port to this file")
       ->envname("DENOC_METRICS_PORT_FILE");
+  app.add_flag("--metrics-public", o.metrics_public,
+               "allow /metrics, which has no authentication, on an address other hosts can reach")
+      ->envname("DENOC_METRICS_PUBLIC");
+  app.add_option("--metrics-threads", o.metrics_threads,
+                 "HTTP worker threads of /metrics (a stalled client holds one until the timeout)")
+      ->envname("DENOC_METRICS_THREADS")
+      ->check(CLI::Range(1u, 64u));
+  app.add_option("--metrics-timeout-ms", o.metrics_timeout_ms, "read and write timeout of a /metrics request")
+      ->envname("DENOC_METRICS_TIMEOUT_MS")
+      ->check(CLI::Range(100, 600000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -141,12 +159,64 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   return true;
 }
 
+namespace {
+
+bool isLoopbackIp(const std::string& host) {
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+/// Whether every address name resolves to is a loopback address (false when it resolves to none).
+bool resolvesToLoopbackOnly(const std::string& name) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || !found) return false;
+  bool all = true;
+  for (const addrinfo* a = found; a; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw =
+        a->ai_family == AF_INET
+            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr)
+            : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr);
+    if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) ||
+        !::inet_ntop(a->ai_family, raw, text, sizeof text) || !isLoopbackIp(text)) {
+      all = false;
+      break;
+    }
+  }
+  ::freeaddrinfo(found);
+  return all;
+}
+
+}  // namespace
+
 bool isLoopbackAddress(const std::string& address) {
   if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) return true;
-  std::string host = address;
-  if (const std::size_t colon = host.rfind(':'); colon != std::string::npos) host.resize(colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  // one address only: no lists (civetweb's "a,b"), no spaces
+  if (address.find_first_of(", \t\r\n") != std::string::npos) return false;
+  std::string host;
+  if (!address.empty() && address.front() == '[') {
+    const std::size_t close = address.find(']');
+    if (close == std::string::npos) return false;
+    const std::string rest = address.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return false;
+    host = address.substr(1, close - 1);
+  } else {
+    const std::size_t colon = address.find(':');
+    if (colon == std::string::npos) return false;  // a bare port listens on every interface
+    if (address.find(':', colon + 1) != std::string::npos) return false;  // an IPv6 address wants brackets
+    host = address.substr(0, colon);
+  }
+  if (isLoopbackIp(host)) return true;
+  return host == "localhost" && resolvesToLoopbackOnly(host);
 }
 
 bool parseGrpcArg(const std::string& arg, std::string& name, int& value) {
@@ -180,6 +250,11 @@ std::string checkOptions(const ServerOptions& o) {
   }
   if (!o.metrics_port_file.empty() && o.metrics_listen.empty())
     return "--metrics-port-file needs --metrics-listen";
+  if (!o.metrics_listen.empty() && !o.metrics_public && !isLoopbackAddress(o.metrics_listen)) {
+    return "refusing to serve /metrics, which has no authentication, on " + o.metrics_listen +
+           ", which other hosts can reach: bind it to a loopback address, or give --metrics-public "
+           "(DENOC_METRICS_PUBLIC=true) to allow it explicitly";
+  }
   for (const std::string& arg : o.grpc_args) {
     std::string name;
     int value = 0;

@@ -52,6 +52,9 @@ struct ServerOptions {
   // operations
   std::string metrics_listen;     // --metrics-listen / DENOC_METRICS_LISTEN: host:port of /metrics (off)
   std::string metrics_port_file;  // --metrics-port-file / DENOC_METRICS_PORT_FILE
+  bool metrics_public = false;    // --metrics-public / DENOC_METRICS_PUBLIC: allow /metrics off loopback
+  unsigned metrics_threads = 4;   // --metrics-threads / DENOC_METRICS_THREADS: HTTP workers of /metrics
+  int metrics_timeout_ms = 5000;  // --metrics-timeout-ms / DENOC_METRICS_TIMEOUT_MS: read/write timeout
 
   bool tls() const { return !tls_cert.empty(); }
   std::uint64_t inflightStates() const {
@@ -67,10 +70,14 @@ struct ServerOptions {
 bool parseOptions(int argc, char** argv, ServerOptions& options, int& exit_code);
 
 /// Empty when the options fit together, else what is wrong: a TLS certificate without its key (or the
-/// reverse), a client CA without TLS, or plaintext on a non-loopback address without --plaintext.
+/// reverse), a client CA without TLS, plaintext on a non-loopback address without --plaintext, or the
+/// unauthenticated /metrics on a non-loopback address without --metrics-public.
 std::string checkOptions(const ServerOptions& options);
 
-/// True for addresses only this host can reach: 127.0.0.0/8, [::1], localhost, unix sockets.
+/// True for addresses only this host can reach, judged on the parsed address, never on its spelling:
+/// HOST:PORT or [HOST]:PORT where HOST is an IPv4 address in 127.0.0.0/8, ::1, an IPv4-mapped ::ffff:127.x
+/// address, or `localhost` when every address it resolves to is one of those; unix: and unix-abstract:
+/// sockets. Anything else (0.0.0.0, a bare port, another name, a list, "127.0.0.1.example.com") is false.
 bool isLoopbackAddress(const std::string& address);
 
 /// Splits a --grpc-arg "grpc.NAME=INTEGER" into its name and value; false if it is not of that form.

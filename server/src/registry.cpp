@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "errors.hpp"
+#include "log.hpp"
 
 namespace denoc::server {
 
@@ -36,6 +37,43 @@ v1::ModelInfo describe(const BuiltModel& built, bool pinned) {
 Registry::Registry(const ModelStore& store, std::size_t max_models, Limits limits)
     : store_(store), max_models_(max_models), limits_(limits) {}
 
+namespace {
+
+// looks at a store entry again when it changed between judging it and locking its id (another thread or
+// replica wrote or removed it); a few times, then the call gives up with UNAVAILABLE
+constexpr int kAttempts = 16;
+
+[[noreturn]] void keepsChanging(const std::string& id) {
+  fail(ErrorCode::Unavailable, "model store: the entry of " + id +
+                                   " kept changing (other servers writing or deleting it); try again");
+}
+
+void requireOwner(const std::string& id, const std::string& owner, const std::string* caller) {
+  if (caller && !owner.empty() && owner != *caller) {
+    fail(ErrorCode::PermissionDenied,
+         "model " + id + " was registered by another token; only its owner can delete it");
+  }
+}
+
+}  // namespace
+
+Registry::IdLocks::Guard::Guard(IdLocks& locks, const std::string& id) : locks_(locks), id_(id) {
+  {
+    std::lock_guard table(locks_.mutex_);
+    std::unique_ptr<Slot>& slot = locks_.slots_[id_];
+    if (!slot) slot = std::make_unique<Slot>();
+    ++slot->users;
+    slot_ = slot.get();
+  }
+  slot_->mutex.lock();
+}
+
+Registry::IdLocks::Guard::~Guard() {
+  slot_->mutex.unlock();
+  std::lock_guard table(locks_.mutex_);
+  if (--slot_->users == 0) locks_.slots_.erase(id_);
+}
+
 void Registry::touch(const Entry& e) const {
   e.last_used.store(clock_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
 }
@@ -51,6 +89,32 @@ std::shared_ptr<Entry> Registry::makeEntry(BuiltModel built, bool pinned, std::s
   return e;
 }
 
+StoreEntry Registry::readStore(const std::string& id) const {
+  return store_.read(id, ModelStore::recordBound(limits_));
+}
+
+Registry::Judged Registry::judge(const std::string& id, const std::string& bytes) const {
+  Judged j;
+  v1::RegisterModelRequest request;
+  if (!request.ParseFromString(bytes)) {
+    j.problem = "does not parse as a RegisterModelRequest";
+    return j;
+  }
+  try {
+    j.built = buildFromRequest(request, limits_);
+  } catch (const std::exception& e) {
+    j.problem = std::string("does not build: ") + e.what();
+    return j;
+  }
+  if (j.built->id != id) {
+    j.problem = "holds model " + j.built->id + ", not " + id;
+    j.built.reset();
+    return j;
+  }
+  j.owner = recordOwner(request);
+  return j;
+}
+
 std::shared_ptr<const Entry> Registry::find(const std::string& id) {
   {
     std::shared_lock lock(mutex_);
@@ -63,32 +127,32 @@ std::shared_ptr<const Entry> Registry::find(const std::string& id) {
 }
 
 std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cache) {
-  const std::optional<std::string> bytes = store_.get(id);
-  if (!bytes) return nullptr;
-  v1::RegisterModelRequest request;
-  if (!request.ParseFromString(*bytes)) {
-    spdlog::error("model store: {}/{}.pb does not parse as a RegisterModelRequest; skipped", store_.dir(),
-                  id);
-    return nullptr;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    // read and build outside every lock
+    const StoreEntry found = readStore(id);
+    if (found.state == StoreEntry::State::Absent) return nullptr;
+    if (found.state == StoreEntry::State::Bad) {
+      store_.reportBad(id, found.stamp, found.reason);
+      return nullptr;
+    }
+    Judged judged = judge(id, found.bytes);
+    if (!judged.problem.empty()) {
+      store_.reportBad(id, found.stamp, judged.problem);
+      return nullptr;
+    }
+    std::shared_ptr<Entry> fresh = makeEntry(std::move(*judged.built), false, std::move(judged.owner));
+    if (!cache) return fresh;
+    // cached only if the file read is still the one in place (not deleted or replaced meanwhile)
+    const IdLocks::Guard guard(locks_, id);
+    if (store_.stamp(id) != found.stamp) continue;
+    try {
+      return publish(std::move(fresh), false).first;
+    } catch (const RequestError& e) {
+      spdlog::error("model store: {} not cached: {}", id, e.what());
+      return nullptr;
+    }
   }
-  BuiltModel built;
-  try {
-    built = buildFromRequest(request, limits_);
-  } catch (const std::exception& e) {
-    spdlog::error("model store: {}/{}.pb does not build ({}); skipped", store_.dir(), id, e.what());
-    return nullptr;
-  }
-  if (built.id != id) {
-    spdlog::error("model store: {}/{}.pb holds model {}; skipped", store_.dir(), id, built.id);
-    return nullptr;
-  }
-  if (!cache) return makeEntry(std::move(built), false, recordOwner(request));
-  try {
-    return add(std::move(built), nullptr, false, recordOwner(request)).first;
-  } catch (const RequestError& e) {
-    spdlog::error("model store: {} not cached: {}", id, e.what());
-    return nullptr;
-  }
+  return nullptr;
 }
 
 void Registry::evictLocked() {
@@ -112,64 +176,104 @@ void Registry::evictLocked() {
   }
 }
 
-std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, const std::string* record,
-                                                            bool pinned, const std::string& owner) {
-  bool stored_now = false;
-  std::string stored_owner = owner;
-  if (record) {
-    stored_now = store_.put(built.id, *record);  // persisted before it becomes visible
-    if (!stored_now) {
-      // stored before (by this server or another replica): its first registration's owner stays
-      if (auto bytes = store_.get(built.id)) {
-        v1::RegisterModelRequest stored;
-        if (stored.ParseFromString(*bytes)) stored_owner = recordOwner(stored);
-      }
-    }
-  }
-  std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned, std::move(stored_owner));
+std::pair<std::shared_ptr<const Entry>, bool> Registry::publish(std::shared_ptr<Entry> fresh, bool replace) {
   std::unique_lock lock(mutex_);
   if (auto it = entries_.find(fresh->id); it != entries_.end()) {
-    touch(*it->second);
+    if (replace && !it->second->pinned) {
+      it->second = std::move(fresh);
+    } else {
+      touch(*it->second);
+    }
     return {it->second, false};
   }
   evictLocked();
-  auto it = entries_.emplace(fresh->id, fresh).first;
-  // new to this server: neither cached nor stored before (a model evicted from the cache is not new)
-  return {it->second, record ? stored_now : true};
+  auto it = entries_.emplace(fresh->id, std::move(fresh)).first;
+  return {it->second, true};
 }
 
-namespace {
-
-void requireOwner(const std::string& id, const std::string& owner, const std::string* caller) {
-  if (caller && !owner.empty() && owner != *caller) {
-    fail(ErrorCode::PermissionDenied,
-         "model " + id + " was registered by another token; only its owner can delete it");
+std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, const std::string* record,
+                                                            bool pinned, const std::string& owner) {
+  std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned, owner);
+  const std::string id = fresh->id;
+  if (!record) {
+    const IdLocks::Guard guard(locks_, id);
+    return publish(std::move(fresh), false);
   }
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    // judge the entry in place outside every lock (judging another record builds its model)
+    const StoreEntry found = readStore(id);
+    bool good = false;
+    std::string stored_owner = owner;
+    std::string problem = found.reason;
+    if (found.state == StoreEntry::State::Regular) {
+      if (found.bytes == *record) {
+        good = true;  // this very registration, stored before
+      } else {
+        Judged judged = judge(id, found.bytes);
+        good = judged.problem.empty();
+        if (good) stored_owner = std::move(judged.owner);
+        problem = std::move(judged.problem);
+      }
+    }
+    // then, with the id locked, act on it if it is still what was judged
+    const IdLocks::Guard guard(locks_, id);
+    if (store_.stamp(id) != found.stamp) continue;
+    bool stored = false;  // this call wrote the id's good record
+    if (found.state == StoreEntry::State::Absent) {
+      if (!store_.create(id, *record)) continue;  // another server's file came first
+      stored = true;
+    } else if (!good) {
+      if (!store_.replace(id, *record, found.stamp)) continue;
+      spdlog::warn("model store: {} was bad ({}); replaced by the record of a registration",
+                   escaped(store_.path(id), 512), escaped(problem, 512));
+      stored = true;
+    }
+    // the stored record's owner is the model's owner (the first registration's)
+    if (!stored) fresh->owner = std::move(stored_owner);
+    // created: the model was registered neither in memory (built-in, preloaded, cached) nor in the store
+    const auto [entry, new_to_cache] = publish(std::move(fresh), stored);
+    return {entry, stored && new_to_cache};
+  }
+  keepsChanging(id);
 }
-
-}  // namespace
 
 void Registry::remove(const std::string& id, const std::string* caller) {
-  {
-    std::unique_lock lock(mutex_);
-    if (auto it = entries_.find(id); it != entries_.end()) {
-      if (it->second->pinned) {
-        fail(ErrorCode::FailedPrecondition,
-             "model " + id + " is a built-in (pinned) model and cannot be deleted");
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const StoreEntry found = readStore(id);
+    bool good = false;
+    std::string stored_owner;
+    if (found.state == StoreEntry::State::Regular) {
+      Judged judged = judge(id, found.bytes);
+      good = judged.problem.empty();
+      if (good) {
+        stored_owner = std::move(judged.owner);
+      } else {
+        store_.reportBad(id, found.stamp, judged.problem);
       }
-      requireOwner(id, it->second->owner, caller);
-      store_.remove(id);  // first: a store that cannot remove it leaves the model registered
-      entries_.erase(it);
-      return;
+    } else if (found.state == StoreEntry::State::Bad) {
+      store_.reportBad(id, found.stamp, found.reason);
     }
-  }
-  if (caller) {
-    if (auto bytes = store_.get(id)) {
-      v1::RegisterModelRequest stored;
-      if (stored.ParseFromString(*bytes)) requireOwner(id, recordOwner(stored), caller);
+    const IdLocks::Guard guard(locks_, id);
+    if (store_.stamp(id) != found.stamp) continue;
+    std::shared_ptr<const Entry> cached;
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = entries_.find(id); it != entries_.end()) cached = it->second;
     }
+    if (cached && cached->pinned) {
+      fail(ErrorCode::FailedPrecondition,
+           "model " + id + " is a built-in (pinned) model and cannot be deleted");
+    }
+    if (!cached && !good) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
+    requireOwner(id, good ? stored_owner : cached->owner, caller);
+    if (good) store_.remove(id);  // first: a store that cannot remove it leaves the model registered
+    if (cached) {
+      std::unique_lock lock(mutex_);
+      entries_.erase(id);
+    }
+    return;
   }
-  if (!store_.remove(id)) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
+  keepsChanging(id);
 }
 
 std::vector<v1::ModelInfo> Registry::list() {
@@ -193,8 +297,14 @@ std::vector<v1::ModelInfo> Registry::list() {
 }
 
 std::size_t Registry::loadStore() {
+  store_.removeStaleTemporaries(ModelStore::kStaleTemporaryAge);
+  const StoreListing listing = store_.list();
+  for (const std::string& name : listing.others) {
+    spdlog::info("model store: {} is not a store file (<id>.pb); ignored",
+                 escaped(store_.dir() + "/" + name, 512));
+  }
   std::size_t loaded = 0;
-  for (const std::string& id : store_.ids()) {
+  for (const std::string& id : listing.ids) {
     if (size() >= max_models_) break;
     {
       std::shared_lock lock(mutex_);

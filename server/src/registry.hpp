@@ -1,13 +1,18 @@
 // The model registry: a thread-safe in-memory cache of built models, keyed by content-addressed id, in front
-// of the model store. Lookups take a shared lock only (readers never block each other); insertions and
-// deletions take the exclusive lock briefly (models are built and persisted outside it). The cache is
-// bounded: when full, the least recently used model that is not pinned is evicted (it stays in the store and
-// is loaded again on the next miss).
+// of the model store. Lookups of cached models take a shared lock only (readers never block each other).
+// Every operation that changes what is stored or cached for an id (registration, deletion, loading from the
+// store) holds that id's lock while it changes the store and the cache, so they are ordered: no model is
+// ever cached but not stored, or stored but deleted. Models and store records are built and judged outside
+// every lock; what was judged is checked to be still in place (its file stamp) once the lock is held. The
+// cache is bounded: when full, the least recently used model that is not pinned is evicted (it stays in the
+// store and is loaded again on the next miss).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -38,31 +43,77 @@ class Registry {
   std::shared_ptr<const Entry> find(const std::string& id);
 
   /// Caches a built model (pinned: never evicted, cannot be deleted). With a store record (storeRecord()),
-  /// persists it first (unless already stored: the first registration's owner stays the owner). Returns the
-  /// entry and whether it is new to this server's cache and store. Throws RequestError(ResourceExhausted)
-  /// when the cache is full of pinned models.
+  /// first makes sure that a good record of the id is on disk: the entry already there is kept when it holds
+  /// this model (its owner stays the owner), written when there is none, and replaced when it is bad (not a
+  /// regular file, empty, too large, garbage, another model's record; the replacement is logged). Returns the
+  /// entry and `created`: whether the model was registered neither in this server's memory (built-in,
+  /// preloaded or cached) nor with a good record in the store, and this call stored it (true for exactly one
+  /// of several registrations racing, also on replicas sharing the store); without a record, whether the
+  /// model was new to the cache. Throws RequestError: Unavailable when the store cannot be written,
+  /// ResourceExhausted when the cache is full of pinned models.
   std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* record, bool pinned,
                                                     const std::string& owner = {});
 
-  /// Removes id from the cache and the store. NOT_FOUND if neither has it, FAILED_PRECONDITION if pinned.
-  /// With a caller (access control on), PERMISSION_DENIED unless the caller owns the model (a model stored
-  /// without an owner, registered while access control was off, may be deleted by any caller).
+  /// Removes id from the store and the cache. NOT_FOUND unless the cache or a good store record has it (a
+  /// bad store entry is not a model, and is left for a registration to replace), FAILED_PRECONDITION if
+  /// pinned. With a caller (access control on), PERMISSION_DENIED unless the caller owns the model (a model
+  /// stored without an owner, registered while access control was off, may be deleted by any caller).
   void remove(const std::string& id, const std::string* caller = nullptr);
 
   /// Every model in the cache and in the store (store-only ones are built for their description but not
   /// cached), sorted by id.
   std::vector<v1::ModelInfo> list();
 
-  /// Loads every stored model into the cache (up to the bound); a file that does not parse, does not build
-  /// or whose content does not match its id is skipped with a logged error. Returns the count loaded.
+  /// At start: removes temporary files left by crashes (ModelStore::removeStaleTemporaries), logs entries
+  /// that are not store files, and loads every stored model into the cache (up to the bound); an entry that
+  /// is not a regular file, does not parse, does not build or whose content does not match its id is skipped
+  /// with a logged error. Returns the count loaded.
   std::size_t loadStore();
 
   std::size_t size() const;
   std::size_t pinnedCount() const;
 
  private:
+  /// One mutex per id in use (made on first use, dropped with its last user): operations on one id are
+  /// ordered, operations on other ids do not wait.
+  class IdLocks {
+    struct Slot {
+      std::mutex mutex;
+      std::size_t users = 0;
+    };
+
+   public:
+    class Guard {
+     public:
+      Guard(IdLocks& locks, const std::string& id);
+      ~Guard();
+      Guard(const Guard&) = delete;
+      Guard& operator=(const Guard&) = delete;
+
+     private:
+      IdLocks& locks_;
+      std::string id_;
+      Slot* slot_;
+    };
+
+   private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::unique_ptr<Slot>> slots_;
+  };
+
+  /// A store record judged against its id: the model it holds and its owner, or what is wrong with it.
+  struct Judged {
+    std::optional<BuiltModel> built;
+    std::string owner;
+    std::string problem;  // empty: a good record
+  };
+  Judged judge(const std::string& id, const std::string& bytes) const;
+  StoreEntry readStore(const std::string& id) const;
   std::shared_ptr<const Entry> fromStore(const std::string& id, bool cache);
   std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned, std::string owner) const;
+  /// Caches fresh unless id is cached already (then replaces the cached entry when replace, unless pinned).
+  /// Returns the cached entry and whether it was new to the cache. The caller holds id's lock.
+  std::pair<std::shared_ptr<const Entry>, bool> publish(std::shared_ptr<Entry> fresh, bool replace);
   void evictLocked();
   void touch(const Entry& e) const;
 
@@ -72,6 +123,7 @@ class Registry {
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const Entry>> entries_;
   mutable std::atomic<std::uint64_t> clock_{0};
+  IdLocks locks_;
 };
 
 /// The description of a model for the wire.

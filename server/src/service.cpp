@@ -18,6 +18,7 @@
 #include "denoc/batch.hpp"
 #include "denoc/simulate.hpp"
 #include "errors.hpp"
+#include "log.hpp"
 #include "validate.hpp"
 
 namespace denoc::server {
@@ -222,8 +223,7 @@ grpc::Status Handlers::run(Rpc rpc, grpc::ServerContextBase* ctx, F&& handler) {
     metrics_->record(rpc, status.error_code(), static_cast<double>(ns) * 1e-9, call.states);
   }
   if (!status.ok()) {
-    spdlog::warn("{} from {} failed: {}: {}", rpcName(rpc), ctx->peer(), codeName(status.error_code()),
-                 status.error_message());
+    logFailedCall(rpcName(rpc), ctx->peer(), status);
   } else if (spdlog::should_log(spdlog::level::debug)) {
     spdlog::debug("{} from {}{} OK in {} us", rpcName(rpc), ctx->peer(),
                   call.principal.empty() ? "" : " (" + call.principal + ")", ns / 1000);

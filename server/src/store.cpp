@@ -2,26 +2,62 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "errors.hpp"
+#include "log.hpp"
 #include "model_source.hpp"
 
 namespace denoc::server {
 
 namespace {
 
+constexpr std::size_t kMaxVerdicts = 65536;            // bad entries remembered (then forgotten at once)
+constexpr std::uint64_t kRecordSlack = 64u << 10;      // a record: the request plus its owner field
+constexpr std::chrono::milliseconds kLockWait{10000};  // wait for another replica's replacement
+constexpr std::chrono::milliseconds kLockPoll{2};      // between two tries of the lock
+constexpr const char* kLockName = ".lock";             // <dir>/.lock: one byte per id stripe
+constexpr std::size_t kTmpPrefix = 1 + 64 + 5;         // ".<id>.tmp."
+
 std::string errnoText(const std::string& what, const std::string& path) {
-  return what + " " + path + ": " + std::strerror(errno);
+  return what + " " + escaped(path, 512) + ": " + std::strerror(errno);
+}
+
+std::int64_t nanos(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+FileStamp stampOf(const struct stat& st) {
+  FileStamp s;
+  s.exists = true;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.mode = st.st_mode;
+  s.size = st.st_size;
+  s.mtime_ns = nanos(st.st_mtim);
+  s.ctime_ns = nanos(st.st_ctim);
+  return s;
+}
+
+/// What a file that is not regular is, for a reason in the log.
+std::string notRegular(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link (store entries must be regular files; links are not followed)";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
 bool writeAll(int fd, const char* p, std::size_t n) {
@@ -44,6 +80,70 @@ std::string uniqueSuffix() {
          std::to_string(rng());
 }
 
+bool isTemporaryName(const std::string& name) {
+  return name.size() > kTmpPrefix && name[0] == '.' && isModelId(name.substr(1, 64)) &&
+         name.compare(65, 5, ".tmp.") == 0;
+}
+
+bool isQuarantineName(const std::string& name) {
+  return name.size() > 70 && name[0] == '.' && isModelId(name.substr(1, 64)) &&
+         name.compare(65, 5, ".bad.") == 0;
+}
+
+/// One byte of <dir>/.lock, chosen by the id, held with an open file description lock (F_OFD_SETLK): it
+/// excludes the other servers sharing the directory, and other threads, from replacing the same entry.
+/// A file system without such locks leaves only the in-process lock (logged once).
+class StripeLock {
+ public:
+  StripeLock(const std::string& dir, const std::string& id) {
+    const std::string path = dir + "/" + kLockName;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      unlockedOnce("cannot use " + path +
+                   (fd_ < 0 ? ": " + std::string(std::strerror(errno)) : ": not a regular file"));
+      closeFd();
+      return;
+    }
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = static_cast<off_t>(std::stoul(id.substr(0, 4), nullptr, 16));
+    fl.l_len = 1;
+    const auto deadline = std::chrono::steady_clock::now() + kLockWait;
+    while (::fcntl(fd_, F_OFD_SETLK, &fl) != 0) {
+      if (errno != EAGAIN && errno != EACCES && errno != EINTR) {
+        unlockedOnce("the file system of " + dir + " has no record locks (" + std::strerror(errno) + ")");
+        closeFd();
+        return;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        closeFd();
+        fail(ErrorCode::Unavailable, "model store: another server has held the lock of " + id + " in " +
+                                         escaped(path, 512) + " for " + std::to_string(kLockWait.count()) +
+                                         " ms; try again");
+      }
+      std::this_thread::sleep_for(kLockPoll);
+    }
+  }
+  ~StripeLock() { closeFd(); }  // closing the description releases its locks
+  StripeLock(const StripeLock&) = delete;
+  StripeLock& operator=(const StripeLock&) = delete;
+
+ private:
+  void closeFd() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  static void unlockedOnce(const std::string& why) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      spdlog::warn("model store: {}; bad entries are replaced without a lock shared with other servers",
+                   escaped(why, 512));
+  }
+  int fd_ = -1;
+};
+
 }  // namespace
 
 ModelStore::ModelStore(std::string dir) : dir_(std::move(dir)) {
@@ -54,11 +154,96 @@ ModelStore::ModelStore(std::string dir) : dir_(std::move(dir)) {
   }
 }
 
-bool ModelStore::put(const std::string& id, const std::string& bytes) const {
-  const std::string final_path = path(id);
-  if (::access(final_path.c_str(), F_OK) == 0) return false;
-  const std::string tmp = dir_ + "/." + id + ".tmp." + uniqueSuffix();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+std::uint64_t ModelStore::recordBound(const Limits& limits) {
+  return limits.max_message_bytes + kRecordSlack;
+}
+
+std::string ModelStore::temporaryPath(const std::string& id) const {
+  return dir_ + "/." + id + ".tmp." + uniqueSuffix();
+}
+
+FileStamp ModelStore::stamp(const std::string& id) const {
+  struct stat st {};
+  if (::lstat(path(id).c_str(), &st) != 0) return {};
+  return stampOf(st);
+}
+
+StoreEntry ModelStore::read(const std::string& id, std::uint64_t max_bytes) const {
+  const std::string p = path(id);
+  StoreEntry e;
+  auto bad = [&](std::string reason) {
+    e.state = StoreEntry::State::Bad;
+    e.reason = std::move(reason);
+    e.bytes.clear();
+    return e;
+  };
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) {
+    if (errno == ENOENT) return e;
+    return bad("cannot look at it: " + std::string(std::strerror(errno)));
+  }
+  e.stamp = stampOf(st);
+  if (!S_ISREG(st.st_mode)) return bad(notRegular(st.st_mode));
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = bad_.find(id); it != bad_.end() && it->second.stamp == e.stamp)
+      return bad(it->second.reason);
+  }
+  auto too_large = [&](const std::string& size) {
+    return bad(size + " bytes, more than the " + std::to_string(max_bytes) +
+               " a record can hold (--max-message-bytes plus " + std::to_string(kRecordSlack) + ")");
+  };
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return too_large(std::to_string(st.st_size));
+  // O_NOFOLLOW: a link put in its place since is refused; O_NONBLOCK: a FIFO put there does not block
+  const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return StoreEntry{};
+    if (errno == ELOOP) return bad(notRegular(S_IFLNK));
+    return bad("cannot open it: " + std::string(std::strerror(errno)));
+  }
+  struct stat fst {};
+  if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+    const mode_t mode = fst.st_mode;
+    ::close(fd);
+    return bad(notRegular(mode));
+  }
+  e.stamp = stampOf(fst);
+  const std::uint64_t expected = static_cast<std::uint64_t>(fst.st_size);
+  if (expected > max_bytes) {
+    ::close(fd);
+    return too_large(std::to_string(expected));
+  }
+  // at most max_bytes + 1: a file that grew past the bound is noticed, and not read further
+  e.bytes.resize(static_cast<std::size_t>(
+      std::min<std::uint64_t>(std::max<std::uint64_t>(expected, 4096), max_bytes + 1)));
+  std::size_t got = 0;
+  for (;;) {
+    if (got == e.bytes.size()) {
+      if (got > max_bytes) break;
+      e.bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(2 * got, max_bytes + 1)));
+    }
+    const ssize_t r = ::read(fd, e.bytes.data() + got, e.bytes.size() - got);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = "cannot read it: " + std::string(std::strerror(errno));
+      ::close(fd);
+      return bad(why);
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  if (got > max_bytes)
+    return bad("grew past the " + std::to_string(max_bytes) + " bytes a record can hold while read");
+  if (got == 0) return bad("empty");
+  e.bytes.resize(got);
+  e.state = StoreEntry::State::Regular;
+  return e;
+}
+
+std::string ModelStore::writeTemporary(const std::string& id, const std::string& bytes) const {
+  const std::string tmp = temporaryPath(id);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) fail(ErrorCode::Unavailable, "model store: " + errnoText("cannot create", tmp));
   if (!writeAll(fd, bytes.data(), bytes.size()) || ::fsync(fd) != 0) {
     const std::string msg = errnoText("cannot write", tmp);
@@ -66,18 +251,43 @@ bool ModelStore::put(const std::string& id, const std::string& bytes) const {
     ::unlink(tmp.c_str());
     fail(ErrorCode::Unavailable, "model store: " + msg);
   }
-  ::close(fd);
+  if (::close(fd) != 0) {
+    const std::string msg = errnoText("cannot write", tmp);
+    ::unlink(tmp.c_str());
+    fail(ErrorCode::Unavailable, "model store: " + msg);
+  }
+  return tmp;
+}
+
+void ModelStore::syncDirectory() const {
+  // makes links, renames and removals in the directory durable
+  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+bool ModelStore::create(const std::string& id, const std::string& bytes) const {
+  const std::string final_path = path(id);
+  if (stamp(id).exists) return false;
+  const std::string tmp = writeTemporary(id, bytes);
   // link, not rename: when another writer got there first its file stays (and with it its owner)
   bool wrote = true;
   if (::link(tmp.c_str(), final_path.c_str()) != 0) {
     if (errno == EEXIST) {
       wrote = false;
     } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK) {
-      // a file system without hard links: rename (the last of two racing writers wins)
-      if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
-        const std::string msg = errnoText("cannot rename", tmp);
-        ::unlink(tmp.c_str());
-        fail(ErrorCode::Unavailable, "model store: " + msg);
+      // a file system without hard links: a rename that does not replace, else a plain rename (the last of
+      // two racing writers wins there; both wrote the same model)
+      if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_path.c_str(), RENAME_NOREPLACE) != 0) {
+        if (errno == EEXIST) {
+          wrote = false;
+        } else if (errno != EINVAL || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
+          const std::string msg = errnoText("cannot rename", tmp);
+          ::unlink(tmp.c_str());
+          fail(ErrorCode::Unavailable, "model store: " + msg);
+        }
       }
     } else {
       const std::string msg = errnoText("cannot link", tmp);
@@ -85,34 +295,52 @@ bool ModelStore::put(const std::string& id, const std::string& bytes) const {
       fail(ErrorCode::Unavailable, "model store: " + msg);
     }
   }
-  ::unlink(tmp.c_str());
-  // make the rename durable
-  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  ::unlink(tmp.c_str());  // gone already after a rename
+  if (wrote) syncDirectory();
   return wrote;
 }
 
-std::optional<std::string> ModelStore::get(const std::string& id) const {
-  const std::string p = path(id);
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t r = ::read(fd, buf, sizeof buf);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      return std::nullopt;
+bool ModelStore::replace(const std::string& id, const std::string& bytes, const FileStamp& bad) const {
+  const std::string final_path = path(id);
+  const std::string tmp = writeTemporary(id, bytes);
+  auto give_up = [&](const std::string& msg) {
+    ::unlink(tmp.c_str());
+    fail(ErrorCode::Unavailable, "model store: " + msg);
+  };
+  bool wrote = false;
+  {
+    const StripeLock lock(dir_, id);
+    const FileStamp now = stamp(id);
+    if (now != bad) {
+      ::unlink(tmp.c_str());
+      return false;  // changed meanwhile: the caller looks again
     }
-    if (r == 0) break;
-    out.append(buf, static_cast<std::size_t>(r));
+    if (now.exists && S_ISDIR(now.mode)) {
+      // rename cannot replace a directory by a file: move it aside (its content is not ours to delete)
+      const std::string aside = dir_ + "/." + id + ".bad." + uniqueSuffix();
+      if (::rename(final_path.c_str(), aside.c_str()) != 0)
+        give_up(errnoText("cannot move aside", final_path));
+      spdlog::warn("model store: moved the directory {} aside to {}", escaped(final_path, 512),
+                   escaped(aside, 512));
+    }
+    if (!now.exists || S_ISDIR(now.mode)) {
+      if (::link(tmp.c_str(), final_path.c_str()) == 0) {
+        wrote = true;
+      } else if (errno != EEXIST) {
+        give_up(errnoText("cannot link", tmp));
+      }
+    } else {
+      if (::rename(tmp.c_str(), final_path.c_str()) != 0) give_up(errnoText("cannot rename", tmp));
+      wrote = true;
+    }
+    ::unlink(tmp.c_str());  // gone already after a rename
+    syncDirectory();
   }
-  ::close(fd);
-  return out;
+  if (wrote) {
+    std::lock_guard lock(mutex_);
+    bad_.erase(id);
+  }
+  return wrote;
 }
 
 bool ModelStore::remove(const std::string& id) const {
@@ -120,41 +348,81 @@ bool ModelStore::remove(const std::string& id) const {
     if (errno == ENOENT) return false;
     fail(ErrorCode::Unavailable, "model store: " + errnoText("cannot remove", path(id)));
   }
-  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  syncDirectory();
+  std::lock_guard lock(mutex_);
+  bad_.erase(id);
   return true;
 }
 
-std::vector<std::string> ModelStore::ids() const {
-  std::vector<std::string> out;
+StoreListing ModelStore::list() const {
+  StoreListing out;
   DIR* d = ::opendir(dir_.c_str());
   if (!d) return out;
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    if (name.size() == 67 && name.ends_with(".pb")) {
-      std::string id = name.substr(0, 64);
-      if (isModelId(id)) out.push_back(std::move(id));
+    if (name == "." || name == "..") continue;
+    if (name.size() == 67 && name.ends_with(".pb") && isModelId(name.substr(0, 64))) {
+      out.ids.push_back(name.substr(0, 64));
+    } else if (isTemporaryName(name)) {
+      out.temporaries.push_back(name);
+    } else if (name != kLockName && !isQuarantineName(name)) {
+      out.others.push_back(name);
     }
   }
   ::closedir(d);
-  std::sort(out.begin(), out.end());
+  std::sort(out.ids.begin(), out.ids.end());
+  std::sort(out.others.begin(), out.others.end());
   return out;
 }
+
+std::vector<std::string> ModelStore::ids() const { return list().ids; }
 
 std::pair<std::size_t, std::uint64_t> ModelStore::usage() const {
   std::size_t files = 0;
   std::uint64_t bytes = 0;
   for (const std::string& id : ids()) {
     struct stat st {};
-    if (::stat(path(id).c_str(), &st) == 0) {
+    if (::lstat(path(id).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       ++files;
       bytes += static_cast<std::uint64_t>(st.st_size);
     }
   }
   return {files, bytes};
+}
+
+bool ModelStore::reportBad(const std::string& id, const FileStamp& stamp, const std::string& reason) const {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = bad_.find(id);
+    if (it != bad_.end() && it->second.stamp == stamp) return false;
+    if (it == bad_.end() && bad_.size() >= kMaxVerdicts) bad_.clear();
+    bad_[id] = Verdict{stamp, reason};
+  }
+  spdlog::error("model store: {} skipped: {}", escaped(path(id), 512), escaped(reason, 512));
+  return true;
+}
+
+std::size_t ModelStore::removeStaleTemporaries(std::chrono::seconds min_age) const {
+  std::size_t removed = 0;
+  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  const std::int64_t min_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(min_age).count();
+  for (const std::string& name : list().temporaries) {
+    const std::string p = dir_ + "/" + name;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+    const std::int64_t age_ns = now_ns - nanos(st.st_mtim);
+    if (age_ns < min_ns) continue;  // maybe a live writer's, on this server or another
+    if (::unlink(p.c_str()) == 0) {
+      ++removed;
+      spdlog::info("model store: removed {}, a temporary file left by a crash (last written {} s ago)",
+                   escaped(p, 512), age_ns / 1000000000);
+    } else if (errno != ENOENT) {
+      spdlog::warn("model store: {}", errnoText("cannot remove the stale temporary file", p));
+    }
+  }
+  return removed;
 }
 
 }  // namespace denoc::server

@@ -1,14 +1,58 @@
 // The model store: every registration request, as protobuf binary, in one file per model id
-// (<dir>/<id>.pb). Writes are atomic (temporary file, fsync, rename, fsync of the directory), so a crash
-// leaves either the whole file or none; several servers may share one directory.
+// (<dir>/<id>.pb). Only regular files are read (never a link, FIFO, device or directory, and never more than
+// a bound), so nothing placed in the directory can block, crash or exhaust the server. Writes are atomic
+// (temporary file, fsync, link or rename, fsync of the directory), so a crash leaves either the whole file
+// or none; several servers may share one directory. What a record holds is judged by the registry (it
+// builds the model and checks the id); the store keeps the verdicts so that a bad entry is logged once and
+// not read again until it changes. docs/service.md, "Store".
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <cstdint>
-#include <optional>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "limits.hpp"
+
 namespace denoc::server {
+
+/// What lstat says about a store entry: enough to notice that it changed between two looks (a rename puts
+/// another inode in place, a rewrite changes the size or the times).
+struct FileStamp {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  mode_t mode = 0;
+  off_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+/// A store entry as read.
+struct StoreEntry {
+  enum class State {
+    Absent,   // no entry for the id
+    Regular,  // a regular file within the bound: bytes holds it (whether it is a good record is not judged)
+    Bad,      // something that cannot be a record: reason says what
+  };
+  State state = State::Absent;
+  std::string bytes;
+  std::string reason;
+  FileStamp stamp;
+};
+
+/// The directory's entries by kind.
+struct StoreListing {
+  std::vector<std::string> ids;          // names <id>.pb (any file type), as ids, sorted
+  std::vector<std::string> temporaries;  // names .<id>.tmp.*
+  std::vector<std::string> others;       // anything else but the lock file and quarantined entries
+};
 
 class ModelStore {
  public:
@@ -16,28 +60,70 @@ class ModelStore {
   explicit ModelStore(std::string dir);
 
   const std::string& dir() const { return dir_; }
+  std::string path(const std::string& id) const { return dir_ + "/" + id + ".pb"; }
 
-  /// Writes the bytes for id unless a file for id exists already (the first writer wins, also between
-  /// replicas sharing the directory). Returns whether this call wrote it. Throws RequestError(Unavailable)
-  /// on an I/O error (nothing is left behind but, at worst, a temporary file that loading ignores).
-  bool put(const std::string& id, const std::string& bytes) const;
+  /// The largest record a server with these limits reads: a request of max_message_bytes plus room for the
+  /// owner field. A larger file cannot hold a registration this server would accept.
+  static std::uint64_t recordBound(const Limits& limits);
 
-  /// The bytes stored for id, or nothing.
-  std::optional<std::string> get(const std::string& id) const;
+  /// id's entry. Only a regular file is opened (lstat first, then open with O_NOFOLLOW | O_NONBLOCK |
+  /// O_CLOEXEC and fstat of the same inode), and at most max_bytes of it are read: a link (dangling or not),
+  /// directory, FIFO, device, socket, an empty, unreadable or larger file is Bad with the reason, without
+  /// blocking. An entry reported bad (reportBad) and unchanged since is Bad again without being read.
+  StoreEntry read(const std::string& id, std::uint64_t max_bytes) const;
 
-  /// Removes id's file; false if there was none. Throws RequestError(Unavailable) when the file cannot be
-  /// removed (a read-only store).
+  /// lstat of id's entry (exists = false when there is none).
+  FileStamp stamp(const std::string& id) const;
+
+  /// Writes bytes as id's record when there is no entry for id: a temporary file (written, fsynced) linked
+  /// to <id>.pb, so the first writer wins, also between replicas sharing the directory; then the directory
+  /// is fsynced. Returns false, writing nothing, when an entry exists. Throws RequestError(Unavailable) on an
+  /// I/O error (nothing is left behind but, at worst, a temporary file).
+  bool create(const std::string& id, const std::string& bytes) const;
+
+  /// Replaces id's bad entry by bytes, atomically (temporary file, fsync, rename over it; a directory is
+  /// first moved aside to .<id>.bad.<suffix>), then fsyncs the directory. Under a lock shared with the other
+  /// replicas (a byte of <dir>/.lock, by id), the entry must still carry the stamp `bad`: returns false,
+  /// writing nothing, when it changed meanwhile. Throws RequestError(Unavailable) on an I/O error.
+  bool replace(const std::string& id, const std::string& bytes, const FileStamp& bad) const;
+
+  /// Removes id's entry (not a directory); false if there was none. Throws RequestError(Unavailable) when it
+  /// cannot be removed (a read-only store).
   bool remove(const std::string& id) const;
 
-  /// Ids of every stored model (file names that are valid ids), sorted.
+  /// Ids of every entry named like a record, sorted.
   std::vector<std::string> ids() const;
 
-  /// Model files and their total size in bytes.
+  /// The directory's entries by kind.
+  StoreListing list() const;
+
+  /// Regular files named like records and their total size in bytes.
   std::pair<std::size_t, std::uint64_t> usage() const;
 
+  /// Logs a bad entry at error with the reason, once per state of the entry (a changed entry is reported
+  /// again), and remembers the verdict so that read() does not read it again. Returns whether it logged.
+  bool reportBad(const std::string& id, const FileStamp& stamp, const std::string& reason) const;
+
+  /// Removes temporary files (.<id>.tmp.*) last modified more than min_age ago: left by a crash, since a
+  /// writer links or removes its own within its call. Younger ones may belong to a live replica sharing the
+  /// directory and stay. Logs each removal; returns how many were removed.
+  std::size_t removeStaleTemporaries(std::chrono::seconds min_age) const;
+
+  /// Temporary files older than this are left by crashes (removeStaleTemporaries at start).
+  static constexpr std::chrono::seconds kStaleTemporaryAge{300};
+
  private:
-  std::string path(const std::string& id) const { return dir_ + "/" + id + ".pb"; }
+  std::string temporaryPath(const std::string& id) const;
+  std::string writeTemporary(const std::string& id, const std::string& bytes) const;
+  void syncDirectory() const;
+
   std::string dir_;
+  mutable std::mutex mutex_;
+  struct Verdict {
+    FileStamp stamp;
+    std::string reason;
+  };
+  mutable std::unordered_map<std::string, Verdict> bad_;  // id -> last bad state reported
 };
 
 }  // namespace denoc::server
