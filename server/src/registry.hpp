@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <shared_mutex>
 #include <string>
@@ -52,6 +53,11 @@ class Registry {
   /// Every model in the cache and in the store (store-only ones are built for their description but not
   /// cached), sorted by id.
   std::vector<v1::ModelInfo> list();
+
+  /// The models with ids after `after` (every model when empty), cached or stored, in id order, handed to
+  /// `take` one at a time until it returns false; store-only models are built for their description but not
+  /// cached, and only as far as the listing goes (a page).
+  void list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take);
 
   /// Loads every stored model into the cache (up to the bound); a file that does not parse, does not build
   /// or whose content does not match its id is skipped with a logged error. Returns the count loaded.
