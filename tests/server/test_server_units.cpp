@@ -1,10 +1,9 @@
 // Units of denocd that need no server: bearer tokens, the plaintext policy and the option checks, the
-// store record's owner, admission control.
+// store record's owner (admission control and the compute executor: test_rpc_units.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "admission.hpp"
 #include "auth.hpp"
 #include "model_source.hpp"
 #include "options.hpp"
@@ -141,29 +140,6 @@ TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
   EXPECT_EQ(recordOwner(back), "bob");
   ASSERT_TRUE(back.ParseFromString(storeRecord(smuggled, "")));
   EXPECT_EQ(recordOwner(back), "");
-}
-
-TEST(Admission, BoundsAndGivesBack) {
-  Admission a(100, 2);
-  {
-    auto t1 = a.admitStates(60);
-    auto t2 = a.admitStates(40);
-    EXPECT_EQ(a.statesInFlight(), 100u);
-    try {
-      a.admitStates(1);
-      FAIL() << "admitted over the bound";
-    } catch (const RequestError& e) {
-      EXPECT_EQ(e.code(), ErrorCode::ResourceExhausted);
-      EXPECT_NE(std::string(e.what()).find("--max-inflight-states"), std::string::npos) << e.what();
-    }
-    auto s1 = a.admitStream();
-    auto s2 = a.admitStream();
-    EXPECT_THROW(a.admitStream(), RequestError);
-  }
-  EXPECT_EQ(a.statesInFlight(), 0u);
-  EXPECT_EQ(a.streamsOpen(), 0u);
-  EXPECT_THROW(a.admitStates(101), RequestError);
-  EXPECT_EQ(a.statesInFlight(), 0u);
 }
 
 }  // namespace
