@@ -11,50 +11,48 @@ namespace denoc::server {
 
 namespace {
 
-/// One unary call on its way through the executor: the call's gRPC objects, its identity and accounting,
-/// and its request and answer on one protobuf arena whose first block is part of the object (a call of a
-/// few states costs one allocation for both messages).
+/// One unary call on its way through the executor: the call's gRPC objects, its identity and accounting.
+/// Its messages exist only while it is computed (compute()), so that a call waiting in the queue, or
+/// refused, holds no more than this object and the bytes gRPC received.
 class UnaryCall {
  public:
   UnaryCall(ServiceContext& s, Rpc rpc, grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
             grpc::ByteBuffer* out)
-      : s_(s),
-        ctx_(ctx),
-        in_(in),
-        out_(out),
-        reactor_(ctx->DefaultReactor()),
-        log_(s.metrics, rpc),
-        arena_(arenaOptions(block_)) {}
+      : s_(s), ctx_(ctx), in_(in), out_(out), reactor_(ctx->DefaultReactor()), log_(s.metrics, rpc) {}
   virtual ~UnaryCall() = default;
 
-  /// Identifies the caller and queues the call's work, or finishes the call at once (refused).
+  /// Identifies the caller and queues the call's work, or finishes the call at once (cancelled already,
+  /// without a message, or refused).
   grpc::ServerUnaryReactor* start() {
     grpc::ServerUnaryReactor* reactor = reactor_;
-    try {
-      caller_.principal = identify(*ctx_, s_.identity);
-      caller_.authenticated = s_.identity.auth != nullptr;
-      s_.executor.submit(caller_.principal, [this] { run(); });
-    } catch (...) {
-      finish(toStatus(std::current_exception()), 0);
+    if (ctx_->IsCancelled()) {
+      finish(cancelledBeforeComputed(), 0);
+    } else if (!in_->Valid()) {
+      finish({grpc::StatusCode::INVALID_ARGUMENT, "the call carried no request message"}, 0);
+    } else {
+      try {
+        caller_.principal = identify(*ctx_, s_.identity);
+        caller_.authenticated = s_.identity.auth != nullptr;
+        s_.executor.submit(caller_.principal, [this] { run(); });
+      } catch (...) {
+        finish(toStatus(std::current_exception()), 0);
+      }
     }
     return reactor;
   }
 
  protected:
-  /// Parses the request into the arena's message, computes, serializes the answer; returns states computed.
+  /// Parses the request, computes, serializes the answer into out_; returns the states computed.
   virtual std::uint64_t compute(const StopCondition& stop) = 0;
 
-  google::protobuf::Arena& arena() { return arena_; }
   const grpc::ByteBuffer& in() const { return *in_; }
   ServiceContext& s_;
   Caller caller_;
 
  private:
-  static google::protobuf::ArenaOptions arenaOptions(char* block) {
-    google::protobuf::ArenaOptions o;
-    o.initial_block = block;
-    o.initial_block_size = sizeof block_;
-    return o;
+  static grpc::Status cancelledBeforeComputed() {
+    return {grpc::StatusCode::CANCELLED,
+            "the call was cancelled (by the client, or its deadline passed) before it was computed"};
   }
 
   /// On the executor.
@@ -62,8 +60,7 @@ class UnaryCall {
     grpc::Status status;
     std::uint64_t states = 0;
     if (ctx_->IsCancelled()) {
-      status = {grpc::StatusCode::CANCELLED,
-                "the call was cancelled (by the client, or its deadline passed) before it was computed"};
+      status = cancelledBeforeComputed();
     } else {
       try {
         const StopCondition stop([ctx = ctx_] { return ctx->IsCancelled(); },
@@ -92,8 +89,6 @@ class UnaryCall {
  private:
   grpc::ServerUnaryReactor* reactor_;
   CallLog log_;
-  alignas(16) char block_[4096];
-  google::protobuf::Arena arena_;
 };
 
 /// A unary call of one RPC: its messages and its handler.
@@ -106,8 +101,15 @@ class Unary final : public UnaryCall {
 
  private:
   std::uint64_t compute(const StopCondition& stop) override {
-    auto* req = google::protobuf::Arena::CreateMessage<Request>(&arena());
-    auto* resp = google::protobuf::Arena::CreateMessage<Response>(&arena());
+    // request and answer on one arena whose first block is on this thread's stack: a call of a few states
+    // allocates nothing for its messages
+    alignas(16) char block[4096];
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block;
+    options.initial_block_size = sizeof block;
+    google::protobuf::Arena arena(options);
+    auto* req = google::protobuf::Arena::CreateMessage<Request>(&arena);
+    auto* resp = google::protobuf::Arena::CreateMessage<Response>(&arena);
     parseRequest(in(), *req);
     const_cast<grpc::ByteBuffer&>(in()).Clear();  // the bytes go once parsed, as in gRPC's own decoding
     const std::uint64_t states = handler_(s_.handlers, caller_, *req, *resp, stop);

@@ -169,22 +169,34 @@ TEST(ServerTransport, AFloodOfHeaderOnlyStreamsIsBoundedPerConnection) {
   expectServing(server, id, m);
 }
 
-TEST(ServerTransport, ARapidResetBurstLeavesTheServerServing) {
-  TempDir dir;
-  ServerProcess server(dir.str(), dir.str("store"));
+TEST_F(TokenServer, ARapidResetBurstFromOneTokenLeavesTheServerToTheOthers) {
+  // gRPC 1.51 predates the HTTP/2 rapid-reset mitigation: denocd cannot stop the burst's memory (gRPC's own
+  // calls; measured in docs/service.md, the front's job), but the burst's calls reach the service as alice's
+  // and take at most her share of the queue, so bob is answered throughout
+  ServerProcess server(dir.str(), dir.str("store"), {"--token-file", dir.str("tokens")});
   const Model m = buildModelFromDH(stanfordArmDH());
-  const std::string id = registerDH(*server.stub(), stanfordArmDH());
+  const std::string id = registerDH(*server.stub(), stanfordArmDH(), "token-of-alice");
   const long before = rssKiB(server.pid());
-  const auto report = h2Probe("rapid-reset", server.port(),
-                              {"--streams", "20000", "--model", id, "--dof", "6"}, dir.str("reset"));
+  auto burst = std::async(std::launch::async, [&] {
+    return h2Probe("rapid-reset", server.port(),
+                   {"--streams", "20000", "--model", id, "--dof", "6", "--token", "token-of-alice"},
+                   dir.str("reset"));
+  });
+  int answered = 0;
+  do {
+    expectServing(server, id, m, "token-of-bob");
+    ++answered;
+  } while (burst.wait_for(0s) != std::future_status::ready && !::testing::Test::HasFailure());
+  const auto report = burst.get();
   const long after = rssKiB(server.pid());
-  std::printf("[ figures  ] rapid reset: %d streams sent, RSS %ld -> %ld KiB\n",
-              report.at("streams_sent").get<int>(), before, after);
+  std::printf(
+      "[ figures  ] rapid reset: %d streams sent by alice, %d of bob's calls answered meanwhile, RSS %ld -> "
+      "%ld KiB\n",
+      report.at("streams_sent").get<int>(), answered, before, after);
   EXPECT_GT(report.at("streams_sent").get<int>(), 0);
-  // alive and answering; memory within gRPC's quota (256 MiB by default) and the heap it keeps
+  EXPECT_GE(answered, 1);
   EXPECT_EQ(::kill(server.pid(), 0), 0);
-  expectServing(server, id, m);
-  EXPECT_LT(after - before, 512 * kMiB);
+  expectServing(server, id, m, "token-of-bob");
 }
 
 }  // namespace
