@@ -31,7 +31,6 @@ class TokenProcessor final : public grpc::AuthMetadataProcessor {
 /// How the server identifies callers.
 struct Identity {
   const TokenAuth* auth = nullptr;  // access control on when set
-  bool on_headers = false;          // TokenProcessor refuses calls without a valid token before their body
 };
 
 /// The principal of a call: with access control its token's (RequestError(Unauthenticated) when the

@@ -116,9 +116,8 @@ int serve(const ds::ServerOptions& options) {
   ds::Watchdog watchdog(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));
   ds::Handlers handlers(registry, limits, admission, &pool, options.workspaces_per_thread);
   const ds::Credentials creds = ds::makeCredentials(options, auth.get());
-  ds::ServiceContext context{
-      handlers, executor, admission, watchdog, ds::Identity{auth.get(), creds.tokens_on_headers},
-      timeouts, &metrics};
+  ds::ServiceContext context{handlers, executor, admission, watchdog, ds::Identity{auth.get()},
+                             timeouts, &metrics};
   ds::DynamicsService service(context);
   spdlog::info(
       "{} compute threads (queue {}), streams checked every {} ms{}", executor.threads(),
