@@ -14,6 +14,9 @@ hyperframe; frames written by hand, so the client can do what a well-behaved gRP
           M Simulate calls on a connection that grants no flow-control window (SETTINGS_INITIAL_WINDOW_SIZE
           0): the server cannot send a byte of any answer. Prints "stalled" once they are open, then holds
           the connection S seconds (or until the server has ended every call).
+    h2_probe.py idle         --port P [--calls M] [--hold S]   M Stream calls that send nothing, held S seconds
+    h2_probe.py half-sent    --port P [--calls M] [--mb X] [--hold S]
+          M calls at once announcing X MiB each, sending half of each as the server's windows allow, S seconds
 
 Every command prints one JSON object: the grpc-status values seen (by code), streams reset by the server,
 GOAWAY, bytes sent, seconds taken. Timing is reported, never judged: the tests judge counts and sizes.
@@ -313,6 +316,35 @@ def cmd_flagged(a):
     print(json.dumps(c.report()))
 
 
+def cmd_half_sent(a):
+    """--calls streams opened at once, each announcing --mb MiB and getting at most half of it, round robin
+    as the server's windows allow, for --hold seconds: what the server holds of bodies that never complete."""
+    c = open_connection(a.port)
+    size = a.mb * (1 << 20)
+    header = struct.pack(">BI", 0, size)
+    streams = [1 + 2 * k for k in range(a.calls)]
+    sent = {s: 0 for s in streams}
+    for s in streams:
+        c.write(c.headers(s, "/denoc.v1.Dynamics/InverseDynamics", a.token) + c.data(s, header))
+    chunk = bytes(1 << 16)
+    deadline = time.monotonic() + a.hold
+    while time.monotonic() < deadline and not c.closed:
+        progressed = False
+        for s in streams:
+            if s in c.ended or sent[s] >= size // 2:
+                continue
+            room = min(c.send_window(s), size // 2 - sent[s], len(chunk))
+            if room > 0:
+                c.write(c.data(s, chunk[:room]))
+                c.window -= room
+                c.stream_windows[s] -= room
+                sent[s] += room
+                progressed = True
+        c.pump(0 if progressed else 0.05)
+    print(json.dumps(c.report(body_bytes_sent=sum(sent.values()), ended=sum(1 for s in streams if s in c.ended))),
+          flush=True)
+
+
 def cmd_unauth(a):
     c = open_connection(a.port)
     # a well-formed frame header announcing the whole message, then as much of it as the server lets in
@@ -388,10 +420,24 @@ def cmd_stall(a):
     print(json.dumps(c.report(calls=a.calls, ended=ended)), flush=True)
 
 
+def cmd_idle(a):
+    c = open_connection(a.port)
+    streams = []
+    for k in range(a.calls):
+        s = 1 + 2 * k
+        streams.append(s)
+        c.write(c.headers(s, "/denoc.v1.Dynamics/Stream", a.token))
+    c.pump(0.2)
+    print("idle", flush=True)
+    wait_ended(c, streams, a.hold)
+    ended = sum(1 for s in streams if s in c.ended)
+    print(json.dumps(c.report(calls=a.calls, ended=ended)), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", choices=["settings", "gzip", "flagged", "unauth", "header-flood", "rapid-reset",
-                                       "stall"])
+                                       "stall", "idle", "half-sent"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--token", default=None)
     p.add_argument("--calls", type=int, default=16)
@@ -404,7 +450,8 @@ def main():
     p.add_argument("--hold", type=float, default=30.0)
     a = p.parse_args()
     {"settings": cmd_settings, "gzip": cmd_gzip, "flagged": cmd_flagged, "unauth": cmd_unauth,
-     "header-flood": cmd_header_flood, "rapid-reset": cmd_rapid_reset, "stall": cmd_stall}[a.command](a)
+     "header-flood": cmd_header_flood, "rapid-reset": cmd_rapid_reset, "stall": cmd_stall,
+     "idle": cmd_idle, "half-sent": cmd_half_sent}[a.command](a)
 
 
 if __name__ == "__main__":
