@@ -37,11 +37,15 @@ class Handlers {
   const Limits& limits() const { return limits_; }
   std::size_t workspaces() const { return workspaces_; }
 
+  /// Builds and checks the model (buildFromRequest), stores and caches it; with access control the caller
+  /// becomes its owner (when it is new).
   void registerModel(const Caller& caller, const v1::RegisterModelRequest& req,
                      v1::RegisterModelResponse& resp);
+  /// The model's description (NOT_FOUND when unknown).
   void getModel(const v1::GetModelRequest& req, v1::GetModelResponse& resp);
   /// A page of the models in id order, within `page_size` and within the message limit (ListModelsRequest).
   void listModels(const v1::ListModelsRequest& req, v1::ListModelsResponse& resp);
+  /// Removes the model from the cache and the store; with access control only its owner may.
   void deleteModel(const Caller& caller, const v1::DeleteModelRequest& req, v1::DeleteModelResponse& resp);
 
   /// The batch RPCs: return the states computed; `stop` is polled between states.

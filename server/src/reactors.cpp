@@ -1,7 +1,5 @@
 #include "reactors.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include "decode.hpp"
 #include "errors.hpp"
 

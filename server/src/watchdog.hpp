@@ -41,8 +41,11 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
+  /// Checks w every tick from now on (the caller keeps its own reference).
   void add(Watched* w);
+  /// No more checks of w once the check in progress, if any, ends.
   void remove(Watched* w);
+  /// Objects being checked.
   std::size_t size() const;
   std::chrono::milliseconds tick() const { return tick_; }
 
