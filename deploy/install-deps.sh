@@ -22,6 +22,8 @@ packages=(
   python3 python3-numpy python3-matplotlib
   # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)
   python3-grpcio python3-protobuf python3-pytest
+  # the raw HTTP/2 client of the transport tests (server/tools/h2_probe.py)
+  python3-h2
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -379,32 +379,48 @@ void Simulator::advanceDOPRI(double t_target) {
   }
 }
 
-SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0,
-                               const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options,
-                               const SampleCallback& on_sample) {
+void Simulator::start(const Eigen::Ref<const Eigen::VectorXd>& q0,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options) {
+  opt_ = nullptr;
   validateSimulation(*model_, q0, qd0, options);
-  const SampleTimes times(options);
   opt_ = &options;
   has_damping_ = options.damping.size() != 0;
   stats_ = SimulationStats{};
   t_ = 0.0;
   last_rejected_ = false;
+  next_sample_ = 0;
+  sample_count_ = SampleTimes(options).count;
   y_.head(n_) = q0;
   y_.tail(n_) = qd0;
-  struct Reset {
-    const SimulationOptions*& p;
-    ~Reset() { p = nullptr; }
-  } reset{opt_};
-
-  if (options.integrator == Integrator::DormandPrince45) {
-    if (!rhs(t_, y_, k1_)) throw std::runtime_error("simulate: non-finite accelerations at t = 0");
-    if (options.initial_step > 0.0) {
-      h_ = std::min(options.initial_step, options.max_step);
-    } else {
-      initialStepDOPRI();
+  try {
+    if (options.integrator == Integrator::DormandPrince45) {
+      if (!rhs(t_, y_, k1_)) throw std::runtime_error("simulate: non-finite accelerations at t = 0");
+      if (options.initial_step > 0.0) {
+        h_ = std::min(options.initial_step, options.max_step);
+      } else {
+        initialStepDOPRI();
+      }
     }
+  } catch (...) {
+    opt_ = nullptr;
+    throw;
   }
-  for (std::size_t k = 0; k < times.count; ++k) {
+}
+
+bool Simulator::advance(std::size_t max_samples, const SampleCallback& on_sample) {
+  if (!opt_) return false;
+  // the run ends here, however it ends, unless samples remain
+  struct End {
+    const SimulationOptions*& p;
+    bool more = false;
+    ~End() {
+      if (!more) p = nullptr;
+    }
+  } end{opt_};
+  const SimulationOptions& options = *opt_;
+  const SampleTimes times(options);
+  for (std::size_t delivered = 0; delivered < max_samples && next_sample_ < sample_count_; ++delivered) {
+    const std::size_t k = next_sample_;
     const double ts = times[k];
     try {
       if (options.integrator == Integrator::RK4) {
@@ -414,18 +430,28 @@ SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0,
       }
     } catch (const StopRequested&) {
       stats_.stopped_early = true;
-      break;
+      return false;
     }
     double kinetic = 0.0, potential = 0.0;
     const double energy = mechanicalEnergy(*model_, data_, y_.head(n_), y_.tail(n_), kinetic, potential);
     const Sample sample{k, ts, y_.head(n_), y_.tail(n_), kinetic, potential, energy};
+    ++next_sample_;
     ++stats_.samples;
     stats_.t_final = ts;
     if (on_sample && !on_sample(sample)) {
       stats_.stopped_early = true;
-      break;
+      return false;
     }
   }
+  end.more = next_sample_ < sample_count_;
+  return end.more;
+}
+
+SimulationStats Simulator::run(const Eigen::Ref<const Eigen::VectorXd>& q0,
+                               const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options,
+                               const SampleCallback& on_sample) {
+  start(q0, qd0, options);
+  advance(sample_count_, on_sample);
   return stats_;
 }
 

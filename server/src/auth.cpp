@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "errors.hpp"
+
 namespace denoc::server {
 
 namespace {
@@ -84,6 +86,27 @@ std::string_view bearerToken(std::string_view value) {
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && (token.back() == ' ' || token.back() == '\r')) token.remove_suffix(1);
   return token;
+}
+
+std::string authenticate(const TokenAuth& auth, const std::string_view* authorization) {
+  if (!authorization) {
+    fail(ErrorCode::Unauthenticated,
+         "this server requires a bearer token: send the metadata 'authorization: Bearer <token>'");
+  }
+  const std::string_view token = bearerToken(*authorization);
+  if (token.empty())
+    fail(ErrorCode::Unauthenticated, "the authorization metadata is not of the form 'Bearer <token>'");
+  std::string who = auth.principal(token);
+  if (who.empty()) fail(ErrorCode::Unauthenticated, "the bearer token is not known to this server");
+  return who;
+}
+
+bool needsToken(std::string_view path) {
+  for (const std::string_view open : {std::string_view("/grpc.health.v1.Health/"),
+                                      std::string_view("/grpc.reflection.v1alpha.ServerReflection/")}) {
+    if (path.substr(0, open.size()) == open) return false;
+  }
+  return true;
 }
 
 }  // namespace denoc::server

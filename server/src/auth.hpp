@@ -1,7 +1,8 @@
 // Bearer-token access control of denocd. The token file holds one token per line, optionally preceded by a
 // principal name (`NAME TOKEN`; blank lines and lines starting with '#' are skipped). Tokens are kept only
 // as SHA-256 digests; a presented token is hashed and compared with every known digest in constant time
-// (CRYPTO_memcmp, no early exit), so neither the comparison nor its timing reveals a token.
+// (CRYPTO_memcmp, no early exit), so neither the comparison nor its timing reveals a token. No gRPC here: the
+// server runs these checks on a call's headers (identity.hpp).
 #pragma once
 
 #include <array>
@@ -37,5 +38,15 @@ class TokenAuth {
 
 /// The token of an `authorization` metadata value ("Bearer <token>", scheme case-insensitive), or empty.
 std::string_view bearerToken(std::string_view authorization);
+
+/// The principal of a call's `authorization` metadata value (null: the call has none), or throws
+/// RequestError(Unauthenticated) saying which of these it is: none, not "Bearer <token>", an unknown token.
+/// The token itself is never part of the message.
+std::string authenticate(const TokenAuth& auth, const std::string_view* authorization);
+
+/// Whether calls of a method (its HTTP/2 :path, "/package.Service/Method") need a token: every method but
+/// those of the health (grpc.health.v1.Health) and reflection (grpc.reflection.v1alpha.ServerReflection)
+/// services, which load balancers, probes and tools call without one.
+bool needsToken(std::string_view path);
 
 }  // namespace denoc::server

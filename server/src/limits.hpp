@@ -1,7 +1,8 @@
-// Request-size limits of denocd (from ServerOptions); every violation is RESOURCE_EXHAUSTED naming the
-// flag and the environment variable that set the limit.
+// Request-size limits of denocd and the time limits of its streams (from ServerOptions); every violation
+// is answered with a status naming the flag and the environment variable that set the limit.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -11,6 +12,13 @@ struct Limits {
   std::uint32_t max_dof = 64;
   std::uint32_t max_states = 100000;
   std::size_t max_message_bytes = 64u << 20;
+};
+
+/// How long a streaming call may wait on its client before the server ends it.
+struct StreamTimeouts {
+  std::chrono::milliseconds idle{30000};  // a Stream without a message (--idle-stream-timeout-ms)
+  std::chrono::milliseconds write_stall{
+      10000};  // a write the client does not take (--write-stall-timeout-ms)
 };
 
 }  // namespace denoc::server

@@ -19,12 +19,15 @@
 #include "auth.hpp"
 #include "denoc/dh.hpp"
 #include "errors.hpp"
+#include "executor.hpp"
 #include "metrics.hpp"
 #include "model_source.hpp"
 #include "options.hpp"
 #include "registry.hpp"
 #include "service.hpp"
 #include "store.hpp"
+#include "transport.hpp"
+#include "watchdog.hpp"
 
 namespace ds = denoc::server;
 
@@ -50,37 +53,6 @@ std::string readFile(const std::string& path) {
   std::ostringstream os;
   os << f.rdbuf();
   return os.str();
-}
-
-/// TLS (mutual when a client CA is given) or, when no certificate is configured, plaintext.
-std::shared_ptr<grpc::ServerCredentials> credentials(const ds::ServerOptions& o) {
-  if (!o.tls()) return grpc::InsecureServerCredentials();
-  grpc::SslServerCredentialsOptions ssl(o.tls_client_ca.empty()
-                                            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  ssl.pem_key_cert_pairs.push_back({readFile(o.tls_key), readFile(o.tls_cert)});
-  if (!o.tls_client_ca.empty()) ssl.pem_root_certs = readFile(o.tls_client_ca);
-  return grpc::SslServerCredentials(ssl);
-}
-
-/// Keepalive pings, idle and age limits of connections (docs/service.md, "Resource protection").
-void connectionOptions(grpc::ServerBuilder& builder, const ds::ServerOptions& o) {
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, o.keepalive_time_ms);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, o.keepalive_timeout_ms);
-  // clients may ping every 10 s, also between calls, without being told off (GOAWAY too_many_pings)
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
-  if (o.max_connection_idle_ms > 0)
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, o.max_connection_idle_ms);
-  if (o.max_connection_age_ms > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, o.max_connection_age_ms);
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, o.drain_timeout_ms);
-  }
-  for (const std::string& arg : o.grpc_args) {  // checked by checkOptions
-    std::string name;
-    int value = 0;
-    if (ds::parseGrpcArg(arg, name, value)) builder.AddChannelArgument(name, value);
-  }
 }
 
 int serve(const ds::ServerOptions& options) {
@@ -120,7 +92,8 @@ int serve(const ds::ServerOptions& options) {
     auth = std::make_unique<ds::TokenAuth>(ds::TokenAuth::fromFile(options.token_file));
     spdlog::info("access control on: {} bearer tokens from {}", auth->size(), options.token_file);
   }
-  ds::Admission admission(options.inflightStates(), options.max_streams);
+  ds::Admission admission(ds::AdmissionBounds{options.inflightStates(), options.principalInflightStates(),
+                                              options.max_streams, options.principalStreams()});
   ds::Metrics metrics(ds::ModelGauges{
       [&registry] { return registry.size(); }, [&registry] { return registry.pinnedCount(); },
       [&store] { return store.usage(); }, [&admission] { return admission.statesInFlight(); }});
@@ -129,31 +102,37 @@ int serve(const ds::ServerOptions& options) {
     if (!options.metrics_port_file.empty()) writePortFile(options.metrics_port_file, metrics_port);
     spdlog::info("metrics on {} (port {}) at /metrics", options.metrics_listen, metrics_port);
   }
+  if (!options.api.empty())
+    spdlog::warn("--api {} is deprecated and ignored: every RPC is served on gRPC's callback API",
+                 options.api);
   denoc::BatchPool pool(options.batch_threads);
   spdlog::info("large batches split over {} threads", pool.threads());
-  ds::Handlers handlers(registry, limits, options.workspaces_per_thread, admission, auth.get(), &metrics,
-                        &pool);
-  std::unique_ptr<grpc::Service> service;
-  if (options.api == "callback") {
-    service = std::make_unique<ds::DynamicsCallbackService>(handlers);
-  } else {
-    service = std::make_unique<ds::DynamicsService>(handlers);
-  }
+  // every call's work runs on the compute executor; the watchdog ends streams that wait on their client
+  // too long. Both outlive the server (declared before it): calls in flight finish on them while it drains.
+  ds::ComputeExecutor executor(
+      ds::ExecutorBounds{options.computeThreads(), options.compute_queue, options.principalQueue()});
+  const ds::StreamTimeouts timeouts{std::chrono::milliseconds(options.idle_stream_timeout_ms),
+                                    std::chrono::milliseconds(options.write_stall_timeout_ms)};
+  ds::Watchdog watchdog(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));
+  ds::Handlers handlers(registry, limits, admission, &pool, options.workspaces_per_thread);
+  const ds::Credentials creds = ds::makeCredentials(options, auth.get());
+  ds::ServiceContext context{handlers, executor, admission, watchdog, ds::Identity{auth.get()},
+                             timeouts, &metrics};
+  ds::DynamicsService service(context);
+  spdlog::info(
+      "{} compute threads (queue {}), streams checked every {} ms{}", executor.threads(),
+      options.compute_queue, watchdog.tick().count(),
+      auth ? (creds.tokens_on_headers ? ", tokens checked on the headers"
+                                      : ", tokens checked in the service (plaintext on a reachable address)")
+           : "");
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, credentials(options), &port);
-  connectionOptions(builder, options);
-  builder.RegisterService(service.get());
-  builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
-  builder.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
+  builder.AddListeningPort(options.listen, creds.credentials, &port);
   grpc::ResourceQuota quota("denocd");
-  quota.SetMaxThreads(options.threads);
-  builder.SetResourceQuota(quota);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2);
+  ds::configureTransport(builder, options, quota);
+  builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     spdlog::critical("cannot listen on {}", options.listen);
@@ -163,8 +142,7 @@ int serve(const ds::ServerOptions& options) {
   health->SetServingStatus(kServiceName, true);
   health->SetServingStatus(true);
   if (!options.port_file.empty()) writePortFile(options.port_file, port);
-  spdlog::info("denocd listening on {} (port {}, {}), SERVING", options.listen, port,
-               options.tls() ? (options.tls_client_ca.empty() ? "TLS" : "mutual TLS") : "plaintext");
+  spdlog::info("denocd listening on {} (port {}, {}), SERVING", options.listen, port, creds.kind);
 
   // SIGTERM / SIGINT: NOT_SERVING, a grace period for load balancers to notice, then drain calls in flight
   std::thread signals([&] {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 namespace denoc::server {
 
@@ -19,7 +20,8 @@ std::string ServerOptions::describe() const {
   os << "listen=" << listen << " port_file=" << (port_file.empty() ? "-" : port_file)
      << " store_dir=" << store_dir << " examples=" << (examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < preload.size(); ++i) os << (i ? "," : "") << preload[i];
-  os << "] api=" << api << " threads=" << threads << " batch_threads=" << batch_threads
+  os << "] threads=" << threads << " compute_threads=" << computeThreads()
+     << " compute_queue=" << compute_queue << " batch_threads=" << batch_threads
      << " heap_keep_mb=" << heap_keep_mb << " max_dof=" << max_dof << " max_states=" << max_states
      << " max_message_bytes=" << max_message_bytes << " max_models=" << max_models
      << " workspaces_per_thread=" << workspaces_per_thread << " shutdown_grace_ms=" << shutdown_grace_ms
@@ -31,7 +33,13 @@ std::string ServerOptions::describe() const {
      << " keepalive_timeout_ms=" << keepalive_timeout_ms
      << " max_connection_idle_ms=" << max_connection_idle_ms
      << " max_connection_age_ms=" << max_connection_age_ms
-     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen)
+     << " principal_inflight_states=" << principalInflightStates()
+     << " principal_streams=" << principalStreams() << " principal_queue=" << principalQueue()
+     << " idle_stream_timeout_ms=" << idle_stream_timeout_ms
+     << " write_stall_timeout_ms=" << write_stall_timeout_ms
+     << " max_concurrent_streams=" << max_concurrent_streams
+     << " memory_quota_mb=" << (memoryQuotaBytes() >> 20)
+         << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen)
      << " metrics_public=" << (metrics_public ? "allowed" : "loopback-only")
      << " metrics_threads=" << metrics_threads << " metrics_timeout_ms=" << metrics_timeout_ms
      << " grpc_args=[";
@@ -56,9 +64,19 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
       ->delimiter(',');
   app.add_option("--examples", o.examples, "preload the built-in example models (true/false)")
       ->envname("DENOC_EXAMPLES");
-  app.add_option("--threads", o.threads, "maximum threads of the server's pool")
+  app.add_option("--threads", o.threads,
+                 "threads of gRPC's synchronous pool, which serves only reflection (the dynamics RPCs run on "
+                 "the compute threads)")
       ->envname("DENOC_THREADS")
       ->check(CLI::Range(2, 4096));
+  app.add_option("--compute-threads", o.compute_threads,
+                 "threads computing the calls' work (0: one per core, at least 2)")
+      ->envname("DENOC_COMPUTE_THREADS")
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--compute-queue", o.compute_queue,
+                 "calls waiting for a compute thread; more are refused (RESOURCE_EXHAUSTED)")
+      ->envname("DENOC_COMPUTE_QUEUE")
+      ->check(CLI::Range(1u, 1000000u));
   app.add_option("--heap-keep-mb", o.heap_keep_mb,
                  "MiB of freed memory kept for reuse, so large messages do not map fresh pages each call "
                  "(0: the C library's defaults)")
@@ -68,7 +86,7 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
                  "threads a large batch is split over, the calling one included (0: one per core; 1: none)")
       ->envname("DENOC_BATCH_THREADS")
       ->check(CLI::Range(0u, 1024u));
-  app.add_option("--api", o.api, "gRPC API of the unary RPCs: sync or callback")
+  app.add_option("--api", o.api, "deprecated and ignored: every RPC is served on gRPC's callback API")
       ->envname("DENOC_API")
       ->check(CLI::IsMember({"sync", "callback"}));
   app.add_option("--max-dof", o.max_dof, "largest model (joints)")
@@ -131,6 +149,35 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
                  "grpc.http2.max_frame_size=1048576)")
       ->envname("DENOC_GRPC_ARGS")
       ->delimiter(',');
+  app.add_option("--principal-inflight-states", o.principal_inflight_states,
+                 "states one principal may have in flight (0: half of --max-inflight-states, at least "
+                 "--max-states)")
+      ->envname("DENOC_PRINCIPAL_INFLIGHT_STATES")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
+  app.add_option("--principal-streams", o.principal_streams,
+                 "Simulate and Stream calls one principal may have open (0: half of --max-streams)")
+      ->envname("DENOC_PRINCIPAL_STREAMS")
+      ->check(CLI::Range(0u, 1000000u));
+  app.add_option("--principal-queue", o.principal_queue,
+                 "calls of one principal waiting for a compute thread (0: half of --compute-queue)")
+      ->envname("DENOC_PRINCIPAL_QUEUE")
+      ->check(CLI::Range(0u, 1000000u));
+  app.add_option("--idle-stream-timeout-ms", o.idle_stream_timeout_ms,
+                 "close a Stream call whose client sends no message this long")
+      ->envname("DENOC_IDLE_STREAM_TIMEOUT_MS")
+      ->check(CLI::Range(10, 86400000));
+  app.add_option("--write-stall-timeout-ms", o.write_stall_timeout_ms,
+                 "cancel a Simulate or Stream call whose client reads nothing this long")
+      ->envname("DENOC_WRITE_STALL_TIMEOUT_MS")
+      ->check(CLI::Range(10, 86400000));
+  app.add_option("--max-concurrent-streams", o.max_concurrent_streams,
+                 "HTTP/2 streams (calls) one connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS)")
+      ->envname("DENOC_MAX_CONCURRENT_STREAMS")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--memory-quota-mb", o.memory_quota_mb,
+                 "MiB gRPC may use for connections and calls (0: 4 x --max-message-bytes, at least 64)")
+      ->envname("DENOC_MEMORY_QUOTA_MB")
+      ->check(CLI::Range(0u, 1048576u));
   app.add_option("--metrics-listen", o.metrics_listen, "host:port serving Prometheus metrics at /metrics")
       ->envname("DENOC_METRICS_LISTEN");
   app.add_option("--metrics-port-file", o.metrics_port_file, "write the metrics port to this file")
@@ -198,6 +245,11 @@ bool resolvesToLoopbackOnly(const std::string& name) {
 
 }  // namespace
 
+unsigned ServerOptions::computeThreads() const {
+  if (compute_threads) return compute_threads;
+  return std::max(2u, std::thread::hardware_concurrency());
+}
+
 bool isLoopbackAddress(const std::string& address) {
   if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) return true;
   // one address only: no lists (civetweb's "a,b"), no spaces
@@ -247,6 +299,25 @@ std::string checkOptions(const ServerOptions& o) {
            std::to_string(o.max_states) +
            "): a request of max_states states could "
            "never run";
+  }
+  if (o.principal_inflight_states != 0 &&
+      (o.principal_inflight_states < o.max_states || o.principal_inflight_states > o.inflightStates())) {
+    return "--principal-inflight-states (" + std::to_string(o.principal_inflight_states) +
+           ") must lie between --max-states (" + std::to_string(o.max_states) +
+           ") and --max-inflight-states (" + std::to_string(o.inflightStates()) + ")";
+  }
+  if (o.principal_streams > o.max_streams) {
+    return "--principal-streams (" + std::to_string(o.principal_streams) + ") is above --max-streams (" +
+           std::to_string(o.max_streams) + ")";
+  }
+  if (o.principal_queue > o.compute_queue) {
+    return "--principal-queue (" + std::to_string(o.principal_queue) + ") is above --compute-queue (" +
+           std::to_string(o.compute_queue) + ")";
+  }
+  if (o.memoryQuotaBytes() < 2 * o.max_message_bytes) {
+    return "--memory-quota-mb (" + std::to_string(o.memory_quota_mb) +
+           ") leaves no room for two messages of --max-message-bytes (" +
+           std::to_string(o.max_message_bytes) + ")";
   }
   if (!o.metrics_port_file.empty() && o.metrics_listen.empty())
     return "--metrics-port-file needs --metrics-listen";

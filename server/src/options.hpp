@@ -2,6 +2,7 @@
 // over its variable, a variable over the default) and logged once at start.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,14 +16,18 @@ struct ServerOptions {
   std::string store_dir = "denoc-store";   // --store-dir / DENOC_STORE_DIR: the model store directory
   std::vector<std::string> preload;  // --preload / DENOC_PRELOAD: URDF files (FILE or FILE@TIP_LINK), pinned
   bool examples = true;              // --examples / DENOC_EXAMPLES: preload the built-in example models
-  int threads = 32;                  // --threads / DENOC_THREADS: max threads of the sync server's pool
+  int threads = 4;                   // --threads / DENOC_THREADS: gRPC's synchronous pool (reflection only)
   unsigned batch_threads = 0;        // --batch-threads / DENOC_BATCH_THREADS: cores a batch uses (0: all)
+  // the compute executor (docs/service.md "Thread model"): every call's work runs on it, never on gRPC's
+  // threads; --compute-threads / DENOC_COMPUTE_THREADS (0: one per core, at least 2)
+  unsigned compute_threads = 0;
+  std::uint32_t compute_queue = 64;  // --compute-queue / DENOC_COMPUTE_QUEUE: calls waiting for a thread
   // --heap-keep-mb / DENOC_HEAP_KEEP_MB: freed memory the allocator keeps for reuse per arena, and blocks up
   // to 32 MiB from its heap rather than mmap (0: glibc's defaults); docs/service.md "Thread model"
   unsigned heap_keep_mb = 128;
-  std::string api = "sync";           // --api / DENOC_API: sync, or callback (unary RPCs on the callback API)
-  std::uint32_t max_dof = 64;         // --max-dof / DENOC_MAX_DOF
-  std::uint32_t max_states = 100000;  // --max-states / DENOC_MAX_STATES: states per request
+  std::string api;             // --api / DENOC_API: deprecated, ignored (every RPC is on the callback API)
+  std::uint32_t max_dof = 64;  // --max-dof / DENOC_MAX_DOF
+  std::uint32_t max_states = 100000;          // --max-states / DENOC_MAX_STATES: states per request
   std::size_t max_message_bytes = 64u << 20;  // --max-message-bytes / DENOC_MAX_MESSAGE_BYTES (in and out)
   std::size_t max_models = 4096;              // --max-models / DENOC_MAX_MODELS: models held in memory (LRU)
   std::size_t workspaces_per_thread = 8;      // --workspaces-per-thread / DENOC_WORKSPACES_PER_THREAD
@@ -48,6 +53,20 @@ struct ServerOptions {
   // --grpc-arg / DENOC_GRPC_ARGS: gRPC channel arguments with integer values (NAME=VALUE, "grpc." names),
   // for transport tuning such as HTTP/2 windows and frame sizes (docs/service.md, "Thread model")
   std::vector<std::string> grpc_args;
+  // per principal (a token's name; without tokens the peer's address): its share of each bound (0: half
+  // of the bound, and for states at least --max-states); docs/service.md "Resource protection"
+  std::uint64_t principal_inflight_states =
+      0;                                // --principal-inflight-states / DENOC_PRINCIPAL_INFLIGHT_STATES
+  std::uint32_t principal_streams = 0;  // --principal-streams / DENOC_PRINCIPAL_STREAMS
+  std::uint32_t principal_queue = 0;    // --principal-queue / DENOC_PRINCIPAL_QUEUE
+  // streams that pin nothing: a Stream without a message this long is closed, a Simulate or Stream whose
+  // client reads nothing this long is cancelled
+  int idle_stream_timeout_ms = 30000;  // --idle-stream-timeout-ms / DENOC_IDLE_STREAM_TIMEOUT_MS
+  int write_stall_timeout_ms = 10000;  // --write-stall-timeout-ms / DENOC_WRITE_STALL_TIMEOUT_MS
+  // transport bounds: HTTP/2 streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS) and the memory gRPC
+  // may use for connections and calls (grpc::ResourceQuota; 0: 4 x --max-message-bytes, at least 64 MiB)
+  std::uint32_t max_concurrent_streams = 100;  // --max-concurrent-streams / DENOC_MAX_CONCURRENT_STREAMS
+  std::uint32_t memory_quota_mb = 0;           // --memory-quota-mb / DENOC_MEMORY_QUOTA_MB
 
   // operations
   std::string metrics_listen;     // --metrics-listen / DENOC_METRICS_LISTEN: host:port of /metrics (off)
@@ -59,6 +78,21 @@ struct ServerOptions {
   bool tls() const { return !tls_cert.empty(); }
   std::uint64_t inflightStates() const {
     return max_inflight_states ? max_inflight_states : 8ull * max_states;
+  }
+  std::uint64_t principalInflightStates() const {
+    if (principal_inflight_states) return principal_inflight_states;
+    return std::min(inflightStates(), std::max<std::uint64_t>(inflightStates() / 2, max_states));
+  }
+  std::uint32_t principalStreams() const {
+    return principal_streams ? principal_streams : std::max<std::uint32_t>(1, max_streams / 2);
+  }
+  std::uint32_t principalQueue() const {
+    return principal_queue ? principal_queue : std::max<std::uint32_t>(1, compute_queue / 2);
+  }
+  unsigned computeThreads() const;
+  std::size_t memoryQuotaBytes() const {
+    if (memory_quota_mb) return std::size_t{memory_quota_mb} << 20;
+    return std::max<std::size_t>(std::size_t{64} << 20, 4 * max_message_bytes);
   }
 
   /// One line describing every option (logged at start).

@@ -296,6 +296,32 @@ std::vector<v1::ModelInfo> Registry::list() {
   return out;
 }
 
+void Registry::list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take) {
+  std::vector<std::shared_ptr<const Entry>> cached;
+  {
+    std::shared_lock lock(mutex_);
+    for (const auto& [id, e] : entries_) {
+      if (id > after) cached.push_back(e);
+    }
+  }
+  std::sort(cached.begin(), cached.end(), [](const auto& a, const auto& b) { return a->id < b->id; });
+  const std::vector<std::string> stored = store_.ids();  // sorted
+  auto s = std::upper_bound(stored.begin(), stored.end(), after);
+  auto c = cached.begin();
+  // merge the two sorted lists, each id once
+  while (c != cached.end() || s != stored.end()) {
+    if (s == stored.end() || (c != cached.end() && (*c)->id <= *s)) {
+      if (s != stored.end() && (*c)->id == *s) ++s;
+      if (!take((*c)->info)) return;
+      ++c;
+    } else {
+      const std::shared_ptr<const Entry> e = fromStore(*s, false);
+      ++s;
+      if (e && !take(e->info)) return;
+    }
+  }
+}
+
 std::size_t Registry::loadStore() {
   store_.removeStaleTemporaries(ModelStore::kStaleTemporaryAge);
   const StoreListing listing = store_.list();

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,6 +64,11 @@ class Registry {
   /// Every model in the cache and in the store (store-only ones are built for their description but not
   /// cached), sorted by id.
   std::vector<v1::ModelInfo> list();
+
+  /// The models with ids after `after` (every model when empty), cached or stored, in id order, handed to
+  /// `take` one at a time until it returns false; store-only models are built for their description but not
+  /// cached, and only as far as the listing goes (a page).
+  void list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take);
 
   /// At start: removes temporary files left by crashes (ModelStore::removeStaleTemporaries), logs entries
   /// that are not store files, and loads every stored model into the cache (up to the bound); an entry that

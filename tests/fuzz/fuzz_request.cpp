@@ -6,9 +6,9 @@
 //  - RegisterModel: buildFromRequest (validation, the URDF or DH builder, the canonical form and its id)
 //    and describe(); the registry and store steps of the handler are left out so that the run does not
 //    write a file per accepted model. An accepted model then runs through every algorithm of the core.
-//  - InverseDynamics, ForwardDynamics, FullFactor, GetModel, DeleteModel: the DynamicsService handler
-//    called directly.
-//  - Simulate and Stream (they need a server writer): through an in-process gRPC channel to the same service.
+//  - InverseDynamics, ForwardDynamics, FullFactor, GetModel, DeleteModel: the handlers (handlers.hpp)
+//    called directly, their exceptions mapped by toStatus as the service maps them.
+//  - Simulate and Stream (they need a call): through an in-process gRPC channel to the service itself.
 // The contract checked: no sanitizer report, no INTERNAL or UNKNOWN status (an exception the handlers did
 // not expect), an error status always carries a message, an OK answer has the promised sizes, and a
 // registration request gives the same model id after a round trip through its wire form (what the store
@@ -29,12 +29,15 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "executor.hpp"
 #include "exercise.hpp"
+#include "handlers.hpp"
 #include "model_source.hpp"
 #include "registry.hpp"
 #include "request_harness.hpp"
 #include "service.hpp"
 #include "store.hpp"
+#include "watchdog.hpp"
 
 namespace {
 
@@ -68,6 +71,9 @@ struct Harness {
   std::unique_ptr<ds::Registry> registry;
   std::unique_ptr<ds::Admission> admission;
   std::unique_ptr<ds::Handlers> handlers;
+  std::unique_ptr<ds::ComputeExecutor> executor;
+  std::unique_ptr<ds::Watchdog> watchdog;
+  std::unique_ptr<ds::ServiceContext> context;
   std::unique_ptr<ds::DynamicsService> service;
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<v1::Dynamics::Stub> stub;
@@ -88,10 +94,16 @@ struct Harness {
     ds::BuiltModel built = ds::buildFromRequest(panda, limits);
     if (built.model->n != denoc::fuzz::dofOf(Target::PandaUrdf)) broken("the Panda model is not 7 dof");
     ids[2] = registry->add(std::move(built), nullptr, true).first->id;
-    admission = std::make_unique<ds::Admission>(8 * limits.max_states, 4);
+    admission = std::make_unique<ds::Admission>(
+        ds::AdmissionBounds{8 * limits.max_states, 8 * limits.max_states, 4, 4});
     // no access control, no metrics, no batch pool (batches of at most max_states run on the calling thread)
-    handlers = std::make_unique<ds::Handlers>(*registry, limits, 4, *admission, nullptr, nullptr);
-    service = std::make_unique<ds::DynamicsService>(*handlers);
+    handlers = std::make_unique<ds::Handlers>(*registry, limits, *admission, nullptr, 4);
+    executor = std::make_unique<ds::ComputeExecutor>(ds::ExecutorBounds{1, 16, 16});
+    const ds::StreamTimeouts timeouts;
+    watchdog = std::make_unique<ds::Watchdog>(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));
+    context = std::make_unique<ds::ServiceContext>(
+        ds::ServiceContext{*handlers, *executor, *admission, *watchdog, ds::Identity{}, timeouts, nullptr});
+    service = std::make_unique<ds::DynamicsService>(*context);
     grpc::ServerBuilder builder;
     builder.RegisterService(service.get());
     server = builder.BuildAndStart();
@@ -190,6 +202,17 @@ void stream(const v1::StreamRequest& req) {
   checkStatus(st->Finish(), "Stream");
 }
 
+/// A handler's outcome as the service answers it.
+template <typename F>
+grpc::Status served(F&& handler) {
+  try {
+    handler();
+    return grpc::Status::OK;
+  } catch (...) {
+    return ds::toStatus(std::current_exception());
+  }
+}
+
 template <typename Message>
 bool parse(Message& m, const std::uint8_t* data, std::size_t size, Target target) {
   if (!m.ParseFromArray(data, static_cast<int>(size))) return false;
@@ -208,7 +231,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Target target = denoc::fuzz::targetOf(data[0]);
   const std::uint8_t* body = data + 1;
   const std::size_t n = size - 1;
-  grpc::ServerContext ctx;
+  const ds::Caller caller{"fuzz", false};
+  const denoc::StopCondition never;
   switch (rpc) {
     case Rpc::RegisterModel: {
       v1::RegisterModelRequest req;
@@ -219,7 +243,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       v1::InverseDynamicsRequest req;
       v1::InverseDynamicsResponse resp;
       if (!parse(req, body, n, target)) break;
-      const grpc::Status st = h.service->InverseDynamics(&ctx, &req, &resp);
+      const grpc::Status st = served([&] { h.handlers->inverseDynamics(caller, req, resp, never); });
       checkStatus(st, "InverseDynamics");
       if (st.ok()) checkSize(resp.tau(), std::uint64_t{req.count()} * req.dof(), "InverseDynamics tau");
       break;
@@ -228,7 +252,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       v1::ForwardDynamicsRequest req;
       v1::ForwardDynamicsResponse resp;
       if (!parse(req, body, n, target)) break;
-      const grpc::Status st = h.service->ForwardDynamics(&ctx, &req, &resp);
+      const grpc::Status st = served([&] { h.handlers->forwardDynamics(caller, req, resp, never); });
       checkStatus(st, "ForwardDynamics");
       if (st.ok()) checkSize(resp.qdd(), std::uint64_t{req.count()} * req.dof(), "ForwardDynamics qdd");
       break;
@@ -237,7 +261,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       v1::FullFactorRequest req;
       v1::FullFactorResponse resp;
       if (!parse(req, body, n, target)) break;
-      const grpc::Status st = h.service->FullFactor(&ctx, &req, &resp);
+      const grpc::Status st = served([&] { h.handlers->fullFactor(caller, req, resp, never); });
       checkStatus(st, "FullFactor");
       if (st.ok()) {
         const std::uint64_t total = std::uint64_t{req.count()} * req.dof();
@@ -262,13 +286,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case Rpc::GetModel: {
       v1::GetModelRequest req;
       v1::GetModelResponse resp;
-      if (parse(req, body, n, target)) checkStatus(h.service->GetModel(&ctx, &req, &resp), "GetModel");
+      if (parse(req, body, n, target))
+        checkStatus(served([&] { h.handlers->getModel(req, resp); }), "GetModel");
       break;
     }
     case Rpc::DeleteModel: {
       v1::DeleteModelRequest req;
       v1::DeleteModelResponse resp;
-      if (parse(req, body, n, target)) checkStatus(h.service->DeleteModel(&ctx, &req, &resp), "DeleteModel");
+      if (parse(req, body, n, target))
+        checkStatus(served([&] { h.handlers->deleteModel(caller, req, resp); }), "DeleteModel");
       break;
     }
   }

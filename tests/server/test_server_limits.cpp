@@ -155,7 +155,7 @@ TEST(ServerMetrics, CountsEveryCallByRpcAndCodeAndReadsTheStore) {
 
 TEST(ServerLimits, StreamsBeyondTheBoundAreRefusedAndTheirSlotsComeBack) {
   TempDir dir;
-  ServerProcess server(dir.str(), dir.str("store"), {"--max-streams", "2"});
+  ServerProcess server(dir.str(), dir.str("store"), {"--max-streams", "2", "--principal-streams", "2"});
   auto stub = server.stub();
   const std::string id = registerDH(*stub, randomChain(3, 41));
   struct Open {
@@ -363,7 +363,8 @@ TEST(ServerLimits, SimulationPastItsDeadlineStopsBetweenSamples) {
 
 TEST(ServerFaults, ClientKilledMidStreamReleasesItsStreams) {
   TempDir dir;
-  ServerProcess server(dir.str(), dir.str("store"), withMetrics(dir, "k", {"--max-streams", "2"}), "k");
+  ServerProcess server(dir.str(), dir.str("store"),
+                       withMetrics(dir, "k", {"--max-streams", "2", "--principal-streams", "2"}), "k");
   const int port = metricsPort(dir, "k");
   auto stub = server.stub();
   const std::string id = registerDH(*stub, randomChain(4, 51));

@@ -1,10 +1,9 @@
 // Units of denocd that need no server: bearer tokens, the plaintext policy and the option checks, the
-// store record's owner, admission control.
+// store record's owner (admission control and the compute executor: test_rpc_units.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "admission.hpp"
 #include "auth.hpp"
 #include "model_source.hpp"
 #include "options.hpp"
@@ -107,6 +106,49 @@ TEST(Options, InflightStatesCannotBeBelowOneRequest) {
   EXPECT_EQ(checkOptions(o), "");
 }
 
+TEST(Options, PrincipalSharesDefaultToHalfAndFitTheirBounds) {
+  ServerOptions o;
+  o.max_states = 1000;  // in flight: 8000
+  o.max_streams = 7;
+  o.compute_queue = 9;
+  EXPECT_EQ(o.principalInflightStates(), 4000u);
+  EXPECT_EQ(o.principalStreams(), 3u);
+  EXPECT_EQ(o.principalQueue(), 4u);
+  EXPECT_EQ(checkOptions(o), "");
+  // one request of max_states must still fit a principal's share
+  o.max_inflight_states = 1500;
+  EXPECT_EQ(o.principalInflightStates(), 1000u);
+  o.max_inflight_states = 1000;
+  EXPECT_EQ(o.principalInflightStates(), 1000u);
+  o.principal_inflight_states = 999;
+  EXPECT_NE(checkOptions(o).find("--principal-inflight-states (999) must lie between"), std::string::npos);
+  o.principal_inflight_states = 1001;
+  EXPECT_NE(checkOptions(o).find("--principal-inflight-states"), std::string::npos);
+  o.principal_inflight_states = 0;
+  o.principal_streams = 8;
+  EXPECT_NE(checkOptions(o).find("--principal-streams (8) is above --max-streams (7)"), std::string::npos);
+  o.principal_streams = 1;
+  o.max_streams = 1;
+  EXPECT_EQ(o.principalStreams(), 1u);
+  o.principal_queue = 10;
+  EXPECT_NE(checkOptions(o).find("--principal-queue (10) is above --compute-queue (9)"), std::string::npos);
+  o.principal_queue = 0;
+  EXPECT_EQ(checkOptions(o), "");
+}
+
+TEST(Options, MemoryQuotaHoldsTwoMessages) {
+  ServerOptions o;
+  EXPECT_EQ(o.memoryQuotaBytes(), std::size_t{256} << 20);  // 4 x 64 MiB
+  o.max_message_bytes = 1 << 20;
+  EXPECT_EQ(o.memoryQuotaBytes(), std::size_t{64} << 20);  // at least 64 MiB
+  o.max_message_bytes = 64u << 20;
+  o.memory_quota_mb = 100;
+  EXPECT_NE(checkOptions(o).find("--memory-quota-mb (100) leaves no room for two messages"),
+            std::string::npos);
+  o.memory_quota_mb = 128;
+  EXPECT_EQ(checkOptions(o), "");
+}
+
 TEST(Options, GrpcArgsAreNamedIntegers) {
   std::string name;
   int value = 0;
@@ -141,29 +183,6 @@ TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
   EXPECT_EQ(recordOwner(back), "bob");
   ASSERT_TRUE(back.ParseFromString(storeRecord(smuggled, "")));
   EXPECT_EQ(recordOwner(back), "");
-}
-
-TEST(Admission, BoundsAndGivesBack) {
-  Admission a(100, 2);
-  {
-    auto t1 = a.admitStates(60);
-    auto t2 = a.admitStates(40);
-    EXPECT_EQ(a.statesInFlight(), 100u);
-    try {
-      a.admitStates(1);
-      FAIL() << "admitted over the bound";
-    } catch (const RequestError& e) {
-      EXPECT_EQ(e.code(), ErrorCode::ResourceExhausted);
-      EXPECT_NE(std::string(e.what()).find("--max-inflight-states"), std::string::npos) << e.what();
-    }
-    auto s1 = a.admitStream();
-    auto s2 = a.admitStream();
-    EXPECT_THROW(a.admitStream(), RequestError);
-  }
-  EXPECT_EQ(a.statesInFlight(), 0u);
-  EXPECT_EQ(a.streamsOpen(), 0u);
-  EXPECT_THROW(a.admitStates(101), RequestError);
-  EXPECT_EQ(a.statesInFlight(), 0u);
 }
 
 }  // namespace

@@ -164,6 +164,21 @@ class Simulator {
                       const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options,
                       const SampleCallback& on_sample);
 
+  /// Starts a run from (q0, qd0) at t = 0 to be delivered piecewise by advance(): the same run as run()
+  /// gives, so a caller can stop between samples and go on later (a server streaming the samples as its
+  /// client reads them). `options` must outlive the run. Throws as run() does on bad inputs.
+  void start(const Eigen::Ref<const Eigen::VectorXd>& q0, const Eigen::Ref<const Eigen::VectorXd>& qd0,
+             const SimulationOptions& options);
+
+  /// Integrates on from where the run stands, calling on_sample at each of at most `max_samples` further
+  /// output times. Returns true while samples remain. The run ends (false) after its last sample, when
+  /// on_sample returns false or keep_going says stop (stats().stopped_early), or with the exceptions of
+  /// run(); advance() after the end returns false and does nothing.
+  bool advance(std::size_t max_samples, const SampleCallback& on_sample);
+
+  /// What the current (or last) run did so far.
+  const SimulationStats& stats() const { return stats_; }
+
   /// Runs and collects every sample.
   SimulationResult simulate(const Eigen::Ref<const Eigen::VectorXd>& q0,
                             const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options);
@@ -180,6 +195,8 @@ class Simulator {
   const Model* model_;
   Data data_;
   const SimulationOptions* opt_ = nullptr;  // during a run
+  std::size_t next_sample_ = 0;             // index of the next output time of a run (start, advance)
+  std::size_t sample_count_ = 0;            // output times of the run
   bool has_damping_ = false;
   int n_ = 0;
   double t_ = 0.0;

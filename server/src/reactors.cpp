@@ -1,0 +1,237 @@
+#include "reactors.hpp"
+
+#include "decode.hpp"
+#include "errors.hpp"
+
+namespace denoc::server {
+
+namespace {
+
+std::string millis(std::chrono::milliseconds d) { return std::to_string(d.count()) + " ms"; }
+
+}  // namespace
+
+std::chrono::steady_clock::time_point steadyDeadline(std::chrono::system_clock::time_point deadline) {
+  const auto now = std::chrono::system_clock::now();
+  // no deadline (gRPC's infinite future), or one too far to matter
+  if (deadline >= now + std::chrono::hours(24 * 365)) return std::chrono::steady_clock::time_point::max();
+  return std::chrono::steady_clock::now() + (deadline - now);
+}
+
+StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc)
+    : s_(s), ctx_(ctx), log_(s.metrics, rpc), since_(Clock::now()) {}
+
+bool StreamCall::admit() {
+  try {
+    caller_.principal = identify(*ctx_, s_.identity);
+    caller_.authenticated = s_.identity.auth != nullptr;
+    ticket_ = s_.admission.admitStream(caller_.principal);
+    return true;
+  } catch (...) {
+    status_ = toStatus(std::current_exception());
+    return false;
+  }
+}
+
+void StreamCall::ending(const grpc::Status& status, std::uint64_t states) {
+  status_ = status;
+  state_ = State::Finished;
+  ticket_.reset();
+  const bool cancelled = cancelled_.load() || ctx_->IsCancelled();
+  log_.end(
+      *ctx_,
+      cancelled && status.ok() ? grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled") : status,
+      states, caller_.principal);
+}
+
+void StreamCall::close() {
+  {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+  }
+  if (watched_) s_.watchdog.remove(this);
+}
+
+grpc::Status StreamCall::stallStatus() const {
+  return {grpc::StatusCode::CANCELLED, "the client read nothing for " + millis(s_.timeouts.write_stall) +
+                                           ": the call was cancelled (--write-stall-timeout-ms, "
+                                           "DENOC_WRITE_STALL_TIMEOUT_MS)"};
+}
+
+// ------------------------------------------------------------------------------------------------ Simulate
+
+SimulateReactor::SimulateReactor(ServiceContext& s, grpc::CallbackServerContext* ctx,
+                                 const grpc::ByteBuffer* request)
+    : StreamCall(s, ctx, Rpc::Simulate), request_(request), deadline_(steadyDeadline(ctx->deadline())) {
+  std::lock_guard lock(mutex_);
+  if (!admit()) {
+    finishLocked(status_);
+    return;
+  }
+  s_.watchdog.add(this);
+  watched_ = true;
+  state_ = State::Computing;
+  s_.executor.submitStep(caller_.principal, [this] { step(); });
+}
+
+void SimulateReactor::step() {
+  grpc::Status status;
+  try {
+    if (!run_) {
+      v1::SimulateRequest req;
+      parseRequest(*request_, req);
+      run_ = std::make_unique<SimulationRun>(s_.handlers.registry(), s_.handlers.limits(), req, [this] {
+        return !cancelled_.load(std::memory_order_relaxed) && Clock::now() < deadline_;
+      });
+    }
+    run_->next(message_);
+    serializeAnswer(message_, out_);
+  } catch (...) {
+    status = toStatus(std::current_exception());
+  }
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;
+  if (!status.ok()) {
+    finishLocked(status);
+    return;
+  }
+  last_ = message_.last();
+  state_ = State::Writing;
+  since_ = Clock::now();
+  StartWrite(&out_);
+}
+
+void SimulateReactor::OnWriteDone(bool ok) {
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;
+  if (state_ == State::Stalled) {
+    finishLocked(stallStatus());
+  } else if (!ok) {
+    finishLocked({grpc::StatusCode::CANCELLED, "the client went away during the simulation (after " +
+                                                   std::to_string(run_ ? run_->samples() : 0) + " samples, " +
+                                                   std::to_string(run_ ? run_->steps() : 0) + " steps)"});
+  } else if (last_) {
+    finishLocked(grpc::Status::OK);
+  } else {
+    state_ = State::Computing;
+    s_.executor.submitStep(caller_.principal, [this] { step(); });
+  }
+}
+
+void SimulateReactor::OnCancel() { cancelled_.store(true); }
+
+void SimulateReactor::OnDone() {
+  close();
+  unref();
+}
+
+void SimulateReactor::check(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (done_ || state_ != State::Writing || now - since_ < s_.timeouts.write_stall) return;
+  // the client takes nothing: cancel the call (its pending write then fails, and OnWriteDone finishes it)
+  state_ = State::Stalled;
+  ctx_->TryCancel();
+}
+
+void SimulateReactor::finishLocked(const grpc::Status& status) {
+  ending(status, run_ ? run_->samples() : 0);
+  Finish(status);
+}
+
+// -------------------------------------------------------------------------------------------------- Stream
+
+StreamReactor::StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx)
+    : StreamCall(s, ctx, Rpc::Stream), session_(s.handlers.registry(), s.handlers.workspaces()) {
+  std::lock_guard lock(mutex_);
+  if (!admit()) {
+    finishLocked(status_);
+    return;
+  }
+  s_.watchdog.add(this);
+  watched_ = true;
+  state_ = State::Reading;
+  since_ = Clock::now();
+  StartRead(&in_);
+}
+
+void StreamReactor::OnReadDone(bool ok) {
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;  // ended by the watchdog: the read pending then fails
+  if (!ok) {
+    // the client closed its side, every message answered; or it went away
+    finishLocked(ctx_->IsCancelled() ? grpc::Status(grpc::StatusCode::CANCELLED,
+                                                    "the client went away after " +
+                                                        std::to_string(session_.messages()) + " messages")
+                                     : grpc::Status::OK);
+    return;
+  }
+  state_ = State::Computing;
+  s_.executor.submitStep(caller_.principal, [this] { step(); });
+}
+
+void StreamReactor::step() {
+  grpc::Status status;
+  const std::uint64_t index = session_.messages();
+  try {
+    parseRequest(in_, request_);
+    in_.Clear();
+    session_.answer(request_, answer_);
+    serializeAnswer(answer_, out_);
+  } catch (...) {
+    const grpc::Status raw = toStatus(std::current_exception());
+    status = grpc::Status(raw.error_code(), "message " + std::to_string(index) + ": " + raw.error_message());
+  }
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;
+  if (!status.ok()) {
+    finishLocked(status);  // a bad message ends the stream; the answers before it were sent
+    return;
+  }
+  state_ = State::Writing;
+  since_ = Clock::now();
+  StartWrite(&out_);
+}
+
+void StreamReactor::OnWriteDone(bool ok) {
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;
+  if (state_ == State::Stalled) {
+    finishLocked(stallStatus());
+  } else if (!ok) {
+    finishLocked({grpc::StatusCode::CANCELLED,
+                  "the client went away after " + std::to_string(session_.messages()) + " messages"});
+  } else {
+    state_ = State::Reading;
+    since_ = Clock::now();
+    StartRead(&in_);
+  }
+}
+
+void StreamReactor::OnCancel() { cancelled_.store(true); }
+
+void StreamReactor::OnDone() {
+  close();
+  unref();
+}
+
+void StreamReactor::check(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (done_) return;
+  if (state_ == State::Reading && now - since_ >= s_.timeouts.idle) {
+    // no message for the idle time: end the call with its reason (the pending read then fails)
+    finishLocked(
+        {grpc::StatusCode::DEADLINE_EXCEEDED,
+         "no message for " + millis(s_.timeouts.idle) + " after " + std::to_string(session_.messages()) +
+             " messages: the stream was closed (--idle-stream-timeout-ms, DENOC_IDLE_STREAM_TIMEOUT_MS)"});
+  } else if (state_ == State::Writing && now - since_ >= s_.timeouts.write_stall) {
+    state_ = State::Stalled;
+    ctx_->TryCancel();
+  }
+}
+
+void StreamReactor::finishLocked(const grpc::Status& status) {
+  ending(status, session_.computed());
+  Finish(status);
+}
+
+}  // namespace denoc::server

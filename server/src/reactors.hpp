@@ -1,0 +1,119 @@
+// The streaming RPCs on gRPC's callback API: one small reactor class per call that deletes itself when
+// the call is done, holds no thread while it waits on its client (a read to come, a write to be taken) and
+// hands every computation to the compute executor (executor.hpp). The watchdog (watchdog.hpp) ends a
+// Stream whose client sends nothing for --idle-stream-timeout-ms, and cancels a call whose client takes
+// none of its answer for --write-stall-timeout-ms.
+//
+// States. A call is in exactly one state at a time, changed under its (recursive) mutex: reading (a read
+// pending, waiting on the client), computing (on the executor; nothing of gRPC pending), writing (a write
+// pending, waiting on the client), stalled (cancelled by the watchdog; its write about to fail), finished
+// (Finish called once). The mutex is recursive because gRPC may run a reaction inline within a call made
+// under it (a write that completes at once, the read that fails when Finish ends the call).
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+#include "admission.hpp"
+#include "call_log.hpp"
+#include "executor.hpp"
+#include "handlers.hpp"
+#include "identity.hpp"
+#include "limits.hpp"
+#include "metrics.hpp"
+#include "watchdog.hpp"
+
+namespace denoc::server {
+
+/// What the RPC glue needs of the server, shared by every call.
+struct ServiceContext {
+  Handlers& handlers;
+  ComputeExecutor& executor;
+  Admission& admission;
+  Watchdog& watchdog;
+  Identity identity;
+  StreamTimeouts timeouts;
+  Metrics* metrics = nullptr;
+};
+
+/// A stop condition's deadline for a call: the call's deadline on the steady clock (none: never).
+std::chrono::steady_clock::time_point steadyDeadline(std::chrono::system_clock::time_point deadline);
+
+/// What the streaming reactors share: the call's identity, admission, state and accounting.
+class StreamCall : public Watched {
+ protected:
+  enum class State { Reading, Computing, Writing, Stalled, Finished };
+
+  StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc);
+
+  /// Identifies the caller and admits the stream; false (with status_ set) when refused.
+  bool admit();
+  /// Before Finish(status): gives the stream's admission back and records the call (so that a client that
+  /// sees the status finds its slot free and the call counted). A call the client cancelled is recorded as
+  /// CANCELLED whatever it is finished with.
+  void ending(const grpc::Status& status, std::uint64_t states);
+  /// Leaves the watchdog (from OnDone).
+  void close();
+  grpc::Status stallStatus() const;
+
+  ServiceContext& s_;
+  grpc::CallbackServerContext* ctx_;
+  CallLog log_;
+  Caller caller_;
+  Admission::Ticket ticket_;
+  std::recursive_mutex mutex_;
+  State state_ = State::Computing;
+  Clock::time_point since_;  // when the state began
+  bool watched_ = false;
+  bool done_ = false;
+  grpc::Status status_;  // what Finish was called with
+  std::atomic<bool> cancelled_{false};
+};
+
+/// Simulate: one message of samples computed, written, and only then the next one computed.
+class SimulateReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public StreamCall {
+ public:
+  SimulateReactor(ServiceContext& s, grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request);
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+  void check(Clock::time_point now) override;
+
+ private:
+  void step();  // on the executor
+  void finishLocked(const grpc::Status& status);
+
+  const grpc::ByteBuffer* request_;
+  Clock::time_point deadline_;
+  std::unique_ptr<SimulationRun> run_;
+  v1::SimulateResponse message_;
+  grpc::ByteBuffer out_;
+  bool last_ = false;
+};
+
+/// Stream: one message read, answered on the executor, the answer written, and only then the next read.
+class StreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
+                            public StreamCall {
+ public:
+  StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx);
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+  void check(Clock::time_point now) override;
+
+ private:
+  void step();  // on the executor
+  void finishLocked(const grpc::Status& status);
+
+  StreamSession session_;
+  v1::StreamRequest request_;
+  v1::StreamResponse answer_;
+  grpc::ByteBuffer in_, out_;
+};
+
+}  // namespace denoc::server

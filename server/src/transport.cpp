@@ -1,0 +1,86 @@
+#include "transport.hpp"
+
+#include <grpc/grpc_security_constants.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "identity.hpp"
+
+namespace denoc::server {
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::ostringstream os;
+  os << f.rdbuf();
+  return os.str();
+}
+
+}  // namespace
+
+Credentials makeCredentials(const ServerOptions& o, const TokenAuth* auth) {
+  Credentials c;
+  if (o.tls()) {
+    grpc::SslServerCredentialsOptions ssl(o.tls_client_ca.empty()
+                                              ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    ssl.pem_key_cert_pairs.push_back({readFile(o.tls_key), readFile(o.tls_cert)});
+    if (!o.tls_client_ca.empty()) ssl.pem_root_certs = readFile(o.tls_client_ca);
+    c.credentials = grpc::SslServerCredentials(ssl);
+    c.kind = o.tls_client_ca.empty() ? "TLS" : "mutual TLS";
+  } else if (auth && o.listen.rfind("unix:", 0) == 0) {
+    c.credentials = grpc::experimental::LocalServerCredentials(UDS);
+  } else if (auth && isLoopbackAddress(o.listen) && o.listen.rfind("unix", 0) != 0) {
+    c.credentials = grpc::experimental::LocalServerCredentials(LOCAL_TCP);
+  } else {
+    c.credentials = grpc::InsecureServerCredentials();  // cannot run an auth processor
+    return c;
+  }
+  if (auth) {
+    c.credentials->SetAuthMetadataProcessor(std::make_shared<TokenProcessor>(*auth));
+    c.tokens_on_headers = true;
+  }
+  return c;
+}
+
+void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& o, grpc::ResourceQuota& quota) {
+  // connections: keepalive pings, idle and age limits (docs/service.md "Resource protection")
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, o.keepalive_time_ms);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, o.keepalive_timeout_ms);
+  // clients may ping every 10 s, also between calls, without being told off (GOAWAY too_many_pings)
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  if (o.max_connection_idle_ms > 0)
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, o.max_connection_idle_ms);
+  if (o.max_connection_age_ms > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, o.max_connection_age_ms);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, o.drain_timeout_ms);
+  }
+  // bounds per connection: calls open at once (SETTINGS_MAX_CONCURRENT_STREAMS), the size of a call's headers
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, static_cast<int>(o.max_concurrent_streams));
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxMetadataBytes);
+  // compressed requests are refused on their headers (UNIMPLEMENTED "Compression algorithm 'gzip' is
+  // disabled"), before any byte is inflated: only identity is enabled; nor is anything decompressed
+  builder.AddChannelArgument(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET, 1 << GRPC_COMPRESS_NONE);
+  builder.AddChannelArgument(GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION, 0);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(o.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(o.max_message_bytes));
+  // memory of connections and calls (under pressure gRPC shrinks buffers, then closes connections), and
+  // the threads of gRPC's synchronous API (reflection only)
+  quota.Resize(o.memoryQuotaBytes());
+  quota.SetMaxThreads(o.threads);
+  builder.SetResourceQuota(quota);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 1);
+  for (const std::string& arg : o.grpc_args) {  // checked by checkOptions
+    std::string name;
+    int value = 0;
+    if (parseGrpcArg(arg, name, value)) builder.AddChannelArgument(name, value);
+  }
+}
+
+}  // namespace denoc::server
