@@ -44,7 +44,8 @@ void Handlers::registerModel(const Caller& caller, const v1::RegisterModelReques
   resp.set_created(created);
   resp.set_compute_time_ns(nanosSince(t0));
   if (created)
-    spdlog::info("registered model {} ({}, {} dof)", entry->id, escaped(entry->info.name()), entry->info.dof());
+    spdlog::info("registered model {} ({}, {} dof)", entry->id, escaped(entry->info.name()),
+                 entry->info.dof());
 }
 
 void Handlers::getModel(const v1::GetModelRequest& req, v1::GetModelResponse& resp) {

@@ -39,7 +39,7 @@ std::string ServerOptions::describe() const {
      << " write_stall_timeout_ms=" << write_stall_timeout_ms
      << " max_concurrent_streams=" << max_concurrent_streams
      << " memory_quota_mb=" << (memoryQuotaBytes() >> 20)
-         << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen)
+     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen)
      << " metrics_public=" << (metrics_public ? "allowed" : "loopback-only")
      << " metrics_threads=" << metrics_threads << " metrics_timeout_ms=" << metrics_timeout_ms
      << " grpc_args=[";
