@@ -17,7 +17,7 @@ using nlohmann::json;
 using test::ServerProcess;
 using test::TempDir;
 
-const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
+const std::string kPanda = std::string(DENOC_MODELS_DIR) + "/panda_hand.urdf";
 const std::string kPlanar = std::string(DENOC_SOURCE_DIR) + "/examples/models/planar_3r.json";
 
 using Outcome = testing::ProcessOutcome;

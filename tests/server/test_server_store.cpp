@@ -47,7 +47,7 @@ void expectIdMatches(v1::Dynamics::Stub& stub, const std::string& id, const DHSp
   expectCloseField(resp.tau(), coreID(m, q, qd, qdd), "tau of " + id);
 }
 
-std::string urdfText() { return readText(std::string(DENOC_SHARED_DIR) + "/models/ur5.urdf"); }
+std::string urdfText() { return readText(std::string(DENOC_MODELS_DIR) + "/ur5.urdf"); }
 
 TEST(ServerStore, SameUrdfTwiceAndOnTwoServersSharingAStore) {
   TempDir dir;

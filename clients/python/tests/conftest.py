@@ -24,8 +24,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 PACKAGE_ROOT = HERE.parent  # clients/python
 REPO = PACKAGE_ROOT.parent.parent
-SHARED_MODELS = Path(os.environ.get("DENOC_SHARED_MODELS", REPO.parent / "shared" / "models"))
-PANDA_HAND = SHARED_MODELS / "panda_hand.urdf"
+MODELS = Path(os.environ.get("DENOC_MODELS_DIR", REPO / "examples" / "models"))
+PANDA_HAND = MODELS / "panda_hand.urdf"
 PANDA_TIP = "panda_hand_tcp"
 RTOL = 1e-12  # relative tolerance of the client's answers against the core's (via the CLI)
 
