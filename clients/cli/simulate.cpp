@@ -164,7 +164,7 @@ int runSimulate(const Options& o) {
 
 namespace {
 
-// The eq. 39 trajectory for any model, by the rule DESIGN.md gives for the Stanford arm: revolute joints from
+// The eq. 39 trajectory for any model, by the rule docs/design.md gives for the Stanford arm: revolute joints from
 // 0 to 60 deg (joint 2 from 90 deg), prismatic joints from 0 to 0.1 m, T = 10 s. For the Stanford arm it is
 // stanfordEq39Trajectory().
 CycloidalTrajectory eq39For(const Model& model) {
