@@ -13,7 +13,6 @@ the smallest and largest repetition; every ratio divides two medians of the same
 """
 import argparse
 import json
-import math
 import os
 import re
 import statistics
