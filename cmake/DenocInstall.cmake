@@ -78,6 +78,12 @@ if(DENOC_INSTALL_SYSTEMD_UNIT)
   denoc_install_template(${PROJECT_SOURCE_DIR}/deploy/debian/denoc.service.in
                          ${PROJECT_BINARY_DIR}/systemd/denoc.service)
   install(FILES ${PROJECT_BINARY_DIR}/systemd/denoc.service DESTINATION ${DENOC_SYSTEMD_UNITDIR})
-  install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/denoc.default DESTINATION ${CMAKE_INSTALL_SYSCONFDIR}/default
+  # /etc for prefix /usr (GNUInstallDirs' full path then), else etc inside the prefix
+  if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+    set(denoc_sysconfdir ${CMAKE_INSTALL_FULL_SYSCONFDIR})
+  else()
+    set(denoc_sysconfdir ${CMAKE_INSTALL_SYSCONFDIR})
+  endif()
+  install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/denoc.default DESTINATION ${denoc_sysconfdir}/default
           RENAME denoc)
 endif()

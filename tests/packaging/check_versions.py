@@ -68,7 +68,7 @@ def main() -> int:
     package = json.loads((REPO / "clients/node/package.json").read_text())
     lock = json.loads((REPO / "clients/node/package-lock.json").read_text())
     cpack = re.search(r'set\(CPACK_PACKAGE_VERSION "([^"]*)"\)', (build / "CPackConfig.cmake").read_text())
-    changelog = (build / "debian/changelog.Debian").read_text().splitlines()[0]
+    changelog = (build / "debian/changelog").read_text().splitlines()[0]
     line = startup_line(os.environ["DENOCD"])
     found = {
         "denocd --version": output(os.environ["DENOCD"], "--version"),
