@@ -18,9 +18,11 @@ set(denoc_package_files ${PROJECT_BINARY_DIR}/debian/changelog.gz)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/copyright ${PROJECT_BINARY_DIR}/debian/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-# manual pages of the programs from their --help (help2man, Debian help2man); denoc_probe has no --help
-find_program(DENOC_HELP2MAN help2man)
-if(DENOC_HELP2MAN)
+# manual pages of the programs from their --help (help2man, Debian help2man; runs the programs at build time,
+# so only where asked: the package preset); denoc_probe has no --help
+option(DENOC_MAN_PAGES "Write and install manual pages of the programs with help2man" OFF)
+if(DENOC_MAN_PAGES)
+  find_program(DENOC_HELP2MAN help2man REQUIRED)
   set(denoc_man_denocd "the denoc dynamics service (gRPC)")
   set(denoc_man_denoc "dynamics of robot manipulators, locally or on a denocd server")
   set(denoc_man_denoc-health "grpc.health.v1 check of a denocd")
