@@ -37,7 +37,9 @@ else
 fi
 export DEBIAN_FRONTEND=noninteractive
 # one dpkg-query for all: the packages installed, then those of the list that are not among them
-installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null | awk '/ install ok installed$/ { print $1 }')
+# (dpkg-query fails when it knows some of them not at all: the list then still holds the others)
+installed=$({ dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true; } |
+  awk '/ install ok installed$/ { print $1 }')
 missing=()
 for p in "${packages[@]}"; do
   grep -qx -- "$p" <<<"$installed" || missing+=("$p")
