@@ -1,5 +1,6 @@
 # denoc container image: denocd (the gRPC dynamics service), the denoc CLI, denoc-health (the gRPC health
-# probe) and denoc_probe (latency probe), on Debian 12.
+# probe) and denoc_probe (latency probe), on Debian 12, installed from the project's Debian package (the
+# build stage makes it with cpack; the runtime stage installs it with apt-get, which brings its dependencies).
 #
 # Build on a machine without a registry: deploy/build-image.sh (makes debian:bookworm-slim with debootstrap
 # when it is missing). By hand: DOCKER_BUILDKIT=0 docker build --network host -t denoc .
@@ -10,7 +11,7 @@
 # container started without one of them refuses to start rather than serve plaintext by accident.
 # deploy/compose.yaml and deploy/k8s/ mount TLS material; deploy/README.md has the details.
 
-# ---- build: the README's install script and CMake preset --------------------------------------------------
+# ---- build: the README's install script, the package preset, the Debian package ---------------------------------
 FROM debian:bookworm-slim AS build
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 WORKDIR /opt/denoc
@@ -18,36 +19,40 @@ WORKDIR /opt/denoc
 COPY deploy/install-deps.sh deploy/install-deps.sh
 RUN deploy/install-deps.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
-# the release preset; only the programs the image ships (tests and benchmarks run in CI, not here)
-RUN cmake --preset release -DDENOC_BUILD_TESTS=OFF -DDENOC_BUILD_BENCH=OFF \
- && cmake --build --preset release -j"$(nproc)" --target denocd denoc denoc-health denoc_probe \
- && mkdir -p /out/bin \
- && cp build/release/server/denocd build/release/clients/cli/denoc build/release/server/tools/denoc-health \
-       build/release/server/tools/denoc_probe /out/bin/ \
- && strip --strip-unneeded /out/bin/*
+# the package preset (release, installed into /usr; tests and benchmarks run in CI, not here), then the .deb
+# (cmake/DenocPackaging.cmake): only what the package holds is built
+RUN cmake --preset package \
+ && cmake --build --preset package -j"$(nproc)" --target denocd denoc denoc-health denoc_probe denoc_core \
+      denoc_proto denoc_client denoc_package_files \
+ && cpack --preset deb \
+ && mkdir -p /out && cp build/package/packages/denoc_*.deb /out/
 
-# ---- runtime: the shared libraries only ---------------------------------------------------------------------
+# ---- runtime: the Debian package, its dependencies from dpkg-shlibdeps -----------------------------------------
 FROM debian:bookworm-slim
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
-COPY deploy/runtime-packages.txt /tmp/runtime-packages.txt
-RUN apt-get update -q && apt-get install -y -q --no-install-recommends $(sed -e 's/#.*//' /tmp/runtime-packages.txt) \
- && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages.txt
+# the package's files for building against denoc (headers, static libraries, CMake and pkg-config files) have
+# no use in a service image: dpkg leaves them out
+RUN printf '%s\n' 'path-exclude /usr/include/denoc/*' 'path-exclude /usr/lib/*/libdenoc_*.a' \
+      'path-exclude /usr/lib/*/cmake/denoc/*' 'path-exclude /usr/lib/*/pkgconfig/denoc*' \
+      >/etc/dpkg/dpkg.cfg.d/denoc-runtime
+WORKDIR /tmp/denoc
+COPY --from=build /out/ ./
+RUN apt-get update -q && apt-get install -y -q --no-install-recommends ca-certificates ./denoc_*.deb \
+ && rm -rf /var/lib/apt/lists/* /tmp/denoc
+WORKDIR /
 # the unprivileged user (uid and gid 10001) owns the store and nothing else
 RUN groupadd --gid 10001 denoc \
  && useradd --uid 10001 --gid denoc --home-dir /var/lib/denoc --no-create-home --no-log-init \
             --shell /usr/sbin/nologin denoc \
  && mkdir -p /var/lib/denoc/store /etc/denoc/tls \
  && chown -R denoc:denoc /var/lib/denoc
-COPY --from=build /out/bin/ /usr/local/bin/
-# the example models (the Panda URDF with its licences) where the CLI's demo looks for them
-COPY examples/models/ /opt/denoc/examples/models/
-# every shared library resolves (a missing runtime package fails the build here)
-RUN if ldd /usr/local/bin/* | grep 'not found'; then exit 1; fi \
- && denocd --help > /dev/null && denoc-health --help > /dev/null
+# every shared library resolves, and the programs run
+RUN if ldd /usr/bin/denocd /usr/bin/denoc /usr/bin/denoc-health /usr/bin/denoc_probe | grep 'not found'; then exit 1; fi \
+ && denocd --version && denoc --version && denoc-health --help > /dev/null
 
 ENV DENOC_LISTEN=0.0.0.0:50051 \
     DENOC_STORE_DIR=/var/lib/denoc/store \
-    DENOC_PRELOAD=/opt/denoc/examples/models/panda.urdf \
+    DENOC_PRELOAD=/usr/share/denoc/models/panda.urdf \
     DENOC_LOG_LEVEL=info \
     DENOC_HEALTH_TIMEOUT_MS=2000
 EXPOSE 50051

@@ -12,8 +12,8 @@
 // KDL has no factorization or inverse of its own: its equivalents are JntToMass followed by Eigen's dense
 // LDL^T (pivoted, the usual way to factor I(q)) and by Eigen's Cholesky solved for the identity, with the
 // decompositions and the result allocated once outside the timing loop.
-// MODEL is panda, stanford or chain<n> (shared/PEERS.md chains). FD and FDChol are also timed on the extra
-// chain sizes of bench::crossoverSizes() to locate their crossover.
+// MODEL is panda, stanford or chain<n> (the chains of docs/design.md). FD and FDChol are also timed on the
+// extra chain sizes of bench::crossoverSizes() to locate their crossover.
 //
 // Every iteration uses the next of 64 pre-generated random states (KDL caches joint poses when q does not
 // change), the same states for both libraries. Before timing, every KDL result is checked against ours on

@@ -1,6 +1,6 @@
 // Timings of Fixman's O(n) route (Wang and Chirikjian) against Saha's three-sweep forward dynamics and the
 // inertia-matrix-plus-Cholesky route, and of the convective inertia matrix C(q, qd), on the chains of
-// shared/PEERS.md (n revolute joints, axes cycling z, y, x; links 0.1 m; 1 kg; mass center mid-link;
+// docs/design.md (n revolute joints, axes cycling z, y, x; links 0.1 m; 1 kg; mass center mid-link;
 // I = diag(0.01, 0.01, 0.005)).
 //
 // Benchmarks are named ALGO/ROUTE/chain<n>:
@@ -30,7 +30,7 @@ namespace {
 using denoc::Data;
 using denoc::Model;
 
-// the chains of shared/PEERS.md: each joint 0.1 m along the parent link's x axis from the previous one
+// the chains of docs/design.md: each joint 0.1 m along the parent link's x axis from the previous one
 denoc::ModelSpec peersChain(int n) {
   denoc::ModelSpec spec;
   spec.name = "chain" + std::to_string(n);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """States per second of batched inverse dynamics through the Python client, as client_throughput.cpp does.
 
-Usage: client_throughput.py HOST:PORT URDF [ROUNDS]  (needs clients/python on sys.path; see client_throughput.sh)
+Usage: client_throughput.py HOST:PORT URDF [ROUNDS]  (the installed package; see client_throughput.sh)
 """
 import sys
 import time

@@ -15,8 +15,10 @@ server=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 target="127.0.0.1:$(cat "$work/port")"
 urdf="$root/examples/models/panda.urdf"
-export DENOC_PY_STUBS_DIR="$work/stubs" PYTHONPATH="$root/clients/python${PYTHONPATH:+:$PYTHONPATH}"
+# the Python package installed into a fresh environment, as clients/python/README.md says
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --no-build-isolation --no-index "$root/clients/python"
 for r in $(seq "$rounds"); do
   "$build/bench/denoc_client_throughput" "$target" "$urdf" 1 | sed "s/round 1/round $r/"
-  /usr/bin/python3 "$root/bench/client_throughput.py" "$target" "$urdf" 1 | sed "s/round 1/round $r/"
+  "$work/venv/bin/python" "$root/bench/client_throughput.py" "$target" "$urdf" 1 | sed "s/round 1/round $r/"
 done

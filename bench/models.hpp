@@ -1,6 +1,6 @@
 // The benchmark models, built through the C++ API: the Stanford arm (Saha 1999 Table 3), the 7 arm links of
 // the Franka Panda (transcribed from models/panda_hand.urdf), and the chains of n revolute joints that
-// shared/PEERS.md used to time the field's libraries.
+// docs/design.md used to time the field's libraries.
 #pragma once
 
 #include <Eigen/Geometry>
@@ -20,7 +20,7 @@ inline Eigen::Matrix3d rpy(double roll, double pitch, double yaw) {
       .toRotationMatrix();
 }
 
-/// The Stanford arm of Saha 1999 Table 3 (6 DOF, joint 3 prismatic), as DESIGN.md reads it.
+/// The Stanford arm of Saha 1999 Table 3 (6 DOF, joint 3 prismatic), as docs/design.md reads it.
 inline ModelSpec stanfordArmSpec() {
   ModelSpec spec = specFromDH(stanfordArmDH());
   spec.name = "stanford";
@@ -95,7 +95,7 @@ inline ModelSpec pandaSpec() {
   return spec;
 }
 
-/// The chains of shared/PEERS.md: n revolute joints with axes cycling z, y, x; links 0.1 m long (each joint
+/// The chains of docs/design.md: n revolute joints with axes cycling z, y, x; links 0.1 m long (each joint
 /// 0.1 m along its parent link's x axis from the previous one); 1 kg; mass center mid-link;
 /// I = diag(0.01, 0.01, 0.005) about the mass center. The tip frame is at the end of the last link.
 inline ModelSpec chainSpec(int n) {

@@ -1,5 +1,5 @@
 // Operation counts of the core algorithms, counted with the counting scalar on the all-revolute chains of
-// shared/PEERS.md, fitted exactly as polynomials in n and printed as a markdown table beside the figures of
+// docs/design.md, fitted exactly as polynomials in n and printed as a markdown table beside the figures of
 // Saha 1999, Tables 1 and 2. Usage: bench_opcount > table.md (see docs/operation-counts.md).
 #include <algorithm>
 #include <cstdint>
@@ -286,7 +286,7 @@ int main() {
     row("`forwardDynamics`, all of it", fd);
     row("`forwardDynamics` without the inverse dynamics for phi", minus(fd, id0));
   }
-  std::cout << "\nCounted on the chains of n revolute joints of shared/PEERS.md (n = 1.." << kMaxN
+  std::cout << "\nCounted on the chains of n revolute joints of docs/design.md (n = 1.." << kMaxN
             << "); every multiplication and addition the code performs is counted, including those by a "
                "structural 0 or 1; negations are not counted; sin, cos, sqrt and log are counted apart. "
                "The papers' M is multiplications plus divisions, A additions plus subtractions.\n";

@@ -13,7 +13,6 @@ the smallest and largest repetition; every ratio divides two medians of the same
 """
 import argparse
 import json
-import math
 import os
 import re
 import statistics
@@ -27,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 # key, what, ours, KDL's equivalent, goal as KDL / denoc (the issue: 1.25 x the best of Pinocchio and RBDL,
-# in KDL terms; shared/PEERS.md)
+# in KDL terms; docs/design.md, "Performance")
 ALGOS = [
     ("ID", "inverse dynamics", "inverseDynamics", "ChainIdSolver_RNE", 5.0),
     ("M", "inertia matrix I(q)", "computeInertiaMatrix", "ChainDynParam::JntToMass", 5.0),
@@ -203,8 +202,8 @@ def arms_section(w, table, figures, rel):
     w("## The arms: ns per call")
     w("")
     w("CPU time per call: median of the repetitions (smallest–largest repetition). KDL / denoc divides the two "
-      "medians. The goal column is the issue's: 1.25 times the fastest of Pinocchio and RBDL, expressed as a "
-      "multiple of KDL with shared/PEERS.md (5x for inverse dynamics and the inertia matrix, 4x for O(n) "
+      "medians. The goal column is the project's (docs/design.md): 1.25 times the fastest of Pinocchio and "
+      "RBDL, expressed as a multiple of KDL (5x for inverse dynamics and the inertia matrix, 4x for O(n) "
       "forward dynamics); the full factor, I^-1 and the Cholesky route have no goal of their own. KDL has no "
       "factorization or inverse: its equivalents are `JntToMass` followed by Eigen's pivoted LDL^T, and by "
       "Eigen's Cholesky solved for the identity.")
@@ -293,7 +292,7 @@ def chains_section(w, table, figures, rel):
     cols = [("ID", "denoc"), ("ID", "kdl"), ("M", "denoc"), ("M", "kdl"), ("FullFactor", "denoc"),
             ("FullFactor", "kdl"), ("Minv", "denoc"), ("Minv", "kdl"), ("FD", "denoc"), ("FD", "kdl"),
             ("FDChol", "denoc"), ("FDChol", "kdl"), ("FDFixman", "denoc")]
-    w("## Chains of n revolute joints (shared/PEERS.md), n = 6..500")
+    w("## Chains of n revolute joints (docs/design.md), n = 6..500")
     w("")
     w("CPU time per call, median of the repetitions; then per DOF. (I^-1 of KDL's equivalent is timed up to "
       "the sizes where it is timed at all; long chains are ill-conditioned, so their inverses are timed, not "
@@ -426,7 +425,7 @@ def crossover_section(w, table, figures, rel):
                          else "O(n) not faster at the largest size here")
             w(f"- {title}: " + "; ".join(parts) + f" (quadratic least-squares fit of the ratio over n = "
               f"{pts[0][0] if pts else '?'}..{pts[-1][0] if pts else '?'}).")
-    w("- shared/PEERS.md: RBDL from n ≈ 7, Pinocchio from n ≈ 10-12, KDL from n ≈ 12-14; Saha's operation "
+    w("- docs/design.md: RBDL from n ≈ 7, Pinocchio from n ≈ 10-12, KDL from n ≈ 12-14; Saha's operation "
       "counts put it at n = 12.")
     w("")
     f, ax = plt.subplots(figsize=(8, 4.5))
@@ -651,7 +650,7 @@ def fixman_section(w, fc):
         m = re.match(r"^(\w+/\w+)/chain(\d+)", name)
         if m:
             table[int(m.group(2))][m.group(1)] = t.median
-    w("## Fixman's route, Saha's and the Cholesky route; the convective matrix (chains of PEERS.md)")
+    w("## Fixman's route, Saha's and the Cholesky route; the convective matrix (the chains of docs/design.md)")
     w("")
     w("`bench_fixman_convective`, CPU time per call, median of the repetitions:")
     w("")
@@ -705,7 +704,7 @@ def main():
       "models and the same 64 random states (each call takes the next; KDL caches joint poses when q does not "
       "change), and the binary first checks that KDL's results agree with ours. The repetitions of all "
       "benchmarks run in a random interleaved order (`--benchmark_enable_random_interleaving`), so that the "
-      "machine's drift between a fast and a slow state (shared/PEERS.md) hits both libraries alike. KDL's chains "
+      "machine's drift between a fast and a slow state (docs/design.md) hits both libraries alike. KDL's chains "
       "have one segment per joint, as kdl_parser builds them.")
     w("")
     machine_section(w, ctx, machine, steps, args.build_dir, args.native_build_dir if native else "", args.meta)

@@ -159,7 +159,8 @@ def main():
       "on a pool of all cores. Median over the rounds; service / loop divides µs per state (goal at 10^4 "
       "states: ≤ 1.5).")
     w("")
-    w("| API | states per call | states/s | µs/state | server µs/state | in-process loop µs/state | in-process pool µs/state | service / loop | service / pool |")
+    w("| API | states per call | states/s | µs/state | server µs/state | in-process loop µs/state "
+      "| in-process pool µs/state | service / loop | service / pool |")
     w("|---|---|---|---|---|---|---|---|---|")
     counts = sorted(b["sync"][0])
     med = {}

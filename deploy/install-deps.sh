@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package denoc needs to build, test and benchmark.
-# Used by the README, .ci/run and the Dockerfile. Run as root (or with sudo).
+# Installs every Debian 12 package denoc needs to build, test, lint, package and benchmark, and only those
+# missing: when dpkg-query finds all of them installed, nothing runs (no apt-get update).
+# Used by the README, deploy/start.sh, tests/run.sh, .ci/run and the Dockerfile. Run as root (or with sudo).
 set -euo pipefail
 
 packages=(
@@ -20,8 +21,13 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14
   # plots of the papers' examples
   python3 python3-numpy python3-matplotlib
-  # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc)
-  python3-grpcio python3-protobuf python3-pytest
+  # the Python client (clients/python; stubs from protoc + grpc_python_plugin of protobuf-compiler-grpc),
+  # installed with pip into a virtual environment built offline with Debian's setuptools and wheel
+  python3-grpcio python3-protobuf python3-pytest python3-setuptools python3-wheel python3-venv
+  # lint (deploy/lint.sh) and the Debian package's checks (deploy/package-deb.sh)
+  clang-format flake8 shellcheck yamllint lintian
+  # manual pages of the programs, from their --help (cmake/DenocPackaging.cmake)
+  help2man
   # the raw HTTP/2 client of the transport tests (server/tools/h2_probe.py)
   python3-h2
 )
@@ -32,8 +38,21 @@ else
   SUDO=
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${packages[@]}"
+# one dpkg-query for all: the packages installed, then those of the list that are not among them
+# (dpkg-query fails when it knows some of them not at all: the list then still holds the others)
+installed=$({ dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true; } |
+  awk '/ install ok installed$/ { print $1 }')
+missing=()
+for p in "${packages[@]}"; do
+  grep -qx -- "$p" <<<"$installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: the ${#packages[@]} Debian packages are installed"
+else
+  echo "install-deps: installing ${#missing[@]} of ${#packages[@]} Debian packages: ${missing[*]}"
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
 
 # Node.js and npm for the TypeScript client (clients/node): Debian's packages (node 18) only when there is no
 # node at all, so a newer node already installed (with its own npm) is kept.

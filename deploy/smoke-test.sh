@@ -143,7 +143,7 @@ wait_healthy
 if [ "$healthy" = healthy ]; then pass "HEALTHCHECK (denoc-health): healthy"; else fail "HEALTHCHECK: $healthy"; fi
 
 # RegisterModel: the planar arm with standard gravity (another id than the pinned built-in one's 9.81)
-model=/opt/denoc/examples/models/planar_3r.json
+model=/usr/share/denoc/models/planar_3r.json
 if cli register "$model" --gravity 0,-9.80665,0 --name smoke_planar -q >"$work/out" 2>&1 &&
   id=$(tail -n 1 "$work/out") && [[ $id =~ ^[0-9a-f]{64}$ ]]; then
   pass "RegisterModel: $id"
@@ -177,7 +177,7 @@ q=--q=0.1,0.7,0.05,-0.4,0.9,0.2
 # (CSV: one line per state, q, qd, qdd and the 6 torques last)
 tau() { tail -n +2 | awk -F, '{ for (i = NF - 5; i <= NF; i++) print $i }'; }
 remote=$(cli id stanford_arm "$q" --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tau)
-local_=$(docker exec "$container" denoc id /opt/denoc/examples/models/stanford_arm.json "$q" \
+local_=$(docker exec "$container" denoc id /usr/share/denoc/models/stanford_arm.json "$q" \
   --qd=0.2,0.1,0.3,0,0.1,0.2 --format csv 2>&1 | tau)
 printf 'remote:\n%s\nlocal:\n%s\n' "$remote" "$local_" >"$work/out"
 if [ "$(grep -c . <<<"$remote")" = 6 ] && [ "$(grep -c . <<<"$local_")" = 6 ] && awk 'NR==FNR { r[FNR] = $1; n = FNR; next }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine and runs the main job: builds denoc and starts the dynamics service
+# Sets up a fresh Debian 12 machine (installing only the packages that are missing; deploy/install-deps.sh)
+# and runs the main job: builds denoc and starts the dynamics service
 # denocd on 127.0.0.1:50051 with the example models registered (the Stanford arm and the planar arm of
 # Saha 1999, and the Panda arm of examples/models/panda.urdf), on its default store directory
 # (./denoc-store). Extra arguments go to denocd (e.g. --listen 0.0.0.0:50051). Ctrl-C stops it gracefully.

@@ -2,7 +2,8 @@
 # The core and server test suites under a sanitizer, on a fresh Debian 12 machine: installs the packages
 # (deploy/install-deps.sh; DENOC_SKIP_DEPS=1 skips that), configures and builds the asan or tsan preset and
 # runs ctest without the Node and Python client tests (label "clients"; they test the clients, not the
-# server, and take minutes). ThreadSanitizer runs the core's suites (the batch pool's threads, one model
+# server, and take minutes) and the packaging tests (label "packaging": an installed sanitizer build cannot be
+# linked by a plain consumer). ThreadSanitizer runs the core's suites (the batch pool's threads, one model
 # shared by threads) and the store's (label "store": test_store_units calls the registry, the model store and
 # the log rate limit directly from several threads, without a gRPC server), not the server suites: every
 # test that talks gRPC reports races inside Debian's gRPC, protobuf and Abseil, which are not built with
@@ -51,9 +52,9 @@ built=$(date +%s)
 set +e
 if [ "$preset" = tsan ]; then
   # the core's suites and the store's (label "store"), not the gRPC ones
-  ctest --preset "$preset" -LE 'clients|client|server|load' -E 'fuzz_replay_request'
+  ctest --preset "$preset" -LE 'clients|client|server|load|packaging' -E 'fuzz_replay_request'
 else
-  ctest --preset "$preset" -LE clients
+  ctest --preset "$preset" -LE 'clients|packaging'
 fi
 rc=$?
 set -e

@@ -323,7 +323,7 @@ TEST(Cli, BadInputGivesExitCode2AndAMessage) {
 }
 
 TEST(Cli, UrdfModel) {
-  const std::string ur5 = std::string(DENOC_SHARED_DIR) + "/models/ur5.urdf";
+  const std::string ur5 = std::string(DENOC_MODELS_DIR) + "/ur5.urdf";
   const Model model = buildModelFromUrdfFile(ur5);
   Data data(model);
   const Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(model.n, -1.0, 1.2);

@@ -213,9 +213,9 @@ TEST(ConvectiveClosedForm, Planar2R) {
   EXPECT_LT((computeGravity(model, data, q) - g_expected).norm(), 1e-12);
 }
 
-// the robots of the shared models directory: C qd and dI/dt = C + C^T
-TEST(ConvectiveUrdf, SharedModels) {
-  const std::filesystem::path dir = std::filesystem::path(DENOC_SHARED_DIR) / "models";
+// the robots of examples/models: C qd and dI/dt = C + C^T
+TEST(ConvectiveUrdf, ExampleModels) {
+  const std::filesystem::path dir = std::filesystem::path(DENOC_MODELS_DIR);
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   int built = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -405,7 +405,7 @@ TEST(ClosedForm, Planar3RAgreesWithLagrangeByFiniteDifferences) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// (c) the Stanford arm (Saha 1999 Table 3 as read in DESIGN.md)
+// (c) the Stanford arm (Saha 1999 Table 3 as read in docs/design.md)
 
 TEST(StanfordArm, InertiaMatrixSymmetricPositiveDefinite) {
   const Model model = buildModelFromDH(stanfordArmDH());
@@ -422,7 +422,7 @@ TEST(StanfordArm, InertiaMatrixSymmetricPositiveDefinite) {
   }
 }
 
-/// The Stanford arm straight from DESIGN.md's table (not from stanfordArmDH()).
+/// The Stanford arm straight from the table of docs/design.md (not from stanfordArmDH()).
 DHSpec stanfordTable() {
   struct Row {
     JointType t;

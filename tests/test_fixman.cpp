@@ -2,7 +2,7 @@
 // independent routes: Saha's three-sweep forward dynamics (reverse Gaussian elimination), the dense
 // Cholesky route, Eigen's LDLT / LLT of the composite-body inertia matrix, the residual I x - b, and
 // sum log mh_k of the UDU^T factor. Random chains (revolute and prismatic) n = 1..12, 30, 100, 500, with
-// and without armature, and the URDF robots of the shared models directory.
+// and without armature, and the URDF robots of examples/models.
 // Eigen's allocation guard, made to throw (asserts are off in release builds): any heap allocation by Eigen
 // inside a section run with set_is_malloc_allowed(false) fails the test. Must precede every Eigen include.
 #define EIGEN_RUNTIME_NO_MALLOC
@@ -210,10 +210,10 @@ TEST(FixmanEdgeCases, NoHeapAllocation) {
   }
 }
 
-// the robots of the shared models directory (default base and tip; files that need a tip link chosen
+// the robots of examples/models (default base and tip; files that need a tip link chosen
 // are tried with the listed one)
-TEST(FixmanUrdf, SharedModels) {
-  const std::filesystem::path dir = std::filesystem::path(DENOC_SHARED_DIR) / "models";
+TEST(FixmanUrdf, ExampleModels) {
+  const std::filesystem::path dir = std::filesystem::path(DENOC_MODELS_DIR);
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   int built = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

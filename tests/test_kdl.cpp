@@ -300,7 +300,8 @@ DHSpec denocDH(const std::vector<DHRow>& rows, const Eigen::Vector3d& gravity) {
 }
 
 TEST(KdlDH, StanfordArmFromTable3) {
-  // DESIGN.md's reading of Saha 1999 Table 3: r_i runs from C_i to O_{i+1}, so the mass center is at -r_i.
+  // docs/design.md's reading of Saha 1999 Table 3: r_i runs from C_i to O_{i+1}, so the mass center is at
+  // -r_i.
   const JointType R = JointType::Revolute, P = JointType::Prismatic;
   auto row = [](JointType t, double b, double alpha_deg, double m, Eigen::Vector3d r, Eigen::Vector3d I) {
     return DHRow{t, 0.0, b, alpha_deg * kDeg, 0.0, m, -r, I.asDiagonal()};

@@ -70,7 +70,7 @@ bool sameAll(const M& a, const M& b) {
 TEST(ModelIo, StanfordArmFileIsTheBuiltInModel) {
   const DHSpec file = parseDHJson(readFile(kModels + "stanford_arm.json"));
   expectSameSpec(file, stanfordArmDH());
-  // spot checks against DESIGN.md's table, independent of stanfordArmDH(): angles in degrees in the file
+  // spot checks against docs/design.md's table, independent of stanfordArmDH(): angles in degrees in the file
   ASSERT_EQ(file.links.size(), 6u);
   EXPECT_EQ(file.links[0].alpha, -90.0 * std::numbers::pi / 180.0);
   EXPECT_EQ(file.links[2].type, JointType::Prismatic);
@@ -432,7 +432,7 @@ TEST(ModelIo, LoadModelFileErrorsNameTheFile) {
 }
 
 TEST(ModelIo, LoadModelFileDispatchesUrdf) {
-  const std::string ur5 = std::string(DENOC_SHARED_DIR) + "/models/ur5.urdf";
+  const std::string ur5 = std::string(DENOC_MODELS_DIR) + "/ur5.urdf";
   const Model a = loadModelFile(ur5);
   const Model b = buildModelFromUrdfFile(ur5);
   ASSERT_EQ(a.n, 6);

@@ -1,5 +1,5 @@
 // Operation counts of inverse dynamics and O(n) forward dynamics with a counting scalar, on the all-revolute
-// chains of shared/PEERS.md (n = 2..40): the counting scalar gives the same numbers as double, and the
+// chains of docs/design.md (n = 2..40): the counting scalar gives the same numbers as double, and the
 // counts are exactly affine in n (the papers' Tables 1 and 2 give 120n - 44 and 201n - 335
 // multiplications). The fitted slopes and intercepts are printed and recorded as test properties.
 // Also: the benchmark models' hand-transcribed Panda (bench/models.hpp) against the URDF importer.
@@ -147,7 +147,7 @@ TEST(OperationCounts, InverseDynamicsAtOrBelowThePaper) {
 // flange). The importer merges what is rigidly attached beyond the flange (the hand, and the fingers at
 // q = 0) into link 7; the benchmark model leaves them out, so link 7 is compared after merging them here.
 TEST(BenchModels, PandaMatchesItsUrdf) {
-  std::ifstream file(std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf");
+  std::ifstream file(std::string(DENOC_MODELS_DIR) + "/panda_hand.urdf");
   ASSERT_TRUE(file.good());
   std::stringstream xml;
   xml << file.rdbuf();

@@ -726,7 +726,7 @@ TEST(Trajectory, Eq39DerivativesMatchFiniteDifferences) {
   ASSERT_EQ(traj.size(), 6);
   EXPECT_EQ(traj.duration(), 10.0);
   Eigen::VectorXd q(6), qd(6), qdd(6), qp(6), qdp(6), qddp(6), qm(6), qdm(6), qddm(6);
-  // end points: the DESIGN.md values, at rest
+  // end points: the docs/design.md values, at rest
   traj.evaluate(0.0, q, qd, qdd);
   EXPECT_TRUE(q.isApprox(vec({0, 90 * kDeg, 0, 0, 0, 0})));
   EXPECT_EQ(qd.norm() + qdd.norm(), 0.0);

@@ -49,7 +49,7 @@ namespace fs = std::filesystem;
 constexpr double kTol = 1e-9;
 constexpr double kPi = std::numbers::pi;
 
-const fs::path kModels = fs::path(DENOC_SHARED_DIR) / "models";
+const fs::path kModels = fs::path(DENOC_MODELS_DIR);
 const fs::path kCorpus = fs::path(DENOC_SOURCE_DIR) / "tests" / "data" / "urdf";
 
 std::string readFile(const fs::path& p) {
@@ -304,7 +304,7 @@ void expectAgreement(const Errors& e, const std::string& what) {
             << "\n";
 }
 
-// ---------------------------------------------------------------- the shared robot files
+// ---------------------------------------------------------------- the example robot files (examples/models)
 
 struct RobotCase {
   std::string file;
@@ -359,7 +359,7 @@ TEST_P(UrdfRobot, LoadsAndMatchesKdl) {
   expectAgreement(compareWithKdl(model, o, model.gravity, 100, 7), c.file);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedModels, UrdfRobot, ::testing::ValuesIn(robotCases()),
+INSTANTIATE_TEST_SUITE_P(ExampleModels, UrdfRobot, ::testing::ValuesIn(robotCases()),
                          [](const ::testing::TestParamInfo<RobotCase>& info) {
                            std::string s = info.param.file.substr(0, info.param.file.size() - 5);
                            std::replace(s.begin(), s.end(), '.', '_');

@@ -96,9 +96,20 @@ State eq39State(const Model& model, double t) {
   return s;
 }
 
+// The example models: installed beside the program (PREFIX/share/denoc/models for PREFIX/bin/denoc), else
+// those of the source tree it was built from.
+std::string examplesDir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path().parent_path() / "share" / "denoc" / "models";
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
+  return DENOC_EXAMPLES_DIR;
+}
+
 int runDemo(const Options& o) {
-  const std::string path =
-      o.demo_model.empty() ? std::string(DENOC_EXAMPLES_DIR) + "/stanford_arm.json" : o.demo_model;
+  const std::string path = o.demo_model.empty() ? examplesDir() + "/stanford_arm.json" : o.demo_model;
   if (o.demo_model.empty() && !std::filesystem::exists(path)) {
     throw InputError("the example model " + path + " is not there; give one with --model");
   }
@@ -151,6 +162,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "denoc: rigid-body dynamics of robot manipulators by the decoupled natural orthogonal complement"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("denoc ") + denoc::version(), "print the version and exit");
+  // options a command does not know go to the tool (--server and the TLS options after the command); the
+  // commands inherit this when they are added, so it comes first
+  app.fallthrough();
 
   CLI::App* info = app.add_subcommand("info", "joints, types, masses and limits of a model");
   addModel(info, o);
@@ -275,7 +290,6 @@ int main(int argc, char** argv) {
   app.add_option("--token-file", o.token_file,
                  "with --server: read the bearer token from this file (the token alone; keeps it out of the "
                  "process list)");
-  app.fallthrough();
 
   if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required
     const std::string command = argv[1];

@@ -164,9 +164,9 @@ int runSimulate(const Options& o) {
 
 namespace {
 
-// The eq. 39 trajectory for any model, by the rule DESIGN.md gives for the Stanford arm: revolute joints from
-// 0 to 60 deg (joint 2 from 90 deg), prismatic joints from 0 to 0.1 m, T = 10 s. For the Stanford arm it is
-// stanfordEq39Trajectory().
+// The eq. 39 trajectory for any model, by the rule docs/design.md gives for the Stanford arm: revolute joints
+// from 0 to 60 deg (joint 2 from 90 deg), prismatic joints from 0 to 0.1 m, T = 10 s. For the Stanford arm it
+// is stanfordEq39Trajectory().
 CycloidalTrajectory eq39For(const Model& model) {
   constexpr double deg = std::numbers::pi / 180.0;
   Eigen::VectorXd start = Eigen::VectorXd::Zero(model.n), end(model.n);

@@ -18,6 +18,7 @@
 #include "admission.hpp"
 #include "auth.hpp"
 #include "denoc/dh.hpp"
+#include "denoc/version.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
 #include "metrics.hpp"
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [%t] %v");
-  spdlog::info("denocd starting: {}", options.describe());
+  spdlog::info("denocd {} starting: {}", DENOC_VERSION_STRING, options.describe());
   if (!ds::haveUrdf())
     spdlog::warn("this build's core has no URDF builder: URDF registrations answer UNIMPLEMENTED");
   try {

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "denoc/version.hpp"
+
 namespace denoc::server {
 
 std::string ServerOptions::describe() const {
@@ -50,6 +52,7 @@ std::string ServerOptions::describe() const {
 
 bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   CLI::App app{"denocd: the denoc rigid-body dynamics gRPC service"};
+  app.set_version_flag("--version", "denocd " DENOC_VERSION_STRING, "print the version and exit");
   app.option_defaults()->multi_option_policy(
       CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
   app.add_option("--listen", o.listen, "host:port to listen on (port 0: a free port)")

@@ -17,7 +17,7 @@
 
 namespace denoc::test {
 
-inline const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
+inline const std::string kPanda = std::string(DENOC_MODELS_DIR) + "/panda_hand.urdf";
 inline const std::string kTip = "panda_hand_tcp";
 
 inline Model pandaModel() {

@@ -17,7 +17,7 @@ using nlohmann::json;
 using test::ServerProcess;
 using test::TempDir;
 
-const std::string kPanda = std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf";
+const std::string kPanda = std::string(DENOC_MODELS_DIR) + "/panda_hand.urdf";
 const std::string kPlanar = std::string(DENOC_SOURCE_DIR) + "/examples/models/planar_3r.json";
 
 using Outcome = testing::ProcessOutcome;
@@ -217,6 +217,35 @@ TEST(CliRemote, BenchTimesTheRequestedCalls) {
   const Outcome local = denoc(dir, {"bench", kPlanar});
   EXPECT_EQ(local.code, 2);
   EXPECT_NE(local.err.find("needs a server"), std::string::npos) << local.err;
+}
+
+// docs/cli.md: the server options may come before or after the command
+TEST(CliRemote, ServerOptionsMayFollowTheCommand) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const json before = parse(denoc(dir, {"--server", server.address(), "list", "--format", "json"}));
+  const json after = parse(denoc(dir, {"list", "--server", server.address(), "--format", "json"}));
+  EXPECT_EQ(before.size(), 2u);  // the built-in examples
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(parse(denoc(dir, {"get", "planar_3r", "--format", "json", "--server=" + server.address(),
+                              "--deadline", "10"}))
+                .at("dof"),
+            3);
+
+  // a computation with the options last equals the core in-process
+  const Model model = buildModelFromDH(stanfordArmDH());
+  Data data(model);
+  const Eigen::VectorXd q = (Eigen::VectorXd(6) << 0.1, 0.7, 0.05, -0.4, 0.9, 0.2).finished();
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(6);
+  const json doc = parse(denoc(dir, {"id", "stanford_arm", "--q=0.1,0.7,0.05,-0.4,0.9,0.2", "--format",
+                                     "json", "--server", server.address(), "--deadline", "10"}));
+  ASSERT_EQ(doc.at("states").size(), 1u);
+  EXPECT_TRUE(close(vec(doc["states"][0].at("tau")), inverseDynamics(model, data, q, zero, zero)));
+
+  // an option nobody knows is still refused, wherever it stands
+  const Outcome bad = denoc(dir, {"list", "--server", server.address(), "--no-such-option"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--no-such-option"), std::string::npos) << bad.err;
 }
 
 TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {

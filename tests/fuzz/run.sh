@@ -23,10 +23,7 @@ mkdir -p "$runs"
 # seed directories per target (libFuzzer takes directories only: files are gathered into one)
 declare -A seeds=([urdf]=$runs/seeds/urdf [dh_json]=$runs/seeds/dh_json [request]=$build/tests/fuzz/seeds/request)
 rm -rf "${seeds[urdf]}" "${seeds[dh_json]}" && mkdir -p "${seeds[urdf]}" "${seeds[dh_json]}"
-cp tests/data/urdf/*.urdf tests/fuzz/seeds/urdf/* examples/models/panda.urdf "${seeds[urdf]}"/
-if [ -d ../shared/models ]; then
-  for f in ../shared/models/*.urdf; do cp "$f" "${seeds[urdf]}/shared_$(basename "$f")"; done
-fi
+cp tests/data/urdf/*.urdf tests/fuzz/seeds/urdf/* examples/models/*.urdf "${seeds[urdf]}"/
 cp tests/fuzz/seeds/dh_json/* examples/models/*.json "${seeds[dh_json]}"/
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1

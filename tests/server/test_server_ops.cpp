@@ -254,7 +254,7 @@ TEST(ServerOps, ReflectionListsTheService) {
 TEST(ServerOps, ExamplesPreloadedAndPinned) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"),
-                       {"--preload", std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf@panda_link8"});
+                       {"--preload", std::string(DENOC_MODELS_DIR) + "/panda_hand.urdf@panda_link8"});
   v1::ListModelsResponse list;
   ASSERT_TRUE(server.stub()->ListModels(context().get(), {}, &list).ok());
   std::map<std::string, v1::ModelInfo> by_name;

@@ -210,7 +210,7 @@ TEST_F(ServerRpc, RandomChainWithArmatureMatchesCore) {
 }
 
 TEST_F(ServerRpc, PandaUrdfMatchesCore) {
-  const std::string urdf = readText(std::string(DENOC_SHARED_DIR) + "/models/panda_hand.urdf");
+  const std::string urdf = readText(std::string(DENOC_MODELS_DIR) + "/panda_hand.urdf");
   v1::RegisterModelRequest req;
   req.mutable_urdf()->set_text(urdf);
   req.mutable_urdf()->set_tip_link("panda_link8");

@@ -62,7 +62,7 @@ void expectIdMatches(v1::Dynamics::Stub& stub, const std::string& id, const DHSp
   expectCloseField(resp.tau(), coreID(m, q, qd, qdd), "tau of " + id);
 }
 
-std::string urdfText() { return readText(std::string(DENOC_SOURCE_DIR) + "/examples/models/panda.urdf"); }
+std::string urdfText() { return readText(std::string(DENOC_MODELS_DIR) + "/panda.urdf"); }
 
 fs::path recordPath(const TempDir& dir, const std::string& id) { return dir.path() / "store" / (id + ".pb"); }
 

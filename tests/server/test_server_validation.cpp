@@ -121,7 +121,7 @@ TEST(ServerValidation, BadRequestsAreRefusedAndChangeNothing) {
     if (m.pinned()) builtin = m.model_id();
   }
   const auto files_before = storeFiles(dir.path() / "store");
-  const std::string ur5 = readText(std::string(DENOC_SHARED_DIR) + "/models/ur5.urdf");
+  const std::string ur5 = readText(std::string(DENOC_MODELS_DIR) + "/ur5.urdf");
 
   using C = grpc::StatusCode;
   auto id_with = [&](std::function<void(v1::InverseDynamicsRequest&)> f) {

@@ -25,6 +25,9 @@ fs.rmSync(path.join(dist, 'proto'), { recursive: true, force: true });
 fs.mkdirSync(path.join(dist, 'proto', protoRel), { recursive: true });
 for (const f of protos) fs.copyFileSync(path.join(protoDir, f), path.join(dist, 'proto', protoRel, f));
 
+// 1b. dist/LICENSE and dist/NOTICE: the project's, shipped in the package
+for (const f of ['LICENSE', 'NOTICE']) fs.copyFileSync(path.join(root, '..', '..', f), path.join(dist, f));
+
 // 2. generated/: TypeScript types of the messages and the service, with the same options as the loader
 function packageBin(pkg, rel) {
   // resolve through the package's main entry: some packages' "exports" hide package.json and bin files

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { PROTO_FILE } from '../src/index';
-import { PACKAGE_DIR, REPO_DIR, runCli, startServer, type Server } from './support';
+import { cliPath, PACKAGE_DIR, REPO_DIR, runCli, startServer, type Server } from './support';
 
 function run(args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -20,7 +20,7 @@ function run(args: string[], env: Record<string, string>): Promise<string> {
   });
 }
 
-const PANDA = path.join(REPO_DIR, 'examples', 'models', 'panda.urdf');
+const STANFORD = path.join(REPO_DIR, 'examples', 'models', 'stanford_arm.json');
 const fixed3 = (xs: number[]): string => xs.map((x) => x.toFixed(3)).join(' ');
 
 describe('README and examples', { timeout: 120_000 }, () => {
@@ -46,14 +46,52 @@ describe('README and examples', { timeout: 120_000 }, () => {
     const lines = out.trim().split('\n');
     assert.equal(lines.length, 2, out);
 
-    const q = [0, -0.5, 0, -2, 0, 1.5, 0.8];
-    const zero = [0, 0, 0, 0, 0, 0, 0];
-    const [id] = await runCli('id', PANDA, [{ q, qd: zero, qdd: zero }]);
-    const [fd] = await runCli('fd', PANDA, [{ q, qd: zero, tau: zero }]);
-    assert.equal(lines[0], `panda 7 joints; gravity torques ${fixed3(id!.tau!)}`);
+    const q = [0.1, 0.7, 0.05, -0.4, 0.9, 0.2];
+    const zero = [0, 0, 0, 0, 0, 0];
+    const [id] = await runCli('id', STANFORD, [{ q, qd: zero, qdd: zero }]);
+    const [fd] = await runCli('fd', STANFORD, [{ q, qd: zero, tau: zero }]);
+    assert.equal(lines[0], `stanford_arm 6 joints; gravity torques ${fixed3(id!.tau!)}`);
     assert.equal(lines[1], `accelerations in free fall ${fixed3(fd!.qdd!)}`);
     // the output shown in the README is this output
     assert.ok(readme.includes(`\n${lines[0]}\n${lines[1]}\n`), `README shows:\n${out}`);
+  });
+
+  it('the top-level README shows this example', () => {
+    const readme = fs.readFileSync(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
+    const top = fs.readFileSync(path.join(REPO_DIR, 'README.md'), 'utf8');
+    const [code] = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    assert.ok(top.includes('```js\n' + code + '```'), 'README.md must show the example of clients/node/README.md');
+  });
+
+  it("the top-level README's reflection example (buf curl, no stubs) runs as written", async () => {
+    const top = fs.readFileSync(path.join(REPO_DIR, 'README.md'), 'utf8');
+    const section = top.slice(top.indexOf('**Any gRPC client, through server reflection**'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+    // run in this package, whose lock file pins @bufbuild/buf (npx finds it here), with the denoc tool on PATH
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile('bash', ['-euo', 'pipefail', '-c', block], {
+        cwd: PACKAGE_DIR,
+        timeout: 120_000,
+        env: { ...process.env, DENOC_SERVER: server.address, PATH: `${path.dirname(cliPath())}:${process.env.PATH}` },
+      }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout)));
+    });
+    // two JSON documents: the ListModels and the InverseDynamics answers
+    const docs: unknown[] = [];
+    let depth = 0;
+    let start = 0;
+    for (let i = 0; i < out.length; ++i) {
+      if (out[i] === '{' && depth++ === 0) start = i;
+      else if (out[i] === '}' && --depth === 0) docs.push(JSON.parse(out.slice(start, i + 1)));
+    }
+    assert.equal(docs.length, 2, out);
+    const models = (docs[0] as { models: { name: string }[] }).models.map((m) => m.name);
+    assert.ok(models.includes('stanford_arm'), out);
+    const { tau } = docs[1] as { tau: number[] };
+    const q = [0.1, 0.7, 0.05, -0.4, 0.9, 0.2];
+    const zero = [0, 0, 0, 0, 0, 0];
+    const [want] = await runCli('id', STANFORD, [{ q, qd: zero, qdd: zero }]);
+    assert.equal(tau.length, 6);
+    tau.forEach((x, i) => assert.ok(Math.abs(x - want!.tau![i]!) <= 1e-12 * Math.max(1, Math.abs(want!.tau![i]!)), out));
   });
 
   it('examples/trajectory.ts runs against the server', async () => {

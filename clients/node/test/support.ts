@@ -1,8 +1,8 @@
 // Test support: real denocd processes on 127.0.0.1 (port 0, --port-file, a temporary store directory), the
 // denoc command-line tool as the in-process oracle, deterministic random states, tolerance checks.
 //
-// Environment: DENOCD (the denocd binary), DENOC_CLI (the denoc tool), DENOC_SHARED_DIR (the shared/ folder
-// with models/; default: ../shared beside the repository). Without DENOCD/DENOC_CLI the release build's
+// Environment: DENOCD (the denocd binary), DENOC_CLI (the denoc tool), DENOC_MODELS_DIR (the robot files;
+// default: the repository's examples/models). Without DENOCD/DENOC_CLI the release build's
 // binaries (build/release) are used.
 import * as assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -13,8 +13,8 @@ import * as path from 'node:path';
 /** clients/node (this file runs as clients/node/dist/test/support.js). */
 export const PACKAGE_DIR = path.resolve(__dirname, '..', '..');
 export const REPO_DIR = path.resolve(PACKAGE_DIR, '..', '..');
-export const SHARED_DIR = path.resolve(process.env.DENOC_SHARED_DIR ?? path.join(REPO_DIR, '..', 'shared'));
-export const PANDA_HAND = path.join(SHARED_DIR, 'models', 'panda_hand.urdf');
+export const MODELS_DIR = path.resolve(process.env.DENOC_MODELS_DIR ?? path.join(REPO_DIR, 'examples', 'models'));
+export const PANDA_HAND = path.join(MODELS_DIR, 'panda_hand.urdf');
 export const PANDA_TIP = 'panda_hand_tcp';
 
 function binary(variable: string, fallback: string): string {

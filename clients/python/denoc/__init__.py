@@ -9,13 +9,16 @@ call. Example::
         tau = c.inverse_dynamics(arm, np.zeros((5, 6)), np.zeros((5, 6)), np.zeros((5, 6)))
 
 Errors are typed (:class:`DenocError` and subclasses, with ``.code`` and the server's ``.message``).
-The gRPC stubs are generated from ``proto/`` on first import (see ``denoc._stubs``).
+The gRPC stubs (``denoc.v1``) are generated when the package is built and shipped in it.
 """
 
-from ._stubs import ensure_stubs as _ensure_stubs
+from ._version import __version__
 
-# the generated modules are denoc.v1.dynamics_pb2*: make denoc.v1 resolve to the stubs directory
-__path__.append(str(_ensure_stubs() / "denoc"))  # noqa: F821 (__path__ is defined for packages)
+try:
+    from .v1 import dynamics_pb2 as _pb  # noqa: F401 (the stubs the client imports)
+except ImportError as e:  # the source directory, not an installed package
+    raise ImportError("denoc: the generated gRPC stubs (denoc/v1/dynamics_pb2.py) are missing: install the "
+                      "package (pip install clients/python, see its README) and import it from there") from e
 
 from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocError,  # noqa: E402
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
@@ -24,10 +27,8 @@ from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocE
 from .client import (Client, FullFactor, ModelInfo, SimulationBatch, StreamSession,  # noqa: E402
                      Trajectory)
 
-__version__ = "0.1.0"
-
 __all__ = [
-    "Client", "StreamSession", "ModelInfo", "FullFactor", "SimulationBatch", "Trajectory", "DenocError",
+    "__version__", "Client", "StreamSession", "ModelInfo", "FullFactor", "SimulationBatch", "Trajectory", "DenocError",
     "InvalidArgumentError", "NotFoundError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "UnavailableError", "DeadlineExceededError", "PermissionDeniedError",
     "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError",

@@ -8,7 +8,7 @@ import os
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
@@ -249,9 +249,9 @@ class Client:
     ``authorization: Bearer <token>`` on every call (visible ASCII only). A failed TLS handshake (untrusted
     server, client certificate missing or refused) surfaces as :class:`denoc.UnavailableError`; a missing
     or unknown token as :class:`denoc.UnauthenticatedError`; deleting another token's model as
-    :class:`denoc.PermissionDeniedError`. ``model_sources``: see :attr:`model_sources`. ``retries`` is how many times an idempotent call
-    (everything but :meth:`delete_model` and the control-loop stream) is retried on UNAVAILABLE, with an
-    exponential backoff starting at ``retry_backoff`` seconds.
+    :class:`denoc.PermissionDeniedError`. ``model_sources``: see :attr:`model_sources`. ``retries`` is how
+    many times an idempotent call (everything but :meth:`delete_model` and the control-loop stream) is
+    retried on UNAVAILABLE, with an exponential backoff starting at ``retry_backoff`` seconds.
 
     The client remembers the source of every model it registered; when a call on such a model gets
     NOT_FOUND (a server with another store, a model deleted meanwhile) it registers the model again and

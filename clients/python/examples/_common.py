@@ -2,10 +2,6 @@
 
 import argparse
 import os
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 
 def arguments(description: str) -> argparse.Namespace:

@@ -4,7 +4,7 @@ denocd. The trajectory is built in numpy and evaluated in one batched inverse_dy
 
     /usr/bin/python3 clients/python/examples/fig8_stanford_torques.py --server 127.0.0.1:50051 --out /tmp
 
-eq. 39 (DESIGN.md's scaled reading): theta_i(t) = theta_i(0) + (theta_i(T) - theta_i(0)) / (2 pi)
+eq. 39 (the scaled reading of docs/design.md): theta_i(t) = theta_i(0) + (theta_i(T) - theta_i(0)) / (2 pi)
 (2 pi t / T - sin(2 pi t / T)), T = 10 s; revolute joints from 0 to 60 deg (joint 2 from 90 deg), the
 prismatic joint 3 from 0 to 0.1 m.
 """

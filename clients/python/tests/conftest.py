@@ -1,10 +1,13 @@
 """Fixtures: real denocd processes on 127.0.0.1 and the in-process C++ core (through the denoc CLI).
 
-Environment (set by the ctest registration in tests/CMakeLists.txt):
+The tests import the installed package (tests/run.sh installs it into a fresh virtual environment and runs
+pytest from outside the source tree); nothing here puts the source directory on sys.path.
+
+Environment (set by tests/run.sh and the ctest registration in tests/CMakeLists.txt):
 - DENOCD: path of the denocd executable (required);
 - DENOC_CLI: path of the `denoc` command-line tool, which computes with the C++ core in its own process
   (the oracle of the value tests);
-- DENOC_PY_STUBS_DIR: where the gRPC stubs are generated (optional; default: a per-user cache).
+- DENOC_MODELS_DIR: the robot files (default: the repository's examples/models).
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,12 +26,11 @@ import pytest
 HERE = Path(__file__).resolve().parent
 PACKAGE_ROOT = HERE.parent  # clients/python
 REPO = PACKAGE_ROOT.parent.parent
-SHARED_MODELS = Path(os.environ.get("DENOC_SHARED_MODELS", REPO.parent / "shared" / "models"))
-PANDA_HAND = SHARED_MODELS / "panda_hand.urdf"
+MODELS = Path(os.environ.get("DENOC_MODELS_DIR", REPO / "examples" / "models"))
+PANDA_HAND = MODELS / "panda_hand.urdf"
 PANDA_TIP = "panda_hand_tcp"
 RTOL = 1e-12  # relative tolerance of the client's answers against the core's (via the CLI)
 
-sys.path.insert(0, str(PACKAGE_ROOT))
 # an idle gRPC client notices a server's GOAWAY at its backup poll (5 s by default), which a stopping denocd
 # waits for (docs/service.md, Shutdown); poll often so that stopping a server in a test takes milliseconds
 os.environ.setdefault("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "50")

@@ -18,8 +18,7 @@ def fenced_blocks() -> list:
 
 
 def run(args, server, **kw):
-    env = dict(os.environ, DENOC_SERVER=server.target,
-               PYTHONPATH=os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, DENOC_SERVER=server.target)  # the installed package, as a user runs them
     result = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300, env=env,
                             check=False, **kw)
     assert result.returncode == 0, result.stderr
@@ -41,3 +40,10 @@ def test_example(server, tmp_path, example):
     png = tmp_path / f"{example}.png"
     assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", out
     assert str(png) in out
+
+
+def test_the_top_level_readme_shows_this_example():
+    """README.md's Python block is this README's example (so the test above runs it as written)."""
+    code = next(text for language, text in fenced_blocks() if language == "python")
+    top = (PACKAGE_ROOT.parent.parent / "README.md").read_text()
+    assert "```python\n" + code + "```" in top

@@ -217,8 +217,7 @@ def test_readme_tls_example_as_written(start_server, certs, tmp_path):
     tokens.write_text(TOKENS)
     server = start_server(*tls_args(certs, certs.dns_only_cert, certs.dns_only_key), "--tls-client-ca", str(certs.ca),
                           "--token-file", str(tokens))
-    env = dict(os.environ, DENOC_SERVER=server.target, DENOC_TOKEN="token-of-bob",
-               PYTHONPATH=os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, DENOC_SERVER=server.target, DENOC_TOKEN="token-of-bob")  # the installed package
     result = subprocess.run([sys.executable, "-c", code], cwd=certs.ca.parent, env=env, capture_output=True,
                             text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr

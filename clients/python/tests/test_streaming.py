@@ -2,8 +2,6 @@
 
 import numpy as np
 
-import denoc
-
 
 def test_simulation_in_order_and_complete(client):
     arm = client.find_model("planar_3r")

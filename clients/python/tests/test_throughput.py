@@ -4,7 +4,6 @@ import time
 
 import numpy as np
 
-import denoc
 from conftest import PANDA_HAND, PANDA_TIP
 
 

@@ -42,7 +42,7 @@ ModelSpec specFromDH(const DHSpec& dh);
 /// specFromDH then buildModel.
 Model buildModelFromDH(const DHSpec& dh);
 
-/// The Stanford arm of Saha 1999 Table 3 as read in DESIGN.md (gravity 9.81 along -Z_1).
+/// The Stanford arm of Saha 1999 Table 3 as read in docs/design.md (gravity 9.81 along -Z_1).
 DHSpec stanfordArmDH();
 
 /// The 3-DOF planar arm of Saha 1999 section 6.1, moving in the X-Y plane with gravity along -Y. The paper

@@ -4,6 +4,8 @@
 #include <Eigen/Core>
 #include <cstdint>
 
+#include "denoc/config.hpp"  // the build configuration users must agree on, checked
+
 // The recursions are written as small inline steps (one joint, one 3-vector operation); the compiler must
 // inline all of them into the sweep that calls them, which GCC's size heuristics do not always do on their
 // own. DENOC_FLATTEN on a sweep inlines everything it calls; DENOC_INLINE forces one function inline.

@@ -1,4 +1,4 @@
-// Simulation (the papers' RFDSIM, DESIGN.md section 2 algorithm 8): integrates
+// Simulation (the papers' RFDSIM, docs/design.md algorithm 8): integrates
 //   qdd = I(q)^-1 (tau(t) - damping .* qd - C(q, qd) qd - g(q))
 // from t = 0 with fixed-step classical Runge-Kutta (RK4) or the adaptive embedded Dormand-Prince 5(4) pair
 // (FSAL, error control on (q, qd) with rtol/atol), and reports t, q, qd and the mechanical energy at the

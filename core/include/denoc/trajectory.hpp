@@ -3,7 +3,7 @@
 // The cycloidal rest-to-rest trajectory of Saha 1999 eq. 38/39 (after Cyril 1988):
 //   theta(t) = theta0 + (thetaT - theta0) / (2 pi) * (2 pi t / T - sin(2 pi t / T)),  0 <= t <= T,
 // whose velocity and acceleration vanish at both ends. The paper prints the normalised form
-// 1/2 [2 pi t / T - sin(2 pi t / T)]; DESIGN.md section 2 gives the scaled reading used here.
+// 1/2 [2 pi t / T - sin(2 pi t / T)]; docs/design.md gives the scaled reading used here.
 #pragma once
 
 #include <Eigen/Core>
@@ -37,7 +37,7 @@ class CycloidalTrajectory {
   double T_;
 };
 
-/// The Stanford arm trajectory of eq. 39 as DESIGN.md reads it: T = 10 s, theta_i(0) = 0 except
+/// The Stanford arm trajectory of eq. 39 as docs/design.md reads it: T = 10 s, theta_i(0) = 0 except
 /// theta_2(0) = 90 deg, theta_i(T) = 60 deg for the revolute joints, b_3 from 0 to 0.1 m. Joint order and
 /// units match stanfordArmDH().
 CycloidalTrajectory stanfordEq39Trajectory();

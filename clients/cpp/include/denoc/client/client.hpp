@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "denoc/client/version.hpp"
 #include "denoc/dh.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
 
