@@ -157,7 +157,7 @@ void bmChol(benchmark::State& state, int n, Chol kind, int lanes) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const std::vector<int> sizes = {6, 8, 12, 16, 20, 24, 28, 32, 40, 48, 64, 96, 192, 500};
+  const std::vector<int> sizes = {6, 7, 8, 10, 12, 16, 20, 24, 28, 32, 40, 48, 64, 96, 192, 500};
   const auto reg = [](const std::string& name, auto&&... args) {
     benchmark::RegisterBenchmark(name.c_str(), args...);
   };

@@ -163,6 +163,7 @@ void expectLanesMatch(const std::string& name, const std::shared_ptr<const Model
     EXPECT_TRUE(sameStates(out, id, n, kLaneTolerance)) << "inverse dynamics, " << what;
     // the lanes computed every state (up to kLanesMaxDof joints), none was refused
     const bool lanes = width != SimdWidth::Scalar && m.n <= kLanesMaxDof;
+    const bool ff_lanes = width != SimdWidth::Scalar && m.n <= kLanesFullFactorMaxDof;
     EXPECT_EQ(stats.width, lanes ? width : SimdWidth::Scalar) << what;
     EXPECT_EQ(stats.lane_states, lanes ? count : 0u) << what;
     EXPECT_EQ(stats.single_states, lanes ? 0u : count) << what;
@@ -174,6 +175,7 @@ void expectLanesMatch(const std::string& name, const std::shared_ptr<const Model
     EXPECT_TRUE(sameStates(out, fd, n, kLaneTolerance)) << "forward dynamics, " << what;
     testing::Factor f(s);
     fullFactorBatch(pool, model, count, s.q.data(), nullptr, f.out(true, false), o);
+    EXPECT_EQ(stats.lane_states, ff_lanes ? count : 0u) << what;
     EXPECT_TRUE(sameStates(f.I, ff.I, n * n, kLaneTolerance)) << "I, " << what;
     EXPECT_TRUE(sameStates(f.U, ff.U, n * n, kLaneTolerance)) << "U, " << what;
     EXPECT_TRUE(sameStates(f.D, ff.D, n, kLaneTolerance)) << "D, " << what;

@@ -29,17 +29,20 @@ SimdWidth defaultSimdWidth() { return static_cast<SimdWidth>(detail::defaultLane
 
 // ---- workspaces
 
-/// A thread's workspace for one model: the scalar Data, and the lane workspace of the width last used.
+/// A thread's workspace for one model: the scalar Data, and a lane workspace per width used (made at the
+/// first batch of that width: a batch smaller than the widest width runs at a narrower one, and alternating
+/// batch sizes must not rebuild them).
 struct BatchWorkspace {
   std::shared_ptr<const Model> model;
   Data data;
-  std::unique_ptr<detail::LaneWorkspace> lanes;
+  std::unique_ptr<detail::LaneWorkspace> lanes[3];  // widths 2, 4, 8
 
   explicit BatchWorkspace(std::shared_ptr<const Model> m) : model(std::move(m)), data(*model) {}
 
   detail::LaneWorkspace& lanesFor(int width) {
-    if (!lanes || lanes->width != width) lanes = detail::makeLaneWorkspace(*model, width);
-    return *lanes;
+    std::unique_ptr<detail::LaneWorkspace>& ws = lanes[width == 2 ? 0 : width == 4 ? 1 : 2];
+    if (!ws) ws = detail::makeLaneWorkspace(*model, width);
+    return *ws;
   }
 };
 
@@ -309,7 +312,7 @@ struct Plan {
   std::size_t poll = 1;  // states between two polls of the stop condition
 };
 
-Plan plan(const char* function, const Model& m, std::size_t count, const BatchOptions& o, bool lanes_possible,
+Plan plan(const char* function, const Model& m, std::size_t count, const BatchOptions& o, int lanes_max_dof,
           double cost_ns) {
   if (!simdWidthSupported(o.width)) {
     throw std::invalid_argument(
@@ -318,7 +321,7 @@ Plan plan(const char* function, const Model& m, std::size_t count, const BatchOp
   }
   Plan p;
   p.width = o.width == SimdWidth::Auto ? detail::defaultLanes() : static_cast<int>(o.width);
-  if (!lanes_possible || m.n > kLanesMaxDof) p.width = 1;
+  if (m.n > lanes_max_dof) p.width = 1;
   // a batch smaller than the width: a narrower one wastes fewer lanes
   while (p.width > 1 && count < static_cast<std::size_t>(p.width)) p.width /= 2;
   if (p.width > 1) cost_ns /= 0.5 * p.width;  // lanes: roughly W / 2 times faster per state
@@ -379,7 +382,7 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   requireArray(tau, count, kFn, "tau");
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
-  const Plan p = plan(kFn, m, count, options, true, stateCost(m.n, 30.0, 0.0));
+  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.n, 30.0, 0.0));
   const detail::IdArrays arrays{q, qd, qdd, tip_wrench, tau};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
   BatchRun run(kFn, count, options.stop);
@@ -419,7 +422,7 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   const double cost = route == ForwardRoute::Saha       ? stateCost(m.n, 75.0, 0.0)
                       : route == ForwardRoute::Cholesky ? stateCost(m.n, 60.0, 5.0 + 0.05 * m.n)
                                                         : stateCost(m.n, 350.0, 0.0);
-  const Plan p = plan(kFn, m, count, options, route == ForwardRoute::Saha, cost);
+  const Plan p = plan(kFn, m, count, options, route == ForwardRoute::Saha ? kLanesMaxDof : 0, cost);
   const detail::FdArrays arrays{q, qd, tau, qdd};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
   BatchRun run(kFn, count, options.stop);
@@ -464,7 +467,7 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
   const std::size_t n = static_cast<std::size_t>(m.n);
   const double per_entry = 8.0 + (m.n <= kDenseUDUMaxDof ? 0.5 * m.n : 0.0) + (out.inverse ? 8.0 : 0.0) +
                            (out.convective ? 10.0 : 0.0);
-  const Plan p = plan(kFn, m, count, options, true, stateCost(m.n, 80.0, per_entry));
+  const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.n, 80.0, per_entry));
   const detail::FfArrays arrays{q, out.inertia, out.u, out.d, out.log_det, out.inverse};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
   const bool extras = out.convective || out.bias || out.gravity_torque;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
@@ -44,30 +45,90 @@ struct LaneWs final : LaneWorkspace {
   explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n) { width = W; }
 };
 
-/// The W rows of a row-major array read by the group of states [k, k + W): state min(k + l, last) in lane l.
 template <int W>
-struct Rows {
-  const double* row[W];
-  Rows(const double* x, std::size_t stride, std::size_t k, std::size_t last) {
-    for (int l = 0; l < W; ++l) row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * stride;
-  }
-  DENOC_INLINE L<W> operator[](std::size_t i) const {
-    typename L<W>::V v;
-    for (int l = 0; l < W; ++l) v[l] = row[l][i];
-    return L<W>(v);
-  }
-};
+using Vec = typename L<W>::V;
+/// In-register transposition of W vectors of W lanes: afterwards a[l] holds lane l of the W vectors, in
+/// order (log2 W stages of shuffles with constant indices, one instruction each; __builtin_shufflevector is
+/// GCC's (from 12) and Clang's). This is how states go into
+/// lanes and back, W entries at a time, instead of one lane at a time.
+template <int W>
+DENOC_INLINE void transpose(Vec<W> (&a)[W]);
 
-/// Lane-interleaves n entries of the group into v; returns the sum of x - x over them (0 in every lane when
-/// all are finite, NaN in a lane with an infinite or NaN entry).
+template <>
+DENOC_INLINE void transpose<2>(Vec<2> (&a)[2]) {
+  const Vec<2> t0 = __builtin_shufflevector(a[0], a[1], 0, 2);
+  const Vec<2> t1 = __builtin_shufflevector(a[0], a[1], 1, 3);
+  a[0] = t0;
+  a[1] = t1;
+}
+
+template <>
+DENOC_INLINE void transpose<4>(Vec<4> (&a)[4]) {
+  const Vec<4> t0 = __builtin_shufflevector(a[0], a[1], 0, 4, 2, 6);
+  const Vec<4> t1 = __builtin_shufflevector(a[0], a[1], 1, 5, 3, 7);
+  const Vec<4> t2 = __builtin_shufflevector(a[2], a[3], 0, 4, 2, 6);
+  const Vec<4> t3 = __builtin_shufflevector(a[2], a[3], 1, 5, 3, 7);
+  a[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  a[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  a[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  a[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+template <>
+DENOC_INLINE void transpose<8>(Vec<8> (&a)[8]) {
+  // blocks of 1, then 2, then 4 lanes swapped between rows 1, 2, 4 apart
+  Vec<8> t[8];
+  for (int r = 0; r < 8; r += 2) {
+    t[r] = __builtin_shufflevector(a[r], a[r + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[r + 1] = __builtin_shufflevector(a[r], a[r + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  }
+  for (int r : {0, 1, 4, 5}) {
+    a[r] = __builtin_shufflevector(t[r], t[r + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    a[r + 2] = __builtin_shufflevector(t[r], t[r + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int r = 0; r < 4; ++r) {
+    t[r] = __builtin_shufflevector(a[r], a[r + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    t[r + 4] = __builtin_shufflevector(a[r], a[r + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+  for (int r = 0; r < 8; ++r) a[r] = t[r];
+}
+
+template <int W>
+DENOC_INLINE Vec<W> loadDoubles(const double* p) {
+  Vec<W> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <int W>
+DENOC_INLINE void storeDoubles(double* p, const Vec<W>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+/// Lane-interleaves n entries of the rows of a row-major array read by the group of states [k, k + W)
+/// (state min(k + l, last) in lane l) into v; returns the sum of x - x over them (0 in every lane when all
+/// are finite, NaN in a lane with an infinite or NaN entry).
 template <int W, typename Out>
 DENOC_INLINE L<W> gather(const double* x, std::size_t n, std::size_t k, std::size_t last, Out& v) {
-  const Rows<W> rows(x, n, k, last);
+  const double* row[W];
+  for (int l = 0; l < W; ++l) row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * n;
   L<W> acc(0.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const L<W> e = rows[i];
-    v[static_cast<Eigen::Index>(i)] = e;
-    acc += e - e;
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    Vec<W> a[W];
+    for (int l = 0; l < W; ++l) a[l] = loadDoubles<W>(row[l] + i);
+    transpose<W>(a);
+    for (int t = 0; t < W; ++t) {
+      const L<W> e(a[t]);
+      v[static_cast<Eigen::Index>(i) + t] = e;
+      acc += e - e;
+    }
+  }
+  for (; i < n; ++i) {
+    Vec<W> e;
+    for (int l = 0; l < W; ++l) e[l] = row[l][i];
+    v[static_cast<Eigen::Index>(i)] = L<W>(e);
+    acc += L<W>(e) - L<W>(e);
   }
   return acc;
 }
@@ -87,34 +148,36 @@ DENOC_INLINE bool allZero(const L<W>& acc) {
   return zero;
 }
 
-/// Writes lanes 0..valid-1 of the n values v to rows k.. of a row-major count x n array.
+/// Writes lanes 0..valid-1 of the lane values v[i * stride], i < count, to out[l * out_stride + i]: one
+/// transposed row of W entries per lane at a time.
 template <int W>
-DENOC_INLINE void scatter(const L<W>* v, std::size_t n, double* out, std::size_t k, std::size_t valid) {
-  for (std::size_t l = 0; l < valid; ++l) {
-    double* row = out + (k + l) * n;
-    for (std::size_t i = 0; i < n; ++i) row[i] = v[i][static_cast<int>(l)];
+DENOC_INLINE void scatterRow(const L<W>* v, std::size_t stride, std::size_t count, double* out,
+                             std::size_t out_stride, std::size_t valid) {
+  std::size_t i = 0;
+  for (; i + W <= count; i += W) {
+    Vec<W> a[W];
+    for (int t = 0; t < W; ++t) a[t] = v[(i + static_cast<std::size_t>(t)) * stride].v;
+    transpose<W>(a);
+    for (std::size_t l = 0; l < valid; ++l) storeDoubles<W>(out + l * out_stride + i, a[l]);
+  }
+  for (; i < count; ++i) {
+    for (std::size_t l = 0; l < valid; ++l) out[l * out_stride + i] = v[i * stride][static_cast<int>(l)];
   }
 }
 
-/// Writes lanes 0..valid-1 of the n x n column-major m to rows k.. of a row-major count x n x n array: a
-/// transposition, in tiles of 8 x 8 entries so that reads and writes both stay within a few cache lines.
+/// Writes lanes 0..valid-1 of the n values v to rows k.. of a row-major count x n array.
+template <int W>
+DENOC_INLINE void scatter(const L<W>* v, std::size_t n, double* out, std::size_t k, std::size_t valid) {
+  scatterRow<W>(v, 1, n, out + k * n, n, valid);
+}
+
+/// Writes lanes 0..valid-1 of the n x n column-major m to rows k.. of a row-major count x n x n array (row
+/// i of a state is entries i, i + n, ... of the column-major storage).
 template <int W>
 DENOC_INLINE void scatterMatrix(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
                                 std::size_t valid) {
-  constexpr std::size_t kTile = 8;
-  const L<W>* v = m.data();
-  for (std::size_t i0 = 0; i0 < n; i0 += kTile) {
-    const std::size_t i1 = std::min(i0 + kTile, n);
-    for (std::size_t j0 = 0; j0 < n; j0 += kTile) {
-      const std::size_t j1 = std::min(j0 + kTile, n);
-      for (std::size_t l = 0; l < valid; ++l) {
-        double* o = out + (k + l) * n * n;
-        for (std::size_t i = i0; i < i1; ++i) {
-          for (std::size_t j = j0; j < j1; ++j) o[i * n + j] = v[i + j * n][static_cast<int>(l)];
-        }
-      }
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    scatterRow<W>(m.data() + i, n, n, out + k * n * n + i * n, n * n, valid);
 }
 
 template <int W>

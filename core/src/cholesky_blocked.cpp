@@ -2,8 +2,8 @@
 // (forward_dynamics.hpp, detail::choleskyBlocked), right-looking with panels of kPanel columns:
 //   for each panel: factor its columns by the unblocked algorithm (as choleskyInPlace), then
 //   A22 -= P P^T on the trailing matrix, P the panel below its diagonal block,
-// the trailing update (nearly all of the n^3 / 6 multiplications) in register blocks of 2W rows x 4
-// columns, W doubles per SIMD register.
+// the trailing update (nearly all of the n^3 / 6 multiplications) in register blocks of 8 rows (4 with
+// SSE2) x 4 columns, W doubles per SIMD register.
 //
 // Why not Eigen's LLT, which is blocked the same way: this core builds Eigen without its explicit SIMD
 // (EIGEN_DONT_VECTORIZE, core/CMakeLists.txt), so its GEMM kernels run one double at a time, and for
@@ -42,25 +42,26 @@ DENOC_INLINE void store(double* p, const Vec<W>& v) {
 }
 
 /// a[i, c0 + c] -= sum_t a[i, k0 + t] a[c0 + c, k0 + t] for c < CB, t < kb and rows i in [c0, n) (rows
-/// above the diagonal within the block land in the unused upper triangle). Column-major, leading dimension n.
-template <int W, int CB>
+/// above the diagonal within the block land in the unused upper triangle), in register blocks of RV
+/// vectors of W rows x CB columns. Column-major, leading dimension n.
+template <int W, int RV, int CB>
 DENOC_INLINE void trailingUpdate(double* a, std::ptrdiff_t n, std::ptrdiff_t k0, int kb, std::ptrdiff_t c0) {
+  constexpr std::ptrdiff_t kRows = RV * W;
   std::ptrdiff_t i = c0;
-  for (; i + 2 * W <= n; i += 2 * W) {
-    Vec<W> acc[2][CB] = {};
+  for (; i + kRows <= n; i += kRows) {
+    Vec<W> acc[RV][CB] = {};
     for (int t = 0; t < kb; ++t) {
       const double* pt = a + (k0 + t) * n;
-      const Vec<W> x0 = load<W>(pt + i), x1 = load<W>(pt + i + W);
+      Vec<W> x[RV];
+      for (int r = 0; r < RV; ++r) x[r] = load<W>(pt + i + r * W);
       for (int c = 0; c < CB; ++c) {
         const double b = pt[c0 + c];
-        acc[0][c] += x0 * b;
-        acc[1][c] += x1 * b;
+        for (int r = 0; r < RV; ++r) acc[r][c] += x[r] * b;
       }
     }
     for (int c = 0; c < CB; ++c) {
       double* col = a + (c0 + c) * n + i;
-      store<W>(col, load<W>(col) - acc[0][c]);
-      store<W>(col + W, load<W>(col + W) - acc[1][c]);
+      for (int r = 0; r < RV; ++r) store<W>(col + r * W, load<W>(col + r * W) - acc[r][c]);
     }
   }
   // the last rows one at a time, in the same order of operations
@@ -95,10 +96,11 @@ DENOC_INLINE bool choleskyBlockedT(double* a, std::ptrdiff_t n) {
         for (std::ptrdiff_t i = c; i < n; ++i) ac[i] -= l_cj * aj[i];
       }
     }
-    // the trailing matrix, four columns at a time
+    // the trailing matrix, four columns at a time, in blocks of 4 (W = 2) or 8 rows
+    constexpr int kVectors = W == 2 ? 2 : 8 / W;
     std::ptrdiff_t c0 = k0 + kb;
-    for (; c0 + 4 <= n; c0 += 4) trailingUpdate<W, 4>(a, n, k0, kb, c0);
-    for (; c0 < n; ++c0) trailingUpdate<W, 1>(a, n, k0, kb, c0);
+    for (; c0 + 4 <= n; c0 += 4) trailingUpdate<W, kVectors, 4>(a, n, k0, kb, c0);
+    for (; c0 < n; ++c0) trailingUpdate<W, kVectors, 1>(a, n, k0, kb, c0);
   }
   return true;
 }

@@ -28,10 +28,10 @@
 // stopped batch throws denoc::Stopped carrying the number of states completed. The outputs of a batch that
 // throws are unspecified.
 //
-// Workspaces. Each worker thread keeps its own workspace per model (a Data, and for the SIMD kernels the
-// model cast to the lane type with its Data; a few most recently used models; the pool holds a shared_ptr
-// to those models until they drop out). A calling thread borrows one from a small free list of the pool,
-// locked once per batch call. No batch function allocates per state.
+// Workspaces. Each worker thread keeps its own workspace per model (a Data, and for the SIMD kernels of
+// each width used the model cast to the lane type with its Data; a few most recently used models; the pool
+// holds a shared_ptr to those models until they drop out). A calling thread borrows one from a small free
+// list of the pool, locked once per batch call. No batch function allocates per state.
 //
 // Threads. One pool may serve several calling threads at the same time (the server's RPC threads, say):
 // their chunks share the workers, and a caller whose chunks wait behind another caller's runs them itself.
@@ -79,6 +79,11 @@ SimdWidth defaultSimdWidth();
 /// Models with more joints than this run state by state (a lane workspace holds W copies of every n x n
 /// matrix of Data).
 inline constexpr int kLanesMaxDof = 128;
+
+/// The full factor runs in lanes up to this many joints only: beyond it writing its n x n outputs bounds
+/// it, and the lanes' W-fold working set made it slower than the scalar loop (measured at n = 96:
+/// docs/batches.md).
+inline constexpr int kLanesFullFactorMaxDof = 48;
 
 /// What a batch did (for metrics and tests), filled in when the batch returns or throws.
 struct BatchStats {

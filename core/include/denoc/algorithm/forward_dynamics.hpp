@@ -29,7 +29,7 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
 
 /// Joints from which forwardDynamicsCholesky (double) factors I(q) with the blocked, SIMD kernel instead of
 /// the plain loop (measured: docs/batches.md).
-inline constexpr int kCholeskyBlockedMinDof = 40;
+inline constexpr int kCholeskyBlockedMinDof = 24;
 
 namespace detail {
 /// In-place dense Cholesky factorization A = L L^T of the lower triangle of A (n x n), no allocation.

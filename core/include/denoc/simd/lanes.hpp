@@ -100,26 +100,40 @@ struct Lanes {
 };
 static_assert(alignof(Lanes<8>) == alignof(double) && sizeof(Lanes<8>) == 64);
 
-/// s = sin x, c = cos x in every lane, the same operations as sincos(double) lane by lane (found by
-/// argument-dependent lookup from the algorithms' sincos loop): the reduction and the polynomials in all
-/// lanes at once, then the C library for the lanes of magnitude 10^5 or more or not finite. This pass
-/// differs from the scalar one in that per-lane branch only.
+/// s[i] = sin x[i], c[i] = cos x[i] in every lane for i < n, the same operations as sincos(double) lane by
+/// lane (found by argument-dependent lookup from the algorithms' loop over the joint angles): the reduction
+/// and the polynomials in all lanes at once, one range check for all, then the C library for the lanes of
+/// magnitude 10^5 or more or not finite. This pass differs from the scalar one in that per-lane branch only.
 template <int W>
-inline void sincos(const Lanes<W>& x, Lanes<W>& s, Lanes<W>& c) {
+inline void sincos(const Lanes<W>* x, Lanes<W>* s, Lanes<W>* c, int n) {
   using U = typename detail::VectorOf<W>::itype;
-  const auto r = denoc::detail::sincosReducedT<typename Lanes<W>::V, U>(x.v);
-  s.v = r.s;
-  c.v = r.c;
-  const auto in_range = (x.v < 1e5) & (x.v > -1e5);  // all ones in a lane of magnitude below 10^5, not NaN
-  bool all = true;
-  for (int l = 0; l < W; ++l) all &= in_range[l] != 0;
-  if (all) return;
-  for (int l = 0; l < W; ++l) {
-    if (in_range[l] == 0) {
-      s.v[l] = std::sin(x.v[l]);
-      c.v[l] = std::cos(x.v[l]);
+  using V = typename Lanes<W>::V;
+  const V limit = V{} + 1e5;
+  U out_of_range{};  // all ones in a lane where some x is of magnitude 10^5 or more, or NaN
+  for (int i = 0; i < n; ++i) {
+    const auto r = denoc::detail::sincosReducedT<V, U>(x[i].v);
+    s[i].v = r.s;
+    c[i].v = r.c;
+    out_of_range |= ~(U)((x[i].v < limit) & (x[i].v > -limit));
+  }
+  bool any = false;
+  for (int l = 0; l < W; ++l) any |= out_of_range[l] != 0;
+  if (!any) return;
+  for (int i = 0; i < n; ++i) {
+    for (int l = 0; l < W; ++l) {
+      const double xi = x[i].v[l];
+      if (!(std::abs(xi) < 1e5)) {
+        s[i].v[l] = std::sin(xi);
+        c[i].v[l] = std::cos(xi);
+      }
     }
   }
+}
+
+/// The same for one lane value.
+template <int W>
+inline void sincos(const Lanes<W>& x, Lanes<W>& s, Lanes<W>& c) {
+  sincos(&x, &s, &c, 1);
 }
 
 }  // namespace denoc::simd
