@@ -7,6 +7,13 @@
 #   tests/isa_isolation.sh OBJECT...     (ctest passes the objects of denoc_core)
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: $0 OBJECT..." >&2; exit 2; }
+# ctest passes the objects as one ;-separated list
+objects=()
+for arg in "$@"; do
+  IFS=';' read -r -a parts <<< "$arg"
+  objects+=("${parts[@]}")
+done
+set -- "${objects[@]}"
 command -v objdump >/dev/null || { echo "objdump not found" >&2; exit 2; }
 
 # function name (demangled) and the wide registers it touches, one line per function that touches any
