@@ -28,7 +28,7 @@ using CVecX = denoc::Types<CountingScalar>::VecX;
 
 constexpr int kMaxN = 40;  // counts are taken for n = 1..kMaxN
 
-/// Counts of one algorithm run on the PEERS chain of n joints.
+/// Counts of one algorithm run on the benchmark chain of n joints (docs/design.md).
 using Runner = std::function<void(const CModel&, CData&, const CVecX& q, const CVecX& qd, const CVecX& u)>;
 
 OpCounts count(const Runner& run, int n) {

@@ -4,10 +4,11 @@
 Usage: report.py --dir OUT [--build-dir DIR] [--native-build-dir DIR] [--doc docs/benchmarks.md]
                  [--figures docs/figures] [--meta key=value ...]
 
-OUT holds core.json (bench_core), batch.json (bench_batch), fixman_convective.json
+OUT holds core.json (bench_core), batch.json (bench_batch), inverse_cholesky.json (bench_inverse_cholesky),
+fixman_convective.json
 (bench_fixman_convective), callgrind.json (instructions per call), machine.json (lscpu, load) and, when the
-native build was timed, native.json. Benchmark names: ALGO/LIB/MODEL (bench_core), Batch/OP/MODEL/threads:T/
-count:C (bench_batch). Per-call tables use CPU time (robust to the preemption of a shared machine; both
+native build was timed, native.json. Benchmark names: ALGO/LIB/MODEL (bench_core); Lanes/, Loop/, Cores/,
+Small/ (bench_batch, see its file comment); Minv/, FDChol/, Chol/ (bench_inverse_cholesky). Per-call tables use CPU time (robust to the preemption of a shared machine; both
 libraries alike), the batch tables wall-clock time. Every timing is the median of the repetitions, shown with
 the smallest and largest repetition; every ratio divides two medians of the same run.
 """
@@ -154,7 +155,8 @@ def median(t):
 # ---------------------------------------------------------------- sections
 
 
-STEP_NAMES = [("core", "bench_core (arms, chains)"), ("batch", "bench_batch"), ("fixman", "bench_fixman_convective"),
+STEP_NAMES = [("core", "bench_core (arms, chains)"), ("batch", "bench_batch"),
+              ("weak", "bench_inverse_cholesky"), ("fixman", "bench_fixman_convective"),
               ("callgrind", "callgrind instruction counts"), ("native", "bench_core of the native build"),
               ("vectorize", "Eigen SIMD on/off"), ("opcount", "bench_opcount")]
 
@@ -498,77 +500,157 @@ def linearity_section(w, table, figures, rel):
     w("")
 
 
-def batch_section(w, batch, figures, rel, load_note):
-    if not batch:
-        return
-    rows = defaultdict(dict)  # (op, model, count) -> threads -> Timing
+# The field's I(q)^-1 and I(q) + Cholesky figures, measured beside denoc's previous routes on this machine
+# kind (2026-11-23, one process, interleaved): previous denoc time / Pinocchio 3.7 computeMinverse, and
+# previous denoc Cholesky route / RBDL 3.3 (Eigen's blocked LLT). They let a run of ours, which times the
+# previous routes too, estimate where the new ones stand.
+PEER_MINV = {24: 1.17, 48: 1.31, 96: 1.93, 500: 1.61}
+PEER_CHOL = {500: 1.34}
+WIDTHS = (1, 2, 4, 8)
+# the targets of the lanes, as the fastest width's time over the scalar loop's: at most 1/3 with AVX2 and
+# 1/5 with AVX-512 for inverse dynamics, 1/2.5 with AVX2 for the other two
+LANE_TARGETS = {("ID", 4): 3.0, ("ID", 8): 5.0, ("FD", 4): 2.5, ("FullFactor", 4): 2.5}
+
+
+def per_state(t, count):
+    return None if t is None else Timing([v / count for v in t.values])
+
+
+def lanes_section(w, batch, figures, rel, load_note):
+    lanes = defaultdict(dict)  # (op, model) -> width (0: plain loop) -> Timing per state
     for name, t in batch.items():
-        m = re.match(r"^Batch/(\w+)/(\w+)/threads:(\d+)/count:(\d+)", name)
+        m = re.match(r"^Lanes/(\w+)/(\w+)/W:(\d+)(?:/real_time)?$", name)
         if m:
-            rows[(m.group(1), m.group(2), int(m.group(4)))][int(m.group(3))] = t
-    w("## Batches across cores")
+            lanes[(m.group(1), m.group(2))][int(m.group(3))] = per_state(t, 1024)
+        m = re.match(r"^Loop/(\w+)/(\w+)(?:/real_time)?$", name)
+        if m:
+            lanes[(m.group(1), m.group(2))][0] = per_state(t, 1024)
+    if not lanes:
+        return
+    widths = sorted({wd for r in lanes.values() for wd in r if wd > 0})
+    w("## SIMD lanes: W states per thread")
     w("")
-    w("`bench_batch`: wall-clock time per state of `inverseDynamicsBatch`, `forwardDynamicsBatch` (Saha) and "
-      "`fullFactorBatch` with a `BatchPool` of 1 and 2 threads (this machine has 2), beside a plain loop of "
-      "single-state calls on one `Data` (no pool; the results are copied out the same way). Median of the "
-      f"repetitions (smallest–largest). {load_note}")
+    w("`bench_batch`, one thread, batches of 1024 states: CPU time per state in ns of `inverseDynamicsBatch`, "
+      "`forwardDynamicsBatch` (Saha) and `fullFactorBatch` (I, U, D, log det) at every SIMD width this CPU runs "
+      "(`BatchOptions::width`; W1 is the engine computing state by state, W2 SSE2, W4 AVX2, W8 AVX-512), beside "
+      "a plain loop of single-state calls on one `Data` copying out the same way. Median of the repetitions "
+      f"(smallest–largest). {load_note}")
     w("")
-    w("| op | model | states | loop | 1 thread | 2 threads | loop / 2 threads | 1 / 2 threads |")
-    w("|---|---|---|---|---|---|---|---|")
+    w("| op | model | loop | " + " | ".join(f"W{x}" for x in widths) + " | " +
+      " | ".join(f"loop / W{x}" for x in widths if x > 1) + " |")
+    w("|---|---|---|" + "---|" * len(widths) + "---|" * len([x for x in widths if x > 1]))
+    order = {"panda": 0, "stanford": 1}
+    keys = sorted(lanes, key=lambda k: (k[0], order.get(k[1], 2), int(re.sub(r"\D", "", k[1]) or 0)))
+    for op, model in keys:
+        r = lanes[(op, model)]
+        loop = median(r.get(0))
+        w(f"| {op} | {model} | {fmt_spread(r.get(0))} | " + " | ".join(fmt_spread(r.get(x)) for x in widths) +
+          " | " + " | ".join(fmt_ratio(ratio(loop, median(r.get(x)))) for x in widths if x > 1) + " |")
+    w("")
+    w("The targets, as the scalar loop's time over the lanes' (higher is better): inverse dynamics at least 3 "
+      "with AVX2 (W4) and 5 with AVX-512 (W8), forward dynamics and the full factor at least 2.5 with AVX2.")
+    w("")
+    w("| op | width | target | " + " | ".join(m for _, m in sorted({(order.get(k[1], 2), k[1]) for k in keys})) +
+      " |")
+    models = [m for _, m in sorted({(order.get(k[1], 2), k[1]) for k in keys})]
+    w("|---|---|---|" + "---|" * len(models))
+    for (op, wd), target in LANE_TARGETS.items():
+        if wd not in widths:
+            continue
+        cells = []
+        for model in models:
+            r = lanes.get((op, model), {})
+            x = ratio(median(r.get(0)), median(r.get(wd)))
+            cells.append("—" if x is None else f"{x:.2f} {'met' if x >= target else 'not met'}")
+        w(f"| {op} | W{wd} | {target:g} | " + " | ".join(cells) + " |")
+    w("")
+    f, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    for ax, op in zip(axes, ("ID", "FD", "FullFactor")):
+        for model in models:
+            r = lanes.get((op, model), {})
+            ys = [ratio(median(r.get(0)), median(r.get(x))) for x in widths]
+            if any(y is None for y in ys):
+                continue
+            ax.plot(widths, ys, "o-", lw=1, label=model)
+        ax.plot(widths, widths, "k:", lw=0.8, label="W")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(widths)
+        ax.set_xticklabels([f"W{x}" for x in widths])
+        ax.set_title(op)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("scalar loop / lanes (per state)")
+    axes[0].legend(fontsize=7)
+    f.tight_layout()
+    f.savefig(os.path.join(figures, "bench_lanes.png"), dpi=110)
+    plt.close(f)
+    w(f"![lanes speed-up]({rel}/bench_lanes.png)")
+    w("")
 
-    def per_state(t, count):
-        return None if t is None else Timing([v / count for v in t.values])
 
-    for key in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
-        op, model, count = key
+def cores_section(w, batch, figures, rel):
+    rows = defaultdict(dict)  # (op, model, width) -> threads -> Timing per state
+    for name, t in batch.items():
+        m = re.match(r"^Cores/(\w+)/(\w+)/threads:(\d+)/W:(\d+)(?:/real_time)?$", name)
+        if m:
+            rows[(m.group(1), m.group(2), int(m.group(4)))][int(m.group(3))] = per_state(t, 4096)
+    if not rows:
+        return
+    w("## Threads x lanes")
+    w("")
+    w("`bench_batch`, batches of 4096 states on a pool of 1 and 2 threads (all of this machine's cores) at every "
+      "width: wall-clock ns per state, median (smallest–largest); the speed-up over one thread at W1 multiplies "
+      "what the lanes give by what the cores give.")
+    w("")
+    w("| op | model | width | 1 thread | 2 threads | 1 / 2 threads | 1 thread W1 / 2 threads |")
+    w("|---|---|---|---|---|---|---|")
+    for key in sorted(rows):
+        op, model, wd = key
         r = rows[key]
-        lp, t1, t2 = (per_state(r.get(k), count) for k in (0, 1, 2))
-        w(f"| {op} | {model} | {count} | {fmt_spread(lp)} | {fmt_spread(t1)} | {fmt_spread(t2)} | "
-          f"{fmt_ratio(ratio(median(lp), median(t2)))} | {fmt_ratio(ratio(median(t1), median(t2)))} |")
+        base = median(rows.get((op, model, 1), {}).get(1))
+        w(f"| {op} | {model} | W{wd} | {fmt_spread(r.get(1))} | {fmt_spread(r.get(2))} | "
+          f"{fmt_ratio(ratio(median(r.get(1)), median(r.get(2))))} | {fmt_ratio(ratio(base, median(r.get(2))))} |")
     w("")
-    # Amdahl / Gustafson from the largest batches
     w("### A model for 16 cores")
     w("")
-    w("From the speed-up S2 = T1 / T2 of the largest batch of each case (the best repetition of each, the one "
-      "least disturbed by the other work on the machine), Amdahl's law gives the parallel fraction "
-      "f = 2 (1 - 1 / S2) and the serial fraction s = 1 - f; with them it predicts S16 = 1 / (s + f / 16) for a "
-      "fixed batch on 16 cores, and Gustafson's law the scaled speed-up s + 16 f for a batch 16 times as large "
-      "(the serial part, the dispatch and the wait for the last chunk, does not grow with the batch). Chunks "
-      "are independent and each worker has its own workspace, so what limits the real speed-up beyond this "
-      "model is memory bandwidth (a 48-joint full factor writes 37 KB per state) and the turbo clock a "
-      "single busy core gets.")
+    w("From the speed-up S2 = T1 / T2 of each case (the best repetition of each, the one least disturbed by the "
+      "other work on the machine), Amdahl's law gives the parallel fraction f = 2 (1 - 1 / S2) and the serial "
+      "fraction s = 1 - f; with them it predicts S16 = 1 / (s + f / 16) for a fixed batch on 16 cores, and "
+      "Gustafson's law the scaled speed-up s + 16 f for a batch 16 times as large (the serial part, the dispatch "
+      "and the wait for the last chunk, does not grow with the batch). The states per second on 16 cores are "
+      "then 16-core speed-up / T1. Chunks are independent and each worker has its own workspaces, so what limits "
+      "the real speed-up beyond this model is memory bandwidth (a 48-joint full factor writes 37 KB per state, "
+      "which the lanes produce faster than one core's share of the memory bus takes it) and the clock a single "
+      "busy core gets.")
     w("")
-    w("| op | model | states | T1 (ns/state) | T2 (ns/state) | S2 | serial fraction s | Amdahl S16 | "
-      "Gustafson S16 |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    w("| op | model | width | T1 (ns/state) | T2 | S2 | s | Amdahl S16 | Gustafson S16 | "
+      "states/s on 16 cores (Amdahl) |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     curves = []
-    for op, model in sorted({(k[0], k[1]) for k in rows}):
-        counts = sorted(c for (o, m, c) in rows if o == op and m == model)
-        if not counts:
-            continue
-        count = counts[-1]
-        r = rows[(op, model, count)]
+    for key in sorted(rows):
+        op, model, wd = key
+        r = rows[key]
         if 1 not in r or 2 not in r:
             continue
-        t1, t2 = r[1].min / count, r[2].min / count
+        t1, t2 = r[1].min, r[2].min
         s2 = t1 / t2
-        f = max(0.0, min(1.0, 2 * (1 - 1 / s2)))
-        s = 1 - f
-        amdahl = 1 / (s + f / 16)
-        gustafson = s + 16 * f
-        curves.append((f"{op} {model}", f, s2))
-        w(f"| {op} | {model} | {count} | {t1:.0f} | {t2:.0f} | {s2:.2f} | {s:.3f} | {amdahl:.1f} | "
-          f"{gustafson:.1f} |")
+        frac = max(0.0, min(1.0, 2 * (1 - 1 / s2)))
+        s = 1 - frac
+        amdahl = 1 / (s + frac / 16)
+        gustafson = s + 16 * frac
+        if model == "panda":
+            curves.append((f"{op} W{wd}", frac, s2))
+        w(f"| {op} | {model} | W{wd} | {t1:.0f} | {t2:.0f} | {s2:.2f} | {s:.3f} | {amdahl:.1f} | {gustafson:.1f} | "
+          f"{amdahl / t1 * 1e9:.3g} |")
     w("")
     f, ax = plt.subplots(figsize=(8, 5))
     ps = list(range(1, 17))
     ax.plot(ps, ps, "k:", lw=0.8, label="linear")
     for label, frac, s2 in curves:
         line = ax.plot(ps, [1 / ((1 - frac) + frac / p) for p in ps], "-", lw=1,
-                       label=f"{label}: Amdahl, f = {frac:.3f}")[0]
+                       label=f"panda {label}: Amdahl, f = {frac:.3f}")[0]
         ax.plot([1, 2], [1, s2], "o", color=line.get_color())
     ax.set_xlabel("threads")
-    ax.set_ylabel("speed-up over one thread")
+    ax.set_ylabel("speed-up over one thread (same width)")
     ax.set_title("measured (dots, 1 and 2 threads) and modelled (lines)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
@@ -576,6 +658,138 @@ def batch_section(w, batch, figures, rel, load_note):
     f.savefig(os.path.join(figures, "bench_batch_scaling.png"), dpi=110)
     plt.close(f)
     w(f"![batch scaling, measured and modelled]({rel}/bench_batch_scaling.png)")
+    w("")
+
+
+def small_section(w, batch):
+    rows = defaultdict(dict)  # (op, count) -> width (0: loop) -> Timing per state
+    for name, t in batch.items():
+        m = re.match(r"^Small/(\w+)/panda/count:(\d+)/W:(\d+)(?:/real_time)?$", name)
+        if m:
+            rows[(m.group(1), int(m.group(2)))][int(m.group(3))] = per_state(t, int(m.group(2)))
+    if not rows:
+        return
+    widest = max(wd for r in rows.values() for wd in r)
+    w("## Small batches")
+    w("")
+    w("`bench_batch`, the Panda, one thread: CPU ns per state of batches of 1, 8 and 64 states (the engine's fixed "
+      "cost per call: a workspace borrowed from the pool, the plan, the lane workspace) beside the plain loop.")
+    w("")
+    w(f"| op | states | loop | W1 | W{widest} |")
+    w("|---|---|---|---|---|")
+    for key in sorted(rows):
+        r = rows[key]
+        w(f"| {key[0]} | {key[1]} | {fmt_spread(r.get(0))} | {fmt_spread(r.get(1))} | {fmt_spread(r.get(widest))} |")
+    w("")
+
+
+def weak_section(w, weak, figures, rel, load_note):
+    if not weak:
+        return
+    minv = defaultdict(dict)  # n -> route -> median
+    chol = defaultdict(dict)  # n -> kind -> median
+    for name, t in weak.items():
+        m = re.match(r"^Minv/(\w+)/chain(\d+)$", name)
+        if m:
+            minv[int(m.group(2))][m.group(1)] = t.median
+        m = re.match(r"^FDChol/denoc/chain(\d+)$", name)
+        if m:
+            chol[int(m.group(1))]["route"] = t.median
+        m = re.match(r"^Chol/(plain|llt)/chain(\d+)$", name)
+        if m:
+            chol[int(m.group(2))][m.group(1)] = t.median
+        m = re.match(r"^Chol/blocked/chain(\d+)/W:(\d+)$", name)
+        if m:
+            chol[int(m.group(1))][f"W{m.group(2)}"] = t.median
+    w("## I(q)^-1")
+    w("")
+    w("`bench_inverse_cholesky`, the chains, CPU time per call from q, median of the repetitions. denoc: "
+      "`computeInverseInertia` (the dense route, U^-T D^-1 U^-1 from reverse Gaussian elimination on I(q), up to "
+      "`kDenseInverseMaxDof`, else the three sweeps on all unit vectors at once, 12 n^2 multiplications); dense "
+      "and sweeps: each route at every n; previous: the route this release replaces (dense up to n = 24, then one "
+      "three-sweep solve per column); reference: the O(n) factors with U formed (`computeUDU`) and U^-T D^-1 "
+      "U^-1 by Eigen's triangular solves, O(n^2) per column. Pinocchio's `computeMinverse` was measured on this "
+      "machine kind beside the previous route (previous / Pinocchio in the table); with the previous route timed "
+      f"in this run, denoc / Pinocchio is estimated as (denoc / previous) x (previous / Pinocchio). {load_note}")
+    w("")
+    w("| n | denoc | dense | sweeps | previous | reference | denoc / reference | denoc / previous | "
+      "previous / Pinocchio | denoc / Pinocchio (est.) |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for n in sorted(minv):
+        r = minv[n]
+        prev = r.get("dense") if n <= 24 else r.get("columns")
+        peer = PEER_MINV.get(n)
+        est = None if peer is None else ratio(r.get("denoc"), prev)
+        w(f"| {n} | {fmt(r.get('denoc'))} | {fmt(r.get('dense'))} | {fmt(r.get('sweeps'))} | {fmt(prev)} | "
+          f"{fmt(r.get('trsv'))} | {fmt_ratio(ratio(r.get('denoc'), r.get('trsv')))} | "
+          f"{fmt_ratio(ratio(r.get('denoc'), prev))} | {fmt_ratio(peer)} | "
+          f"{fmt_ratio(None if est is None else est * peer)} |")
+    w("")
+    faster = [n for n in sorted(minv) if "dense" in minv[n] and "sweeps" in minv[n] and
+              minv[n]["sweeps"] < minv[n]["dense"]]
+    slower = [n for n in sorted(minv) if "dense" in minv[n] and "sweeps" in minv[n] and
+              minv[n]["sweeps"] >= minv[n]["dense"]]
+    if faster:
+        w(f"The sweeps are faster than the dense route at n = {', '.join(str(n) for n in faster)}; slower at "
+          f"n = {', '.join(str(n) for n in slower) or 'none'}.")
+        w("")
+    w("## The I(q) + Cholesky route")
+    w("")
+    w("The same program: `forwardDynamicsCholesky` (route: I(q), its Cholesky factor, two triangular solves), and "
+      "the factorization alone on I(q): the plain column loop (`choleskyInPlace`, the route's small-n path), the "
+      "blocked kernel (`choleskyBlocked`) at every SIMD width, and Eigen's `LLT::compute` into a preallocated LLT "
+      "(Eigen's blocked algorithm in this build's scalar mode; it allocates for large n). RBDL, whose route uses "
+      "Eigen's LLT compiled with SIMD, was measured on this machine kind beside the previous route (the plain "
+      "loop at every n); denoc / RBDL is estimated from the route's time with the plain loop put back in. The "
+      "ratios to the blocked kernel take its fastest width.")
+    w("")
+    ws = sorted({k for r in chol.values() for k in r if k.startswith("W")}, key=lambda k: int(k[1:]))
+    w("| n | route | plain | " + " | ".join(f"blocked {k}" for k in ws) + " | Eigen LLT | plain / blocked | "
+      "LLT / blocked | denoc / RBDL (est.) |")
+    w("|---|---|---|" + "---|" * len(ws) + "---|---|---|---|")
+    for n in sorted(chol):
+        r = chol[n]
+        best = min((r[k] for k in ws if k in r), default=None)  # the fastest width
+        peer = PEER_CHOL.get(n)
+        est = None
+        if peer is not None and best is not None and r.get("plain") and r.get("route"):
+            previous = r["route"] - best + r["plain"]
+            est = r["route"] / previous * peer
+        w(f"| {n} | {fmt(r.get('route'))} | {fmt(r.get('plain'))} | " + " | ".join(fmt(r.get(k)) for k in ws) +
+          f" | {fmt(r.get('llt'))} | {fmt_ratio(ratio(r.get('plain'), best))} | "
+          f"{fmt_ratio(ratio(r.get('llt'), best))} | {fmt_ratio(est)} |")
+    w("")
+    f, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    ns = sorted(minv)
+    for key, label in (("denoc", "denoc"), ("dense", "dense"), ("sweeps", "sweeps"), ("columns", "per column"),
+                       ("trsv", "reference (Eigen triangular solves)")):
+        pts = [(n, minv[n][key] / (n * n)) for n in ns if key in minv[n]]
+        if pts:
+            axes[0].plot([p[0] for p in pts], [p[1] for p in pts], "o-", lw=1, ms=3, label=label)
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("n")
+    axes[0].set_ylabel("ns per entry of I^-1")
+    axes[0].set_title("I(q)^-1")
+    axes[0].grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    ns = sorted(chol)
+    for key in ["plain"] + ws + ["llt"]:
+        pts = [(n, chol[n][key] / (n ** 3 / 6)) for n in ns if key in chol[n]]
+        if pts:
+            axes[1].plot([p[0] for p in pts], [p[1] for p in pts], "o-", lw=1, ms=3,
+                         label={"plain": "plain loop", "llt": "Eigen LLT"}.get(key, f"blocked {key}"))
+    axes[1].set_xscale("log")
+    axes[1].set_yscale("log")
+    axes[1].set_xlabel("n")
+    axes[1].set_ylabel("ns per n^3 / 6")
+    axes[1].set_title("Cholesky factorization of I(q)")
+    axes[1].grid(alpha=0.3)
+    axes[1].legend(fontsize=7)
+    f.tight_layout()
+    f.savefig(os.path.join(figures, "bench_inverse_cholesky.png"), dpi=110)
+    plt.close(f)
+    w(f"![I^-1 and Cholesky]({rel}/bench_inverse_cholesky.png)")
     w("")
 
 
@@ -678,7 +892,10 @@ def main():
     table = by_parts(core)
     _, native = load(os.path.join(args.dir, "native.json"), "cpu_time")
     native = by_parts(native)
+    # one thread: CPU time (robust to the other work of a shared machine); threads: wall-clock time
+    _, batch_cpu = load(os.path.join(args.dir, "batch.json"), "cpu_time")
     _, batch = load(os.path.join(args.dir, "batch.json"), "real_time")
+    _, weak = load(os.path.join(args.dir, "inverse_cholesky.json"), "cpu_time")
     _, fc = load(os.path.join(args.dir, "fixman_convective.json"), "cpu_time")
     machine = {}
     if os.path.exists(os.path.join(args.dir, "machine.json")):
@@ -698,7 +915,8 @@ def main():
     w("# Benchmarks: denoc beside Orocos KDL")
     w("")
     w("Generated by `bench/run_core.sh` (the one command: it builds the `release` preset, and the `native` one "
-      "unless `NATIVE=0`, runs `bench_core`, `bench_batch`, `bench_fixman_convective` and `bench_profile` under "
+      "unless `NATIVE=0`, runs `bench_core`, `bench_batch`, `bench_inverse_cholesky`, `bench_fixman_convective` and "
+      "`bench_profile` under "
       "callgrind, and writes this page, its figures in `docs/figures/bench_*.png` and the tables of "
       "`docs/operation-counts.md` with `bench/report.py`). Both libraries run in the same binary on the same "
       "models and the same 64 random states (each call takes the next; KDL caches joint poses when q does not "
@@ -717,7 +935,13 @@ def main():
     load_note = (f"Load average before and after this part: {bl.get('begin', {}).get('load', '?')} and "
                  f"{bl.get('end', {}).get('load', '?')}: on this machine, shared with other work, a second thread "
                  "only speeds a batch up when a core is free, which the speed-ups show.")
-    batch_section(w, batch, args.figures, rel, load_note)
+    lanes_section(w, batch_cpu, args.figures, rel, load_note)
+    cores_section(w, batch, args.figures, rel)
+    small_section(w, batch_cpu)
+    wl = steps.get("weak", {})
+    weak_section(w, weak, args.figures, rel,
+                 f"Load average before and after: {wl.get('begin', {}).get('load', '?')} and "
+                 f"{wl.get('end', {}).get('load', '?')}.")
     native_section(w, table, native, args.figures, rel, args.native_build_dir)
     vec = None
     if os.path.exists(os.path.join(args.dir, "vectorize.json")):

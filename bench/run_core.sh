@@ -2,14 +2,15 @@
 # The core's benchmark report in one command: builds, times and writes docs/benchmarks.md,
 # docs/figures/bench_*.png and the generated tables of docs/operation-counts.md.
 #
-#   bench/run_core.sh                       # everything (about 25 minutes on 2 cores)
+#   bench/run_core.sh                       # everything (about 40 minutes on 2 cores)
 #   NATIVE=0 VECTORIZE=0 bench/run_core.sh  # without the extra builds
 #   STEPS="batch" bench/run_core.sh         # time the batches again, keep the other results of OUT
 #   REPS=9 MIN_TIME=0.3 bench/run_core.sh
 #
 # Steps, and what each writes into OUT:
 #   core       core.json: bench_core, ours and KDL's on the arms and the chains
-#   batch      batch.json: bench_batch, batches on pools of 1 and 2 threads beside a plain loop
+#   batch      batch.json: bench_batch, batches at every SIMD width, on pools of 1 and 2 threads, beside a loop
+#   weak       inverse_cholesky.json: bench_inverse_cholesky, I(q)^-1 and the Cholesky route beside references
 #   fixman     fixman_convective.json: bench_fixman_convective
 #   callgrind  callgrind.json: instructions per call of bench_profile on the Panda, ours and KDL's
 #   native     native.json: bench_core of the `native` preset (-march=native), the arms
@@ -29,7 +30,7 @@ jobs="${JOBS:-2}"
 build="$root/build/release"
 out="${OUT:-$build/bench-out}"
 doc="${DOC:-$root/docs/benchmarks.md}"
-steps="${STEPS:-core batch fixman callgrind native vectorize opcount}"
+steps="${STEPS:-core batch weak fixman callgrind native vectorize opcount}"
 [ "${NATIVE:-1}" = "1" ] || steps="${steps//native/}"
 [ "${VECTORIZE:-1}" = "1" ] || steps="${steps//vectorize/}"
 [ "${CALLGRIND:-1}" = "1" ] && command -v valgrind >/dev/null || steps="${steps//callgrind/}"
@@ -54,7 +55,7 @@ echo "== steps: $steps; load average: $(loadavg)"
 echo "== building the release preset"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs" --target bench_core bench_batch bench_fixman_convective bench_profile \
-  bench_opcount
+  bench_opcount bench_inverse_cholesky
 
 gb=(--benchmark_repetitions="$reps" --benchmark_min_time="$min_time" --benchmark_enable_random_interleaving=true
     --benchmark_display_aggregates_only=true --benchmark_out_format=json)
@@ -71,6 +72,13 @@ if has batch; then
   record batch begin
   "$build/bench/bench_batch" "${gb[@]}" --benchmark_out="$out/batch.json" >/dev/null
   record batch end
+fi
+
+if has weak; then
+  echo "== weak: bench_inverse_cholesky"
+  record weak begin
+  "$build/bench/bench_inverse_cholesky" "${gb[@]}" --benchmark_out="$out/inverse_cholesky.json" >/dev/null
+  record weak end
 fi
 
 if has fixman; then

@@ -1,26 +1,35 @@
-// Batches across threads (denoc/batch.hpp): every batch function gives bit for bit what the single-state
-// function gives state by state, for batch sizes 0, 1, odd and large, pools of 1..8 threads (more threads
-// than states too), several grains, several models, and several threads sharing one pool; errors name the
-// batch function, the state and the array, and the lowest failing state wins.
+// The batch engine (denoc/batch.hpp) across threads: every batch function gives what the single-state
+// function gives state by state (bit for bit in the default build), at every SIMD width this CPU runs,
+// for batch sizes 0, 1, odd and large, pools of 1..8 threads (more threads than states too), several
+// grains, several models, and several threads sharing one pool; errors name the batch function, the state
+// and the array, the lowest failing state wins; stop conditions stop a batch and report the states done.
+// (tests/test_batch_lanes.cpp: the lanes on every model; the oracle is tests/support/batch_states.hpp.)
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
+#include <atomic>
 #include <limits>
 #include <memory>
-#include <random>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "denoc/algorithm/convective.hpp"
 #include "denoc/batch.hpp"
 #include "denoc/denoc.hpp"
+#include "support/batch_states.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
+
+using testing::kLaneTolerance;
+using testing::randomStates;
+using testing::sameStates;
+using testing::States;
+using testing::supportedWidths;
+using testing::widthName;
 
 std::shared_ptr<const Model> makeModel(const ModelSpec& spec) {
   return std::make_shared<const Model>(buildModel(spec));
@@ -34,167 +43,56 @@ std::shared_ptr<const Model> randomModel(int n, std::uint32_t seed) {
   return makeModel(spec);
 }
 
-struct States {
-  int n = 0;
-  std::size_t count = 0;
-  std::vector<double> q, qd, u, wrench;  // u: qdd or tau
-};
-
-States randomStates(int n, std::size_t count, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> d(-2.0, 2.0);
-  States s;
-  s.n = n;
-  s.count = count;
-  const std::size_t total = count * static_cast<std::size_t>(n);
-  s.q.resize(total);
-  s.qd.resize(total);
-  s.u.resize(total);
-  s.wrench.resize(6 * count);
-  for (double& x : s.q) x = d(rng);
-  for (double& x : s.qd) x = d(rng);
-  for (double& x : s.u) x = 3.0 * d(rng);
-  for (double& x : s.wrench) x = d(rng);
-  return s;
+BatchOptions options(SimdWidth width, std::size_t grain = 0) {
+  BatchOptions o;
+  o.width = width;
+  o.grain = grain;
+  return o;
 }
 
-using CMap = Eigen::Map<const Eigen::VectorXd>;
-
-/// Bitwise equality of two arrays (NaN-safe, and -0 differs from +0).
-::testing::AssertionResult sameBits(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size())
-    return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
-      return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-void rowMajor(const Eigen::MatrixXd& m, double* out) {
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j) out[i * m.cols() + j] = m(i, j);
-}
-
-// ---- the single-state reference, one fresh Data per state
-
-std::vector<double> referenceId(const Model& m, const States& s, bool wrench) {
-  std::vector<double> tau(s.q.size());
-  for (std::size_t k = 0; k < s.count; ++k) {
-    Data d(m);
-    const std::size_t o = k * static_cast<std::size_t>(m.n);
-    const CMap q(s.q.data() + o, m.n), qd(s.qd.data() + o, m.n), qdd(s.u.data() + o, m.n);
-    Eigen::Map<Eigen::VectorXd>(tau.data() + o, m.n) =
-        wrench ? inverseDynamics(m, d, q, qd, qdd,
-                                 Eigen::Map<const Eigen::Matrix<double, 6, 1>>(s.wrench.data() + 6 * k))
-               : inverseDynamics(m, d, q, qd, qdd);
-  }
-  return tau;
-}
-
-std::vector<double> referenceFd(const Model& m, const States& s, ForwardRoute route) {
-  std::vector<double> qdd(s.q.size());
-  for (std::size_t k = 0; k < s.count; ++k) {
-    Data d(m);
-    const std::size_t o = k * static_cast<std::size_t>(m.n);
-    const CMap q(s.q.data() + o, m.n), qd(s.qd.data() + o, m.n), tau(s.u.data() + o, m.n);
-    Eigen::Map<Eigen::VectorXd> out(qdd.data() + o, m.n);
-    switch (route) {
-      case ForwardRoute::Saha:
-        out = forwardDynamics(m, d, q, qd, tau);
-        break;
-      case ForwardRoute::Cholesky:
-        out = forwardDynamicsCholesky(m, d, q, qd, tau);
-        break;
-      case ForwardRoute::Fixman:
-        out = forwardDynamicsFixman(m, d, q, qd, tau);
-        break;
-    }
-  }
-  return qdd;
-}
-
-struct Factor {
-  std::vector<double> I, U, D, log_det, Minv, C, bias, g;
-  explicit Factor(const States& s) {
-    const std::size_t nn = s.q.size() * static_cast<std::size_t>(s.n);
-    I.resize(nn);
-    U.resize(nn);
-    Minv.resize(nn);
-    C.resize(nn);
-    D.resize(s.q.size());
-    bias.resize(s.q.size());
-    g.resize(s.q.size());
-    log_det.resize(s.count);
-  }
-  FullFactorBatchOutput out(bool optional) {
-    FullFactorBatchOutput o;
-    o.inertia = I.data();
-    o.u = U.data();
-    o.d = D.data();
-    o.log_det = log_det.data();
-    if (optional) {
-      o.inverse = Minv.data();
-      o.convective = C.data();
-      o.bias = bias.data();
-      o.gravity_torque = g.data();
-    }
-    return o;
+/// The single-state results of every batch function for one model and batch of states.
+struct Expected {
+  std::vector<double> id, id_wrench, fd[3];
+  testing::Factor factor;
+  Expected(const Model& m, const States& s)
+      : id(testing::referenceId(m, s, false)),
+        id_wrench(testing::referenceId(m, s, true)),
+        factor(testing::referenceFactor(m, s)) {
+    for (ForwardRoute r : {ForwardRoute::Saha, ForwardRoute::Cholesky, ForwardRoute::Fixman})
+      fd[static_cast<int>(r)] = testing::referenceFd(m, s, r);
   }
 };
 
-Factor referenceFactor(const Model& m, const States& s) {
-  Factor f(s);
-  const std::size_t n = static_cast<std::size_t>(m.n);
-  for (std::size_t k = 0; k < s.count; ++k) {
-    Data d(m);
-    const std::size_t o = k * n, oo = o * n;
-    const CMap q(s.q.data() + o, m.n), qd(s.qd.data() + o, m.n);
-    computeFullFactor(m, d, q);
-    rowMajor(d.M, f.I.data() + oo);
-    rowMajor(d.U, f.U.data() + oo);
-    Eigen::Map<Eigen::VectorXd>(f.D.data() + o, m.n) = d.D;
-    f.log_det[k] = d.log_det;
-    rowMajor(computeInverseInertia(m, d, q), f.Minv.data() + oo);
-    rowMajor(computeConvectiveMatrix(m, d, q, qd), f.C.data() + oo);
-    Eigen::Map<Eigen::VectorXd>(f.bias.data() + o, m.n) = computeBias(m, d, q, qd);
-    Eigen::Map<Eigen::VectorXd>(f.g.data() + o, m.n) = computeGravity(m, d, q);
-  }
-  return f;
-}
-
-void expectBatchesMatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
-                        std::size_t grain, std::uint32_t seed) {
-  const Model& m = *model;
-  const States s = randomStates(m.n, count, seed);
-  const std::string what = "n=" + std::to_string(m.n) + " count=" + std::to_string(count) +
-                           " threads=" + std::to_string(pool.threads()) + " grain=" + std::to_string(grain);
+void expectBatchesMatch(BatchPool& pool, const std::shared_ptr<const Model>& model, const States& s,
+                        const Expected& want, const BatchOptions& o) {
+  const std::size_t n = static_cast<std::size_t>(model->n);
+  const std::string what = std::string("n=") + std::to_string(n) + " count=" + std::to_string(s.count) +
+                           " threads=" + std::to_string(pool.threads()) +
+                           " grain=" + std::to_string(o.grain) + " " + widthName(o.width);
   std::vector<double> out(s.q.size(), -1.0);
-  for (bool wrench : {false, true}) {
-    inverseDynamicsBatch(pool, model, count, s.q.data(), s.qd.data(), s.u.data(), out.data(),
-                         wrench ? s.wrench.data() : nullptr, grain);
-    EXPECT_TRUE(sameBits(out, referenceId(m, s, wrench)))
-        << "inverse dynamics, wrench " << wrench << ", " << what;
-  }
+  inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), nullptr, o);
+  EXPECT_TRUE(sameStates(out, want.id, n, kLaneTolerance)) << "inverse dynamics, " << what;
+  inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), s.wrench.data(),
+                       o);
+  EXPECT_TRUE(sameStates(out, want.id_wrench, n, kLaneTolerance)) << "inverse dynamics with wrench, " << what;
   for (ForwardRoute route : {ForwardRoute::Saha, ForwardRoute::Cholesky, ForwardRoute::Fixman}) {
-    forwardDynamicsBatch(pool, model, route, count, s.q.data(), s.qd.data(), s.u.data(), out.data(), grain);
-    EXPECT_TRUE(sameBits(out, referenceFd(m, s, route)))
+    forwardDynamicsBatch(pool, model, route, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), o);
+    EXPECT_TRUE(sameStates(out, want.fd[static_cast<int>(route)], n, kLaneTolerance))
         << "forward dynamics, route " << static_cast<int>(route) << ", " << what;
   }
-  const Factor ref = referenceFactor(m, s);
   for (bool optional : {false, true}) {
-    Factor f(s);
-    fullFactorBatch(pool, model, count, s.q.data(), optional ? s.qd.data() : nullptr, f.out(optional), grain);
-    EXPECT_TRUE(sameBits(f.I, ref.I)) << "I, " << what;
-    EXPECT_TRUE(sameBits(f.U, ref.U)) << "U, " << what;
-    EXPECT_TRUE(sameBits(f.D, ref.D)) << "D, " << what;
-    EXPECT_TRUE(sameBits(f.log_det, ref.log_det)) << "log det, " << what;
+    testing::Factor f(s);
+    fullFactorBatch(pool, model, s.count, s.q.data(), optional ? s.qd.data() : nullptr,
+                    f.out(optional, optional), o);
+    EXPECT_TRUE(sameStates(f.I, want.factor.I, n * n, kLaneTolerance)) << "I, " << what;
+    EXPECT_TRUE(sameStates(f.U, want.factor.U, n * n, kLaneTolerance)) << "U, " << what;
+    EXPECT_TRUE(sameStates(f.D, want.factor.D, n, kLaneTolerance)) << "D, " << what;
+    EXPECT_TRUE(sameStates(f.log_det, want.factor.log_det, 1, kLaneTolerance)) << "log det, " << what;
     if (optional) {
-      EXPECT_TRUE(sameBits(f.Minv, ref.Minv)) << "I^-1, " << what;
-      EXPECT_TRUE(sameBits(f.C, ref.C)) << "C, " << what;
-      EXPECT_TRUE(sameBits(f.bias, ref.bias)) << "bias, " << what;
-      EXPECT_TRUE(sameBits(f.g, ref.g)) << "g, " << what;
+      EXPECT_TRUE(sameStates(f.Minv, want.factor.Minv, n * n, kLaneTolerance)) << "I^-1, " << what;
+      EXPECT_TRUE(sameStates(f.C, want.factor.C, n * n, 0.0)) << "C, " << what;
+      EXPECT_TRUE(sameStates(f.bias, want.factor.bias, n, 0.0)) << "bias, " << what;
+      EXPECT_TRUE(sameStates(f.g, want.factor.g, n, 0.0)) << "g, " << what;
     }
   }
 }
@@ -205,15 +103,19 @@ TEST(Batch, PoolSize) {
   EXPECT_EQ(BatchPool().threads(), std::max(1u, std::thread::hardware_concurrency()));
 }
 
-TEST(Batch, EqualsSingleStateCallsBitForBit) {
+TEST(Batch, EqualsSingleStateCalls) {
   const std::vector<std::shared_ptr<const Model>> models = {makeModel(specFromDH(stanfordArmDH())),
                                                             randomModel(7, 11), randomModel(30, 12)};
-  for (unsigned threads : {1u, 2u, 3u, 8u}) {
-    BatchPool pool(threads);
-    for (const auto& model : models) {
-      for (std::size_t count : {0u, 1u, 2u, 3u, 7u, 17u, 64u}) {
-        for (std::size_t grain : {std::size_t{1}, std::size_t{4}, kDefaultBatchGrain}) {
-          expectBatchesMatch(pool, model, count, grain, static_cast<std::uint32_t>(count * 31 + threads));
+  std::vector<std::unique_ptr<BatchPool>> pools;
+  for (unsigned threads : {1u, 2u, 3u, 8u}) pools.push_back(std::make_unique<BatchPool>(threads));
+  for (const auto& model : models) {
+    for (std::size_t count : {0u, 1u, 2u, 3u, 7u, 17u, 64u}) {
+      const States s = randomStates(model->n, count, static_cast<std::uint32_t>(count * 31 + 5));
+      const Expected want(*model, s);
+      for (const auto& pool : pools) {
+        for (std::size_t grain : {std::size_t{1}, std::size_t{4}, std::size_t{0}}) {
+          for (SimdWidth width : supportedWidths())
+            expectBatchesMatch(*pool, model, s, want, options(width, grain));
         }
       }
     }
@@ -229,8 +131,12 @@ TEST(Batch, ManyModelsOnOnePool) {
     for (const auto& model : models) {
       const States s = randomStates(model->n, 40, 7u);
       std::vector<double> tau(s.q.size());
-      inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), tau.data(), nullptr, 1);
-      EXPECT_TRUE(sameBits(tau, referenceId(*model, s, false)));
+      for (SimdWidth width : supportedWidths()) {
+        inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), tau.data(), nullptr,
+                             options(width, 1));
+        EXPECT_TRUE(sameStates(tau, testing::referenceId(*model, s, false), model->n, kLaneTolerance))
+            << widthName(width);
+      }
     }
   }
 }
@@ -243,8 +149,9 @@ TEST(Batch, SeveralThreadsShareOnePool) {
   std::vector<std::vector<double>> expected;
   for (std::size_t k = 0; k < models.size(); ++k) {
     states.push_back(randomStates(models[k]->n, 101, static_cast<std::uint32_t>(k)));
-    expected.push_back(referenceFd(*models[k], states.back(), ForwardRoute::Saha));
+    expected.push_back(testing::referenceFd(*models[k], states.back(), ForwardRoute::Saha));
   }
+  const std::vector<SimdWidth> widths = supportedWidths();
   std::vector<int> mismatches(6, 0);
   std::vector<std::thread> callers;
   for (int t = 0; t < 6; ++t) {
@@ -254,8 +161,11 @@ TEST(Batch, SeveralThreadsShareOnePool) {
       std::vector<double> qdd(s.q.size());
       for (int round = 0; round < 40; ++round) {
         forwardDynamicsBatch(pool, models[k], ForwardRoute::Saha, s.count, s.q.data(), s.qd.data(),
-                             s.u.data(), qdd.data(), 1 + static_cast<std::size_t>(round % 7));
-        if (!sameBits(qdd, expected[k])) ++mismatches[static_cast<std::size_t>(t)];
+                             s.u.data(), qdd.data(),
+                             options(widths[static_cast<std::size_t>(round) % widths.size()],
+                                     1 + static_cast<std::size_t>(round % 7)));
+        if (!sameStates(qdd, expected[k], models[k]->n, kLaneTolerance))
+          ++mismatches[static_cast<std::size_t>(t)];
       }
     });
   }
@@ -263,11 +173,14 @@ TEST(Batch, SeveralThreadsShareOnePool) {
   for (int t = 0; t < 6; ++t) EXPECT_EQ(mismatches[static_cast<std::size_t>(t)], 0) << "caller " << t;
 }
 
-std::string batchError(BatchPool& pool, const std::shared_ptr<const Model>& model, States s) {
+/// The message of the BatchError an inverse dynamics batch throws, or "" when it does not throw.
+std::string idError(BatchPool& pool, const std::shared_ptr<const Model>& model, const States& s,
+                    const BatchOptions& o, std::size_t* state = nullptr) {
   std::vector<double> out(s.q.size());
   try {
-    inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), nullptr, 1);
-  } catch (const std::invalid_argument& e) {
+    inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), nullptr, o);
+  } catch (const BatchError& e) {
+    if (state) *state = e.state();
     return e.what();
   }
   return "";
@@ -277,22 +190,92 @@ TEST(Batch, ErrorsNameTheLowestFailingState) {
   const auto model = randomModel(5, 3);
   for (unsigned threads : {1u, 2u, 4u}) {
     BatchPool pool(threads);
-    States s = randomStates(model->n, 50, 9u);
-    s.qd[static_cast<std::size_t>(40 * model->n + 2)] = std::numeric_limits<double>::infinity();
-    std::string msg = batchError(pool, model, s);
-    EXPECT_NE(msg.find("inverseDynamicsBatch: state 40"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("qd[2]"), std::string::npos) << msg;
-    s.q[static_cast<std::size_t>(3 * model->n + 1)] = std::numeric_limits<double>::quiet_NaN();
-    msg = batchError(pool, model, s);
-    EXPECT_NE(msg.find("state 3:"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("q[1]"), std::string::npos) << msg;
-    // the pool still works afterwards
-    const States good = randomStates(model->n, 50, 10u);
-    EXPECT_EQ(batchError(pool, model, good), "");
+    for (SimdWidth width : supportedWidths()) {
+      const BatchOptions o = options(width, 1);
+      States s = randomStates(model->n, 50, 9u);
+      s.qd[static_cast<std::size_t>(40 * model->n + 2)] = std::numeric_limits<double>::infinity();
+      std::size_t state = 0;
+      std::string msg = idError(pool, model, s, o, &state);
+      EXPECT_NE(msg.find("inverseDynamicsBatch: state 40: inverseDynamics: qd[2] is inf"), std::string::npos)
+          << msg;
+      EXPECT_EQ(state, 40u);
+      s.q[static_cast<std::size_t>(3 * model->n + 1)] = std::numeric_limits<double>::quiet_NaN();
+      msg = idError(pool, model, s, o, &state);
+      EXPECT_NE(msg.find("state 3: inverseDynamics: q[1] is nan"), std::string::npos) << msg;
+      EXPECT_EQ(state, 3u);
+      // the pool still works afterwards
+      EXPECT_EQ(idError(pool, model, randomStates(model->n, 50, 10u), o), "");
+    }
   }
 }
 
-TEST(Batch, NullArgumentsAreRefused) {
+TEST(Batch, BadStateInEveryLaneAndInThePaddedTail) {
+  // a bad entry at every position of a group of 8 and in a last group of fewer states than lanes: the
+  // error is the single-state function's for that state, at every width
+  const auto model = randomModel(6, 31);
+  BatchPool pool(1);
+  for (SimdWidth width : supportedWidths()) {
+    for (std::size_t count : {13u, 16u}) {
+      for (std::size_t bad = 0; bad < count; ++bad) {
+        States s = randomStates(model->n, count, 17u);
+        s.u[bad * static_cast<std::size_t>(model->n) + 4] = -std::numeric_limits<double>::infinity();
+        std::size_t state = 0;
+        const std::string msg = idError(pool, model, s, options(width), &state);
+        EXPECT_EQ(state, bad) << widthName(width) << " " << msg;
+        EXPECT_NE(msg.find("inverseDynamics: qdd[4] is -inf"), std::string::npos) << msg;
+      }
+    }
+  }
+}
+
+TEST(Batch, StatesBeyondDoublePrecisionBehaveAsSingleStates) {
+  // a prismatic joint pushed to 1e200 m: whatever the single-state functions do with it (an error, or
+  // numbers that are not finite), the batch does for that state, at every width and on every route
+  ModelSpec spec = testing::randomChainSpec(5, 41, 0.0);
+  spec.joints[2].type = JointType::Prismatic;
+  const auto model = makeModel(spec);
+  States s = randomStates(model->n, 11, 43u);
+  s.q[6 * 5 + 2] = 1e200;
+  BatchPool pool(2);
+  for (ForwardRoute route : {ForwardRoute::Saha, ForwardRoute::Cholesky, ForwardRoute::Fixman}) {
+    // the single-state outcome, state by state
+    std::string single_error;
+    std::size_t single_state = 0;
+    std::vector<double> want(s.q.size());
+    for (std::size_t k = 0; k < s.count && single_error.empty(); ++k) {
+      Data d(*model);
+      const testing::CMap q(s.q.data() + 5 * k, 5), qd(s.qd.data() + 5 * k, 5), tau(s.u.data() + 5 * k, 5);
+      try {
+        Eigen::Map<Eigen::VectorXd>(want.data() + 5 * k, 5) =
+            route == ForwardRoute::Saha       ? forwardDynamics(*model, d, q, qd, tau)
+            : route == ForwardRoute::Cholesky ? forwardDynamicsCholesky(*model, d, q, qd, tau)
+                                              : forwardDynamicsFixman(*model, d, q, qd, tau);
+      } catch (const std::exception& e) {
+        single_error = e.what();
+        single_state = k;
+      }
+    }
+    for (SimdWidth width : supportedWidths()) {
+      std::vector<double> got(s.q.size());
+      try {
+        forwardDynamicsBatch(pool, model, route, s.count, s.q.data(), s.qd.data(), s.u.data(), got.data(),
+                             options(width, 1));
+        EXPECT_EQ(single_error, "") << widthName(width);
+        EXPECT_TRUE(sameStates(got, want, 5, 0.0))
+            << widthName(width) << " route " << static_cast<int>(route);
+      } catch (const BatchError& e) {
+        EXPECT_EQ(e.state(), single_state);
+        EXPECT_EQ(std::string(e.what()), std::string("forwardDynamicsBatch: state ") +
+                                             std::to_string(single_state) + ": " + single_error);
+        if (route == ForwardRoute::Cholesky) {
+          EXPECT_THROW(std::rethrow_exception(e.cause()), NumericalError);
+        }
+      }
+    }
+  }
+}
+
+TEST(Batch, NullArgumentsAndUnknownWidthsAreRefused) {
   BatchPool pool(2);
   const auto model = randomModel(4, 5);
   std::vector<double> a(8), b(8);
@@ -303,11 +286,125 @@ TEST(Batch, NullArgumentsAreRefused) {
   EXPECT_THROW(
       forwardDynamicsBatch(pool, model, ForwardRoute::Saha, 2, a.data(), a.data(), a.data(), nullptr),
       std::invalid_argument);
+  EXPECT_THROW(forwardDynamicsBatch(pool, model, static_cast<ForwardRoute>(9), 2, a.data(), a.data(),
+                                    a.data(), b.data()),
+               std::invalid_argument);
   FullFactorBatchOutput out;
   EXPECT_THROW(fullFactorBatch(pool, model, 2, a.data(), nullptr, out), std::invalid_argument);
   // count 0 needs no arrays at all
   EXPECT_NO_THROW(inverseDynamicsBatch(pool, model, 0, nullptr, nullptr, nullptr, nullptr));
   EXPECT_NO_THROW(fullFactorBatch(pool, model, 0, nullptr, nullptr, out));
+  // a width that does not exist, and one this CPU does not run (when there is one)
+  EXPECT_THROW(inverseDynamicsBatch(pool, model, 2, a.data(), a.data(), a.data(), b.data(), nullptr,
+                                    options(static_cast<SimdWidth>(3))),
+               std::invalid_argument);
+  if (!simdWidthSupported(SimdWidth::W8)) {
+    EXPECT_THROW(inverseDynamicsBatch(pool, model, 2, a.data(), a.data(), a.data(), b.data(), nullptr,
+                                      options(SimdWidth::W8)),
+                 std::invalid_argument);
+  }
+}
+
+// ---- stopping
+
+TEST(BatchStop, PassedDeadlineStopsBeforeAnyState) {
+  const auto model = randomModel(6, 51);
+  const States s = randomStates(model->n, 300, 52u);
+  std::vector<double> out(s.q.size());
+  for (unsigned threads : {1u, 2u}) {
+    BatchPool pool(threads);
+    for (SimdWidth width : supportedWidths()) {
+      const StopCondition stop({}, StopCondition::Clock::now() - std::chrono::seconds(1));
+      BatchOptions o = options(width, 8);
+      o.stop = &stop;
+      try {
+        forwardDynamicsBatch(pool, model, ForwardRoute::Saha, s.count, s.q.data(), s.qd.data(), s.u.data(),
+                             out.data(), o);
+        ADD_FAILURE() << "not stopped";
+      } catch (const Stopped& e) {
+        EXPECT_EQ(e.reason(), StopReason::Deadline);
+        EXPECT_EQ(e.done(), 0u);
+        EXPECT_STREQ(e.what(), "forwardDynamicsBatch: stopped after 0 of 300 states: the deadline passed");
+      }
+    }
+  }
+}
+
+TEST(BatchStop, CancellationStopsPartWayAndCountsTheStatesDone) {
+  // the callable is asked at every poll (interval 0) and says "cancelled" from its 4th answer on
+  const auto model = randomModel(12, 53);
+  const States s = randomStates(model->n, 4000, 54u);
+  std::vector<double> out(s.q.size());
+  for (unsigned threads : {1u, 2u}) {
+    BatchPool pool(threads);
+    for (SimdWidth width : supportedWidths()) {
+      std::atomic<int> asked{0};
+      const StopCondition stop([&] { return asked.fetch_add(1) >= 3; },
+                               StopCondition::Clock::time_point::max(), std::chrono::nanoseconds(0));
+      BatchOptions o = options(width, 64);
+      o.stop = &stop;
+      try {
+        inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), nullptr,
+                             o);
+        ADD_FAILURE() << "not stopped";
+      } catch (const Stopped& e) {
+        EXPECT_EQ(e.reason(), StopReason::Cancelled);
+        EXPECT_GT(e.done(), 0u);
+        EXPECT_LT(e.done(), s.count);
+        EXPECT_EQ(e.done() % static_cast<std::size_t>(width), 0u) << "whole groups of lanes";
+      }
+      // the callable was asked a few times, not once per state
+      EXPECT_GE(asked.load(), 4);
+      EXPECT_LT(asked.load(), 40);
+    }
+  }
+}
+
+TEST(BatchStop, UnsetConditionLetsTheBatchFinish) {
+  const auto model = randomModel(7, 55);
+  const States s = randomStates(model->n, 500, 56u);
+  std::vector<double> out(s.q.size());
+  BatchPool pool(2);
+  std::atomic<int> asked{0};
+  const StopCondition stop([&] { return ++asked, false; },
+                           StopCondition::Clock::now() + std::chrono::hours(1), std::chrono::nanoseconds(0));
+  BatchOptions o;
+  o.stop = &stop;
+  o.grain = 16;
+  EXPECT_NO_THROW(inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(),
+                                       nullptr, o));
+  EXPECT_TRUE(sameStates(out, testing::referenceId(*model, s, false), model->n, kLaneTolerance));
+  EXPECT_GT(asked.load(), 0);
+}
+
+TEST(BatchThreads, MaxThreadsOneRunsOnTheCallingThread) {
+  // the stop condition's callable runs on the threads that compute the chunks
+  const auto model = randomModel(5, 57);
+  const States s = randomStates(model->n, 3000, 58u);
+  std::vector<double> out(s.q.size());
+  BatchPool pool(4);
+  for (unsigned max_threads : {1u, 0u}) {
+    std::mutex mutex;
+    std::set<std::thread::id> ids;
+    const StopCondition stop(
+        [&] {
+          const std::lock_guard<std::mutex> lock(mutex);
+          ids.insert(std::this_thread::get_id());
+          return false;
+        },
+        StopCondition::Clock::time_point::max(), std::chrono::nanoseconds(0));
+    BatchOptions o;
+    o.stop = &stop;
+    o.grain = 8;
+    o.max_threads = max_threads;
+    inverseDynamicsBatch(pool, model, s.count, s.q.data(), s.qd.data(), s.u.data(), out.data(), nullptr, o);
+    if (max_threads == 1) {
+      EXPECT_EQ(ids, std::set<std::thread::id>{std::this_thread::get_id()});
+    } else {
+      EXPECT_GE(ids.size(), 1u);
+      EXPECT_LE(ids.size(), 4u);
+    }
+  }
 }
 
 }  // namespace

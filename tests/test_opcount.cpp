@@ -109,7 +109,7 @@ void checkCounts(Algo algo, const char* label) {
     EXPECT_LE(c.rel_diff, 1e-12) << label << " with the counting scalar differs from double at n = " << n;
     counts[n] = c.counts;
   }
-  std::cout << label << " (counted on the PEERS chains, n = " << kMinN << ".." << kMaxN << "):\n";
+  std::cout << label << " (counted on the benchmark chains, n = " << kMinN << ".." << kMaxN << "):\n";
   for (const Field& f : fields()) {
     const auto c = [&](int n) { return static_cast<std::int64_t>(f.get(counts[n])); };
     const std::int64_t slope = c(4) - c(3);

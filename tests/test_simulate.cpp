@@ -254,7 +254,7 @@ TEST(Simulate, FreeFallConservesEnergyStanfordArm) {
   EXPECT_GT(r.kinetic.maxCoeff(), 1.0);  // it really moves
 }
 
-TEST(Simulate, SahaAndCholeskyRoutesAgree) {
+TEST(Simulate, SahaCholeskyAndFixmanRoutesAgree) {
   const Model model = buildModelFromDH(stanfordArmDH());
   SimulationOptions o;
   o.t_end = 1.0;
@@ -266,6 +266,10 @@ TEST(Simulate, SahaAndCholeskyRoutesAgree) {
   const SimulationResult b = simulate(model, stanfordStart(), Eigen::VectorXd::Zero(6), o);
   EXPECT_LT((a.q - b.q).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_LT((a.qd - b.qd).cwiseAbs().maxCoeff(), 1e-9);
+  o.route = ForwardRoute::Fixman;
+  const SimulationResult c = simulate(model, stanfordStart(), Eigen::VectorXd::Zero(6), o);
+  EXPECT_LT((a.q - c.q).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LT((a.qd - c.qd).cwiseAbs().maxCoeff(), 1e-9);
 }
 
 // ------------------------------------------------------------------------------------------ RK4 order

@@ -1,47 +1,90 @@
 #include "denoc/batch.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "batch_kernels.hpp"
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/fixman.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "simd_dispatch.hpp"
 
 namespace denoc {
+
+// ---- SIMD widths
+
+bool simdWidthSupported(SimdWidth width) {
+  const int w = static_cast<int>(width);
+  return w == 0 || ((w == 1 || w == 2 || w == 4 || w == 8) && w <= detail::widestLanes());
+}
+
+SimdWidth widestSimdWidth() { return static_cast<SimdWidth>(detail::widestLanes()); }
+
+SimdWidth defaultSimdWidth() { return static_cast<SimdWidth>(detail::defaultLanes()); }
+
+// ---- workspaces
+
+/// A thread's workspace for one model: the scalar Data, and a lane workspace per width used (made at the
+/// first batch of that width: a batch smaller than the widest width runs at a narrower one, and alternating
+/// batch sizes must not rebuild them).
+struct BatchWorkspace {
+  std::shared_ptr<const Model> model;
+  Data data;
+  std::unique_ptr<detail::LaneWorkspace> lanes[3];  // widths 2, 4, 8
+
+  explicit BatchWorkspace(std::shared_ptr<const Model> m) : model(std::move(m)), data(*model) {}
+
+  detail::LaneWorkspace& lanesFor(int width) {
+    std::unique_ptr<detail::LaneWorkspace>& ws = lanes[width == 2 ? 0 : width == 4 ? 1 : 2];
+    if (!ws) ws = detail::makeLaneWorkspace(*model, width);
+    return *ws;
+  }
+};
+
+// ---- the pool
 
 /// One batch: its chunks are claimed by an atomic counter; `done` counts finished chunks.
 struct BatchPool::Task {
   std::shared_ptr<const Model> model;
-  const std::function<void(std::size_t, std::size_t, Data&)>* chunk = nullptr;
+  const Chunk* chunk = nullptr;
   std::size_t count = 0;
   std::size_t chunks = 0;
+  std::size_t align = 1;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::mutex error_mutex;  // only on the error path
   std::exception_ptr error;
   std::size_t error_begin = 0;
 
-  std::size_t begin(std::size_t c) const { return count * c / chunks; }
+  /// First state of chunk c: an even share, rounded down to a multiple of align; chunk `chunks` ends at
+  /// count.
+  std::size_t begin(std::size_t c) const {
+    if (c >= chunks) return count;
+    const std::size_t b = count / chunks * c + count % chunks * c / chunks;  // no overflow
+    return b - b % align;
+  }
 };
 
 /// A worker's workspaces, most recently used first.
 struct BatchPool::WorkerState {
   static constexpr std::size_t kSlots = 8;
-  std::vector<std::pair<std::shared_ptr<const Model>, std::unique_ptr<Data>>> slots;
+  std::vector<std::unique_ptr<BatchWorkspace>> slots;
 
-  Data& workspace(const std::shared_ptr<const Model>& model) {
+  BatchWorkspace& workspace(const std::shared_ptr<const Model>& model) {
     for (std::size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i].first.get() == model.get()) {
+      if (slots[i]->model.get() == model.get()) {
         if (i != 0) std::swap(slots[0], slots[i]);
-        return *slots[0].second;
+        return *slots[0];
       }
     }
     if (slots.size() >= kSlots) slots.pop_back();
-    slots.insert(slots.begin(), {model, std::make_unique<Data>(*model)});
-    return *slots[0].second;
+    slots.insert(slots.begin(), std::make_unique<BatchWorkspace>(model));
+    return *slots[0];
   }
 };
 
@@ -60,13 +103,13 @@ BatchPool::~BatchPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void BatchPool::runChunks(Task& task, Data& data) {
+void BatchPool::claimChunks(Task& task, BatchWorkspace& workspace) {
   for (;;) {
     const std::size_t c = task.next.fetch_add(1, std::memory_order_relaxed);
     if (c >= task.chunks) return;
     const std::size_t b = task.begin(c), e = task.begin(c + 1);
     try {
-      (*task.chunk)(b, e, data);
+      if (b < e) (*task.chunk)(b, e, workspace);
     } catch (...) {
       const std::lock_guard<std::mutex> lock(task.error_mutex);
       if (!task.error || b < task.error_begin) {
@@ -91,47 +134,49 @@ void BatchPool::workerLoop(unsigned index) {
     }
     // a task whose chunks are all claimed already is dropped without touching its chunk function
     if (task->next.load(std::memory_order_relaxed) < task->chunks)
-      runChunks(*task, state.workspace(task->model));
+      claimChunks(*task, state.workspace(task->model));
   }
 }
 
-std::unique_ptr<Data> BatchPool::borrow(const std::shared_ptr<const Model>& model) {
+std::unique_ptr<BatchWorkspace> BatchPool::borrow(const std::shared_ptr<const Model>& model) {
   {
     const std::lock_guard<std::mutex> lock(spare_mutex_);
     for (auto it = spare_.begin(); it != spare_.end(); ++it) {
-      if (it->first.get() == model.get()) {
-        std::unique_ptr<Data> data = std::move(it->second);
+      if ((*it)->model.get() == model.get()) {
+        std::unique_ptr<BatchWorkspace> ws = std::move(*it);
         spare_.erase(it);
-        return data;
+        return ws;
       }
     }
   }
-  return std::make_unique<Data>(*model);
+  return std::make_unique<BatchWorkspace>(model);
 }
 
-void BatchPool::giveBack(const std::shared_ptr<const Model>& model, std::unique_ptr<Data> data) {
+void BatchPool::giveBack(std::unique_ptr<BatchWorkspace> workspace) {
   constexpr std::size_t kSpares = 16;
   const std::lock_guard<std::mutex> lock(spare_mutex_);
-  spare_.insert(spare_.begin(), {model, std::move(data)});
+  spare_.insert(spare_.begin(), std::move(workspace));
   if (spare_.size() > kSpares) spare_.pop_back();
 }
 
-void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
-                    const std::function<void(std::size_t, std::size_t, Data&)>& chunk) {
+void BatchPool::runChunks(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
+                          std::size_t align, unsigned max_threads, const Chunk& chunk) {
   if (!model) throw std::invalid_argument("BatchPool::run: the model is null");
   if (count == 0) return;
+  align = std::max<std::size_t>(align, 1);
   grain = std::max<std::size_t>(grain, 1);
-  const std::size_t chunks = std::min<std::size_t>(kChunksPerThread * threads(), (count + grain - 1) / grain);
-  std::unique_ptr<Data> data = borrow(model);
-  if (chunks <= 1 || threads() == 1) {
+  const unsigned threads = max_threads == 0 ? this->threads() : std::min(max_threads, this->threads());
+  const std::size_t chunks = std::min<std::size_t>(kChunksPerThread * threads, (count + grain - 1) / grain);
+  std::unique_ptr<BatchWorkspace> ws = borrow(model);
+  if (chunks <= 1 || threads == 1) {
     // inline: no worker is woken
     try {
-      chunk(0, count, *data);
+      chunk(0, count, *ws);
     } catch (...) {
-      giveBack(model, std::move(data));
+      giveBack(std::move(ws));
       throw;
     }
-    giveBack(model, std::move(data));
+    giveBack(std::move(ws));
     return;
   }
   const auto task = std::make_shared<Task>();
@@ -139,8 +184,9 @@ void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count
   task->chunk = &chunk;
   task->count = count;
   task->chunks = chunks;
+  task->align = align;
   // one queue entry per worker that can take part
-  const std::size_t helpers = std::min<std::size_t>(workers_.size(), chunks - 1);
+  const std::size_t helpers = std::min<std::size_t>({workers_.size(), chunks - 1, threads - 1u});
   {
     const std::lock_guard<std::mutex> lock(queue_mutex_);
     for (std::size_t i = 0; i < helpers; ++i) queue_.push_back(task);
@@ -150,8 +196,8 @@ void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count
   } else {
     queue_cv_.notify_all();
   }
-  runChunks(*task, *data);
-  giveBack(model, std::move(data));
+  claimChunks(*task, *ws);
+  giveBack(std::move(ws));
   for (std::size_t d = task->done.load(std::memory_order_acquire); d < chunks;
        d = task->done.load(std::memory_order_acquire)) {
     task->done.wait(d, std::memory_order_acquire);
@@ -159,24 +205,23 @@ void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count
   if (task->error) std::rethrow_exception(task->error);
 }
 
+void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
+                    const std::function<void(std::size_t, std::size_t, Data&)>& chunk) {
+  runChunks(model, count, grain, 1, 0,
+            [&chunk](std::size_t b, std::size_t e, BatchWorkspace& ws) { chunk(b, e, ws.data); });
+}
+
+// ---- the batch functions
+
 namespace {
 
 using CMap = Eigen::Map<const Eigen::VectorXd>;
 using OutMap = Eigen::Map<Eigen::VectorXd>;
+using Wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
 
 void requireArray(const void* p, std::size_t count, const char* function, const char* name) {
   if (count != 0 && p == nullptr)
     throw std::invalid_argument(std::string(function) + ": " + name + " is null");
-}
-
-/// Runs one state's computation; an argument error gets the batch function and the state index in front.
-template <typename F>
-void state(const char* function, std::size_t k, F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(function) + ": state " + std::to_string(k) + ": " + e.what());
-  }
 }
 
 /// Row-major copy of an n x n column-major matrix.
@@ -187,11 +232,148 @@ void copyRowMajor(const Eigen::MatrixXd& m, double* out) {
   }
 }
 
+/// What the chunks of one batch call share: the first failure (lowest state), the states completed.
+class BatchRun {
+ public:
+  BatchRun(const char* function, std::size_t count, const StopCondition* stop)
+      : function_(function), count_(count), stop_(stop) {}
+
+  const char* function() const { return function_; }
+  const StopCondition* stop() const { return stop_; }
+
+  /// Records that state k failed with the exception in flight (of several, the lowest k is kept).
+  void fail(std::size_t k) {
+    std::exception_ptr e;
+    try {
+      throw;
+    } catch (const std::invalid_argument& x) {
+      e = std::make_exception_ptr(
+          BatchError(k, std::current_exception(),
+                     std::string(function_) + ": state " + std::to_string(k) + ": " + x.what()));
+    } catch (const NumericalError& x) {
+      e = std::make_exception_ptr(
+          BatchError(k, std::current_exception(),
+                     std::string(function_) + ": state " + std::to_string(k) + ": " + x.what()));
+    } catch (...) {
+      e = std::current_exception();
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (k < first_failure_.load(std::memory_order_relaxed)) {
+      first_failure_.store(k, std::memory_order_relaxed);
+      error_ = e;
+    }
+  }
+
+  /// Whether a state at k or beyond need not be computed: a lower one failed already.
+  bool pastFailure(std::size_t k) const { return k > first_failure_.load(std::memory_order_relaxed); }
+
+  void completed(std::size_t lane_states, std::size_t single_states) {
+    completed_.fetch_add(lane_states + single_states, std::memory_order_relaxed);
+    lane_states_.fetch_add(lane_states, std::memory_order_relaxed);
+    single_states_.fetch_add(single_states, std::memory_order_relaxed);
+  }
+
+  /// After every chunk has run: the statistics, then the failure, or Stopped when stopped before the end.
+  void finish(const BatchOptions& o, int width) {
+    if (o.stats) {
+      o.stats->width = static_cast<SimdWidth>(width);
+      o.stats->lane_states = lane_states_.load(std::memory_order_relaxed);
+      o.stats->single_states = single_states_.load(std::memory_order_relaxed);
+    }
+    if (error_) std::rethrow_exception(error_);
+    const std::size_t done = completed_.load(std::memory_order_relaxed);
+    if (stop_ && done < count_) stop_->raise(function_, done, count_, "states");
+  }
+
+ private:
+  const char* function_;
+  std::size_t count_;
+  const StopCondition* stop_;
+  std::atomic<std::size_t> completed_{0};
+  std::atomic<std::size_t> lane_states_{0};
+  std::atomic<std::size_t> single_states_{0};
+  std::atomic<std::size_t> first_failure_{std::numeric_limits<std::size_t>::max()};
+  std::mutex mutex_;  // error_
+  std::exception_ptr error_;
+};
+
+/// Rough single-thread cost of one state in ns (for chunk sizes and polling only).
+double stateCost(int n, double per_joint, double per_entry) {
+  const double dn = static_cast<double>(n);
+  return 100.0 + per_joint * dn + per_entry * dn * dn;
+}
+
+std::size_t roundUp(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
+
+/// How one batch call runs: the width, chunk size and polling interval.
+struct Plan {
+  int width = 1;
+  std::size_t grain = 1;
+  std::size_t poll = 1;  // states between two polls of the stop condition
+};
+
+Plan plan(const char* function, const Model& m, std::size_t count, const BatchOptions& o, int lanes_max_dof,
+          double cost_ns) {
+  if (!simdWidthSupported(o.width)) {
+    throw std::invalid_argument(
+        std::string(function) + ": SIMD width " + std::to_string(static_cast<int>(o.width)) +
+        " is not run by this CPU (widest: " + std::to_string(detail::widestLanes()) + ")");
+  }
+  Plan p;
+  p.width = o.width == SimdWidth::Auto ? detail::defaultLanes() : static_cast<int>(o.width);
+  if (m.n > lanes_max_dof) p.width = 1;
+  // a batch smaller than the width: a narrower one wastes fewer lanes
+  while (p.width > 1 && count < static_cast<std::size_t>(p.width)) p.width /= 2;
+  if (p.width > 1) cost_ns /= 0.5 * p.width;  // lanes: roughly W / 2 times faster per state
+  const std::size_t w = static_cast<std::size_t>(p.width);
+  p.poll = roundUp(std::max<std::size_t>(1, static_cast<std::size_t>(20000.0 / cost_ns)), w);
+  p.grain = o.grain != 0 ? roundUp(o.grain, w)
+                         : roundUp(std::max<std::size_t>(1, static_cast<std::size_t>(50000.0 / cost_ns)), w);
+  return p;
+}
+
+/// Runs states [begin, end) of a chunk: `lanes(workspace, j, stop_at)` computes a range W at a time and
+/// returns where it stopped (a group to compute state by state), `scalar(k, data)` one state; polls the
+/// stop condition every p.poll states; stops at the first failing state.
+template <typename Lanes, typename Scalar>
+void runChunk(BatchRun& run, const Plan& p, BatchWorkspace& ws, std::size_t begin, std::size_t end,
+              Lanes&& lanes, Scalar&& scalar) {
+  std::size_t lane_done = 0, single_done = 0;
+  std::size_t k = begin;
+  while (k < end) {
+    if ((run.stop() && run.stop()->stopRequested()) || run.pastFailure(k)) break;
+    const std::size_t stop_at = std::min(end, k + p.poll);
+    bool failed = false;
+    while (k < stop_at && !failed) {
+      std::size_t group_end = stop_at;
+      if (p.width > 1) {
+        const std::size_t j = lanes(ws, k, stop_at);
+        lane_done += j - k;
+        k = j;
+        group_end = std::min(k + static_cast<std::size_t>(p.width), stop_at);
+      }
+      // state by state: the scalar width, or a group the lanes refused
+      for (; k < group_end; ++k) {
+        try {
+          scalar(k, ws.data);
+        } catch (...) {
+          run.fail(k);
+          failed = true;
+          break;
+        }
+        ++single_done;
+      }
+    }
+    if (failed) break;
+  }
+  run.completed(lane_done, single_done);
+}
+
 }  // namespace
 
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,
-                          const double* tip_wrench, std::size_t grain) {
+                          const double* tip_wrench, const BatchOptions& options) {
   constexpr const char* kFn = "inverseDynamicsBatch";
   if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
   requireArray(q, count, kFn, "q");
@@ -200,23 +382,31 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   requireArray(tau, count, kFn, "tau");
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
-  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t o = k * n;
-      const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
-      state(kFn, k, [&] {
-        OutMap(tau + o, m.n) =
-            tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk,
-                                         Eigen::Map<const Eigen::Matrix<double, 6, 1>>(tip_wrench + 6 * k))
-                       : inverseDynamics(m, d, qk, qdk, qddk);
-      });
-    }
-  });
+  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.n, 30.0, 0.0));
+  const detail::IdArrays arrays{q, qd, qdd, tip_wrench, tau};
+  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
+  BatchRun run(kFn, count, options.stop);
+  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
+                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
+                   runChunk(
+                       run, p, ws, begin, end,
+                       [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+                         return kernels.inverse_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
+                       },
+                       [&](std::size_t k, Data& d) {
+                         const std::size_t o = k * n;
+                         const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
+                         OutMap(tau + o, m.n) =
+                             tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk, Wrench(tip_wrench + 6 * k))
+                                        : inverseDynamics(m, d, qk, qdk, qddk);
+                       });
+                 });
+  run.finish(options, p.width);
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
                           std::size_t count, const double* q, const double* qd, const double* tau,
-                          double* qdd, std::size_t grain) {
+                          double* qdd, const BatchOptions& options) {
   constexpr const char* kFn = "forwardDynamicsBatch";
   if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
   requireArray(q, count, kFn, "q");
@@ -229,29 +419,42 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   }
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
-  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t o = k * n;
-      const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
-      state(kFn, k, [&] {
-        switch (route) {
-          case ForwardRoute::Saha:
-            OutMap(qdd + o, m.n) = forwardDynamics(m, d, qk, qdk, tauk);
-            break;
-          case ForwardRoute::Cholesky:
-            OutMap(qdd + o, m.n) = forwardDynamicsCholesky(m, d, qk, qdk, tauk);
-            break;
-          case ForwardRoute::Fixman:
-            OutMap(qdd + o, m.n) = forwardDynamicsFixman(m, d, qk, qdk, tauk);
-            break;
-        }
-      });
-    }
-  });
+  const double cost = route == ForwardRoute::Saha       ? stateCost(m.n, 75.0, 0.0)
+                      : route == ForwardRoute::Cholesky ? stateCost(m.n, 60.0, 5.0 + 0.05 * m.n)
+                                                        : stateCost(m.n, 350.0, 0.0);
+  const Plan p = plan(kFn, m, count, options, route == ForwardRoute::Saha ? kLanesMaxDof : 0, cost);
+  const detail::FdArrays arrays{q, qd, tau, qdd};
+  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
+  BatchRun run(kFn, count, options.stop);
+  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
+                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
+                   runChunk(
+                       run, p, ws, begin, end,
+                       [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+                         return kernels.forward_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
+                       },
+                       [&](std::size_t k, Data& d) {
+                         const std::size_t o = k * n;
+                         const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
+                         switch (route) {
+                           case ForwardRoute::Saha:
+                             OutMap(qdd + o, m.n) = forwardDynamics(m, d, qk, qdk, tauk);
+                             break;
+                           case ForwardRoute::Cholesky:
+                             OutMap(qdd + o, m.n) = forwardDynamicsCholesky(m, d, qk, qdk, tauk);
+                             break;
+                           case ForwardRoute::Fixman:
+                             OutMap(qdd + o, m.n) = forwardDynamicsFixman(m, d, qk, qdk, tauk);
+                             break;
+                         }
+                       });
+                 });
+  run.finish(options, p.width);
 }
 
 void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
-                     const double* q, const double* qd, const FullFactorBatchOutput& out, std::size_t grain) {
+                     const double* q, const double* qd, const FullFactorBatchOutput& out,
+                     const BatchOptions& options) {
   constexpr const char* kFn = "fullFactorBatch";
   if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
   requireArray(q, count, kFn, "q");
@@ -262,24 +465,52 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
   if (out.convective || out.bias) requireArray(qd, count, kFn, "qd (needed for convective and bias)");
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
-  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t o = k * n, oo = o * n;
-      const CMap qk(q + o, m.n);
-      state(kFn, k, [&] {
-        computeFullFactor(m, d, qk);
-        copyRowMajor(d.M, out.inertia + oo);
-        copyRowMajor(d.U, out.u + oo);
-        OutMap(out.d + o, m.n) = d.D;
-        out.log_det[k] = d.log_det;
-        if (out.inverse) copyRowMajor(computeInverseInertia(m, d, qk), out.inverse + oo);
-        if (out.convective)
-          copyRowMajor(computeConvectiveMatrix(m, d, qk, CMap(qd + o, m.n)), out.convective + oo);
-        if (out.bias) OutMap(out.bias + o, m.n) = computeBias(m, d, qk, CMap(qd + o, m.n));
-        if (out.gravity_torque) OutMap(out.gravity_torque + o, m.n) = computeGravity(m, d, qk);
-      });
-    }
-  });
+  const double per_entry = 8.0 + (m.n <= kDenseUDUMaxDof ? 0.5 * m.n : 0.0) + (out.inverse ? 8.0 : 0.0) +
+                           (out.convective ? 10.0 : 0.0);
+  const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.n, 80.0, per_entry));
+  const detail::FfArrays arrays{q, out.inertia, out.u, out.d, out.log_det, out.inverse};
+  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
+  const bool extras = out.convective || out.bias || out.gravity_torque;
+  // the outputs computed state by state in every case: C, bias, g
+  const auto extra = [&](std::size_t k, Data& d) {
+    const std::size_t o = k * n, oo = o * n;
+    const CMap qk(q + o, m.n);
+    if (out.convective)
+      copyRowMajor(computeConvectiveMatrix(m, d, qk, CMap(qd + o, m.n)), out.convective + oo);
+    if (out.bias) OutMap(out.bias + o, m.n) = computeBias(m, d, qk, CMap(qd + o, m.n));
+    if (out.gravity_torque) OutMap(out.gravity_torque + o, m.n) = computeGravity(m, d, qk);
+  };
+  BatchRun run(kFn, count, options.stop);
+  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
+                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
+                   runChunk(
+                       run, p, ws, begin, end,
+                       [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+                         const std::size_t j =
+                             kernels.full_factor(m, w.data, w.lanesFor(p.width), arrays, b, e);
+                         if (!extras) return j;
+                         for (std::size_t k = b; k < j; ++k) {
+                           try {
+                             extra(k, w.data);
+                           } catch (...) {
+                             return k;  // computed again state by state, which raises the error
+                           }
+                         }
+                         return j;
+                       },
+                       [&](std::size_t k, Data& d) {
+                         const std::size_t o = k * n, oo = o * n;
+                         const CMap qk(q + o, m.n);
+                         computeFullFactor(m, d, qk);
+                         copyRowMajor(d.M, out.inertia + oo);
+                         copyRowMajor(d.U, out.u + oo);
+                         OutMap(out.d + o, m.n) = d.D;
+                         out.log_det[k] = d.log_det;
+                         if (out.inverse) copyRowMajor(computeInverseInertia(m, d, qk), out.inverse + oo);
+                         extra(k, d);
+                       });
+                 });
+  run.finish(options, p.width);
 }
 
 }  // namespace denoc

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "denoc/algorithm/energy.hpp"
+#include "denoc/algorithm/fixman.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 
 namespace denoc {
@@ -198,7 +199,7 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
   } else {
     bad("integrator", "is unknown");
   }
-  if (o.route != ForwardDynamicsRoute::Saha && o.route != ForwardDynamicsRoute::Cholesky)
+  if (o.route != ForwardRoute::Saha && o.route != ForwardRoute::Cholesky && o.route != ForwardRoute::Fixman)
     bad("route", "is unknown");
   if (o.max_steps <= 0) bad("max_steps", "is " + std::to_string(o.max_steps) + ", expected > 0");
   if (o.torque.kind() != TorqueInput::Kind::Zero) {
@@ -240,9 +241,10 @@ bool Simulator::rhs(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
   const auto qd = y.tail(n_);
   opt_->torque.evaluate(t, tau_);
   if (has_damping_) tau_ -= opt_->damping.cwiseProduct(qd);
-  const Eigen::VectorXd& qdd = opt_->route == ForwardDynamicsRoute::Saha
-                                   ? forwardDynamics(*model_, data_, q, qd, tau_)
-                                   : forwardDynamicsCholesky(*model_, data_, q, qd, tau_);
+  const Eigen::VectorXd& qdd =
+      opt_->route == ForwardRoute::Saha       ? forwardDynamics(*model_, data_, q, qd, tau_)
+      : opt_->route == ForwardRoute::Cholesky ? forwardDynamicsCholesky(*model_, data_, q, qd, tau_)
+                                              : forwardDynamicsFixman(*model_, data_, q, qd, tau_);
   ++stats_.evaluations;
   dy.head(n_) = qd;
   dy.tail(n_) = qdd;

@@ -1,31 +1,43 @@
-// Batches of states across cores: a pool of worker threads and batch versions of inverse dynamics, forward
-// dynamics (every route) and the full factor that read and write raw row-major arrays (count x dof, the
-// layout of the service's packed repeated fields).
+// Batches of states: the core's one engine for computing many states of one model (inverse dynamics,
+// forward dynamics by every route, the full factor and its optional outputs), across a pool of threads and,
+// within a thread, across SIMD lanes. The batch functions read and write raw row-major arrays (count x dof,
+// the layout of the service's packed repeated fields). docs/batches.md describes the design and its numbers.
 //
-// How a batch runs. The states [0, count) are cut into contiguous chunks of at least `grain` states each,
-// at most kChunksPerThread per thread (static chunking; a few per thread, so that a thread the operating
-// system holds back on a shared machine delays the batch by a small chunk only). The calling thread asks
-// the workers once, runs chunks itself, and waits for the rest; every thread claims chunks by one atomic
-// increment, so nothing is locked while states are computed. A batch of at most `grain` states (or a pool of
-// one thread) runs inline on the calling thread without touching the workers. Each chunk computes its states
-// with the single-state functions of the core (inverseDynamics, forwardDynamics, ...) in one workspace, so a
-// batch gives bit for bit the results of calling them state by state.
+// How a batch runs. The states [0, count) are cut into contiguous chunks of at least `grain` states each
+// (a multiple of the SIMD width), at most kChunksPerThread per thread. The calling thread asks the workers
+// once, runs chunks itself and waits for the rest; every thread claims chunks by one atomic increment. A
+// batch of one chunk, a pool of one thread, or BatchOptions::max_threads = 1 runs on the calling thread
+// without touching the workers.
 //
-// Workspaces. Each worker thread keeps its own Data per model (a few most recently used models; the pool
-// holds a shared_ptr to those models until they drop out). A calling thread borrows a Data from a small
-// free list of the pool, locked once per batch call.
+// SIMD lanes. Within a chunk, inverse dynamics, the O(n) forward dynamics (ForwardRoute::Saha) and the full
+// factor (I, U, D, log det and I^-1) compute W states at once, one per lane of a SIMD register (W = 2 with
+// SSE2, 4 with AVX2, 8 with AVX-512, chosen at run time from the CPU; see SimdWidth), by the same
+// scalar-templated algorithms as the single-state functions run with a W-lane scalar type, with exactly
+// their operations: every width gives bit for bit the single-state results (in the default build, which
+// contracts no multiply-add; see docs/batches.md). A chunk whose size is not a multiple of W fills the
+// last group's spare lanes with copies of its last state and discards their results. The other routes
+// (Cholesky, Fixman), the convective matrix, the bias and g(q) run state by state.
+//
+// Bad states. A group of W states with a non-finite input or output is computed again state by state with
+// the single-state functions, so a batch raises exactly the error the single-state function raises for the
+// same state. The error is a BatchError naming the state; of several failing states the lowest index wins
+// (every chunk runs in order and stops at its first failure; the chunks before it run to their end).
+//
+// Stopping. With a StopCondition (denoc/stop.hpp), every thread polls it before each chunk and every ~20 us
+// of work within one (a clock read; its cancellation callable at most once per its poll interval); a
+// stopped batch throws denoc::Stopped carrying the number of states completed. The outputs of a batch that
+// throws are unspecified.
+//
+// Workspaces. Each worker thread keeps its own workspace per model (a Data, and for the SIMD kernels of
+// each width used the model cast to the lane type with its Data; a few most recently used models; the pool
+// holds a shared_ptr to those models until they drop out). A calling thread borrows one from a small free
+// list of the pool, locked once per batch call. No batch function allocates per state.
 //
 // Threads. One pool may serve several calling threads at the same time (the server's RPC threads, say):
 // their chunks share the workers, and a caller whose chunks wait behind another caller's runs them itself.
-// A pool must not be destroyed while a batch runs on it. There is no global state.
-//
-// Errors. Arguments are checked as the single-state functions check them: a non-finite entry throws
-// std::invalid_argument naming the batch function, the array, the state and the joint; a failure inside a
-// state (a Cholesky factor that does not exist, say) is rethrown on the calling thread after every chunk
-// has finished, the one of the lowest state index; the outputs are then unspecified.
+// A pool must not be destroyed while a batch runs on it. There is no global mutable state.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -34,20 +46,79 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "denoc/data.hpp"
 #include "denoc/model.hpp"
+#include "denoc/stop.hpp"
 
 namespace denoc {
 
-/// Which forward-dynamics route a batch uses.
-enum class ForwardRoute : std::uint8_t {
-  Saha,      // O(n) three sweeps (forwardDynamics)
-  Cholesky,  // I(q) and its Cholesky factor (forwardDynamicsCholesky)
-  Fixman,    // O(n) Fixman route (forwardDynamicsFixman)
+/// States computed at once per thread: one per SIMD lane.
+enum class SimdWidth : std::uint8_t {
+  Auto = 0,    // defaultSimdWidth()
+  Scalar = 1,  // state by state, the single-state functions
+  W2 = 2,      // SSE2 (every x86-64 CPU) or the target's 128-bit vectors
+  W4 = 4,      // AVX2
+  W8 = 8,      // AVX-512F
 };
+
+/// Whether this CPU runs `width` (Auto, Scalar and W2 always; W4 with AVX2; W8 with AVX-512F).
+bool simdWidthSupported(SimdWidth width);
+
+/// The widest width this CPU runs.
+SimdWidth widestSimdWidth();
+
+/// What SimdWidth::Auto means: the environment variable DENOC_SIMD_WIDTH (1, 2, 4 or 8) when it is set to
+/// a width this CPU runs, else widestSimdWidth(). Read once, at the first call.
+SimdWidth defaultSimdWidth();
+
+/// Models with more joints than this run state by state (a lane workspace holds W copies of every n x n
+/// matrix of Data).
+inline constexpr int kLanesMaxDof = 128;
+
+/// The full factor runs in lanes up to this many joints only: beyond it writing its n x n outputs bounds
+/// it, and the lanes' W-fold working set made it slower than the scalar loop (measured at n = 96:
+/// docs/batches.md).
+inline constexpr int kLanesFullFactorMaxDof = 48;
+
+/// What a batch did (for metrics and tests), filled in when the batch returns or throws.
+struct BatchStats {
+  SimdWidth width = SimdWidth::Scalar;  // the width it ran at (narrower than asked for small batches, 1
+                                        // for the routes and models the lanes do not cover)
+  std::size_t lane_states = 0;          // states computed in SIMD lanes
+  std::size_t single_states = 0;        // states computed one at a time (width 1, or a refused group)
+};
+
+/// How a batch runs; the defaults suit most callers.
+struct BatchOptions {
+  const StopCondition* stop = nullptr;  // polled between chunks and within them; null: never stops
+  SimdWidth width = SimdWidth::Auto;    // a width the CPU does not run throws std::invalid_argument
+  std::size_t grain = 0;                // minimum states per chunk; 0: about 50 us of work (model size)
+  unsigned max_threads = 0;             // threads at most, the calling thread included; 0: the pool's
+  BatchStats* stats = nullptr;          // when not null, what the batch did
+};
+
+/// A state of a batch failed: the message is the batch function's name, the state index and the
+/// single-state function's message ("inverseDynamicsBatch: state 40: inverseDynamics: qd[2] is inf, ...").
+/// cause() is that function's exception (std::invalid_argument for a bad argument, NumericalError for
+/// numbers beyond double precision); both are the state's fault, hence std::invalid_argument.
+class BatchError : public std::invalid_argument {
+ public:
+  BatchError(std::size_t state, std::exception_ptr cause, const std::string& what)
+      : std::invalid_argument(what), state_(state), cause_(std::move(cause)) {}
+  std::size_t state() const { return state_; }
+  const std::exception_ptr& cause() const { return cause_; }
+
+ private:
+  std::size_t state_;
+  std::exception_ptr cause_;
+};
+
+struct BatchWorkspace;
 
 /// A pool of worker threads for batches of states. Thread-safe; not copyable.
 class BatchPool {
@@ -68,17 +139,23 @@ class BatchPool {
   /// Runs chunk(begin, end, data) over [0, count) cut into at most kChunksPerThread * threads() contiguous
   /// chunks of at least `grain` (>= 1) states, each with a workspace for `model`; returns when all have run.
   /// An exception from a chunk is rethrown here (the chunk that threw it stops; the others run to their end;
-  /// of several, the one with the lowest `begin`).
+  /// of several, the one with the lowest `begin`). For work other than the batch functions below.
   void run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
            const std::function<void(std::size_t begin, std::size_t end, Data& data)>& chunk);
+
+  /// The engine's form of run(): chunk boundaries are multiples of `align`, at most `max_threads` threads
+  /// take part (0: all), and chunks get the thread's whole workspace.
+  using Chunk = std::function<void(std::size_t begin, std::size_t end, BatchWorkspace& workspace)>;
+  void runChunks(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
+                 std::size_t align, unsigned max_threads, const Chunk& chunk);
 
  private:
   struct Task;
   struct WorkerState;
   void workerLoop(unsigned index);
-  static void runChunks(Task& task, Data& data);
-  std::unique_ptr<Data> borrow(const std::shared_ptr<const Model>& model);
-  void giveBack(const std::shared_ptr<const Model>& model, std::unique_ptr<Data> data);
+  static void claimChunks(Task& task, BatchWorkspace& workspace);
+  std::unique_ptr<BatchWorkspace> borrow(const std::shared_ptr<const Model>& model);
+  void giveBack(std::unique_ptr<BatchWorkspace> workspace);
 
   std::vector<std::thread> workers_;
   std::vector<std::unique_ptr<WorkerState>> worker_state_;  // one per worker, touched by that worker only
@@ -87,11 +164,8 @@ class BatchPool {
   std::deque<std::shared_ptr<Task>> queue_;  // one entry per worker asked to join a batch
   bool stopping_ = false;
   std::mutex spare_mutex_;  // the calling threads' workspaces
-  std::vector<std::pair<std::shared_ptr<const Model>, std::unique_ptr<Data>>> spare_;
+  std::vector<std::unique_ptr<BatchWorkspace>> spare_;
 };
-
-/// Default minimum number of states per chunk: below it a batch runs inline.
-inline constexpr std::size_t kDefaultBatchGrain = 16;
 
 /// Row-major outputs of fullFactorBatch: each matrix count x dof x dof, each vector count x dof. I, U, D and
 /// log_det are required; the others are computed when not null (C and bias need qd).
@@ -108,19 +182,22 @@ struct FullFactorBatchOutput {
 
 /// tau = inverseDynamics(q, qd, qdd[, tip wrench]) for each of `count` states. q, qd, qdd, tau: count x n;
 /// tip_wrench: null or count x 6 ([moment; force] in the tip frame, as inverseDynamics takes it).
+/// Throws BatchError for a failing state, Stopped when stopped, std::invalid_argument for a null model or
+/// array or an unsupported width.
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,
-                          const double* tip_wrench = nullptr, std::size_t grain = kDefaultBatchGrain);
+                          const double* tip_wrench = nullptr, const BatchOptions& options = {});
 
-/// qdd = forward dynamics by `route` for each of `count` states. q, qd, tau, qdd: count x n.
+/// qdd = forward dynamics by `route` for each of `count` states. q, qd, tau, qdd: count x n. Throws as
+/// inverseDynamicsBatch, and std::invalid_argument for an unknown route.
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
                           std::size_t count, const double* q, const double* qd, const double* tau,
-                          double* qdd, std::size_t grain = kDefaultBatchGrain);
+                          double* qdd, const BatchOptions& options = {});
 
 /// computeFullFactor (and the optional outputs) for each of `count` states. q: count x n; qd: count x n, or
-/// null when neither convective nor bias is asked for.
+/// null when neither convective nor bias is asked for. Throws as inverseDynamicsBatch.
 void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                      const double* q, const double* qd, const FullFactorBatchOutput& out,
-                     std::size_t grain = kDefaultBatchGrain);
+                     const BatchOptions& options = {});
 
 }  // namespace denoc

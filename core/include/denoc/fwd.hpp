@@ -22,6 +22,13 @@ namespace denoc {
 /// Kind of a 1-DOF joint.
 enum class JointType : std::uint8_t { Revolute, Prismatic };
 
+/// How forward dynamics is computed (batches, simulation).
+enum class ForwardRoute : std::uint8_t {
+  Saha,      // O(n) three sweeps (forwardDynamics)
+  Cholesky,  // I(q) and its Cholesky factor (forwardDynamicsCholesky)
+  Fixman,    // O(n) Fixman route (forwardDynamicsFixman)
+};
+
 template <typename S>
 struct ModelTpl;
 template <typename S>

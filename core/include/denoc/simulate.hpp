@@ -27,11 +27,9 @@ enum class Integrator : std::uint8_t {
   DormandPrince45,  // adaptive embedded Dormand-Prince 5(4), local extrapolation, FSAL
 };
 
-/// Which forward-dynamics route evaluates qdd inside the integrator.
-enum class ForwardDynamicsRoute : std::uint8_t {
-  Saha,      // the O(n) three-sweep route (forwardDynamics)
-  Cholesky,  // the O(n^3) reference route (forwardDynamicsCholesky)
-};
+/// Which forward-dynamics route evaluates qdd inside the integrator (the core's one enum, fwd.hpp; this name
+/// is kept for existing callers).
+using ForwardDynamicsRoute = ForwardRoute;
 
 /// Joint torque input tau(t): zero, a constant vector, or a piecewise-linear schedule through knots
 /// (t_k, tau_k), held at tau_0 before the first knot and at the last value after the last knot.

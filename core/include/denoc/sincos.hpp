@@ -8,9 +8,9 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "denoc/fwd.hpp"
 
@@ -29,22 +29,28 @@ namespace detail {
 
 /// sin and cos of r in [-pi/4, pi/4] after the reduction x = k pi/2 + r, moved to x's quadrant k mod 4:
 /// (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s). `shifted` holds k in its low bits. Branch-free, so that
-/// a loop over it vectorizes.
-DENOC_INLINE void sincosReduced(double x, double& s, double& c) {
+/// a loop over it vectorizes. F is double, or a GCC vector of doubles (simd/lanes.hpp: the same operations in
+/// every lane), U the 64-bit unsigned integer (vector) of F's size. Returned by value: a vector type passed
+/// as a template argument loses a reduced alignment, so references to F could promise too much.
+template <typename F>
+struct SinCos {
+  F s, c;
+};
+template <typename F, typename U>
+DENOC_INLINE SinCos<F> sincosReducedT(F x) {
   // k = nearest integer to x / (pi/2), by adding and subtracting 1.5 * 2^52 (round to nearest even);
   // the low bits of the sum's representation are k mod 4 in two's complement
   constexpr double kTwoOverPi = 6.36619772367581382433e-01;
   constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52
-  const double shifted = x * kTwoOverPi + kShifter;
-  const double k = shifted - kShifter;
-  std::uint64_t quadrant;
-  std::memcpy(&quadrant, &shifted, sizeof quadrant);
+  const F shifted = x * kTwoOverPi + kShifter;
+  const F k = shifted - kShifter;
+  const U quadrant = std::bit_cast<U>(shifted);
   // r = x - k pi/2 with pi/2 in three parts of 33, 33 and 53 bits: k * part is exact for |k| < 2^20, and
   // x - k * kPio2a is exact (the two are within a factor of two)
   constexpr double kPio2a = 1.57079632673412561417e+00;
   constexpr double kPio2b = 6.07710050630396597660e-11;
   constexpr double kPio2c = 2.02226624879595063154e-21;
-  const double r = ((x - k * kPio2a) - k * kPio2b) - k * kPio2c;
+  const F r = ((x - k * kPio2a) - k * kPio2b) - k * kPio2c;
   // fdlibm kernels (k_sin.c, k_cos.c) on |r| <= pi/4
   constexpr double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
                    S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
@@ -52,23 +58,29 @@ DENOC_INLINE void sincosReduced(double x, double& s, double& c) {
   constexpr double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
                    C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
                    C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
-  const double z = r * r;
-  const double w = z * z;
-  const double ps = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6);
-  const double sin_r = r + z * r * (S1 + z * ps);
-  const double pc = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
-  const double hz = 0.5 * z;
-  const double one_minus_hz = 1.0 - hz;
-  const double cos_r = one_minus_hz + (((1.0 - one_minus_hz) - hz) + z * pc);
+  const F z = r * r;
+  const F w = z * z;
+  const F ps = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6);
+  const F sin_r = r + z * r * (S1 + z * ps);
+  const F pc = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+  const F hz = 0.5 * z;
+  const F one_minus_hz = 1.0 - hz;
+  const F cos_r = one_minus_hz + (((1.0 - one_minus_hz) - hz) + z * pc);
   // select by the bit patterns: odd quadrants swap, quadrants 2, 3 negate sin, 1, 2 negate cos
-  std::uint64_t sb, cb;
-  std::memcpy(&sb, &sin_r, sizeof sb);
-  std::memcpy(&cb, &cos_r, sizeof cb);
-  const std::uint64_t odd = std::uint64_t(0) - (quadrant & 1u);  // all ones for an odd quadrant
-  const std::uint64_t s_bits = ((sb & ~odd) | (cb & odd)) ^ ((quadrant & 2u) << 62);
-  const std::uint64_t c_bits = ((cb & ~odd) | (sb & odd)) ^ (((quadrant + 1u) & 2u) << 62);
-  std::memcpy(&s, &s_bits, sizeof s);
-  std::memcpy(&c, &c_bits, sizeof c);
+  const U sb = std::bit_cast<U>(sin_r);
+  const U cb = std::bit_cast<U>(cos_r);
+  const U one = U{} + 1u, two = U{} + 2u;
+  const U odd = U{} - (quadrant & one);  // all ones for an odd quadrant
+  const U s_bits = ((sb & ~odd) | (cb & odd)) ^ ((quadrant & two) << 62);
+  const U c_bits = ((cb & ~odd) | (sb & odd)) ^ (((quadrant + one) & two) << 62);
+  return {std::bit_cast<F>(s_bits), std::bit_cast<F>(c_bits)};
+}
+
+/// The same for one double.
+DENOC_INLINE void sincosReduced(double x, double& s, double& c) {
+  const SinCos<double> r = sincosReducedT<double, std::uint64_t>(x);
+  s = r.s;
+  c = r.c;
 }
 
 }  // namespace detail

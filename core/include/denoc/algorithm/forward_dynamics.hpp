@@ -18,18 +18,30 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& tau);
 
 /// The same accelerations by the O(n^3) reference route: I(q) from composite bodies (data.M), its dense
-/// Cholesky factor (lower triangle of data.L), two triangular solves. Result in data.qdd (returned).
+/// Cholesky factor (lower triangle of data.L; from kCholeskyBlockedMinDof joints on by the blocked kernel,
+/// detail::choleskyBlocked), two triangular solves. Result in data.qdd (returned). Throws on a bad argument,
+/// NumericalError when I(q) is not numerically positive definite.
 template <typename S>
 const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model, DataTpl<S>& data,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& tau);
 
+/// Joints from which forwardDynamicsCholesky (double) factors I(q) with the blocked, SIMD kernel instead of
+/// the plain loop (measured: docs/batches.md).
+inline constexpr int kCholeskyBlockedMinDof = 24;
+
 namespace detail {
 /// In-place dense Cholesky factorization A = L L^T of the lower triangle of A (n x n), no allocation.
 /// Returns false if A is not positive definite.
 template <typename S>
 bool choleskyInPlace(typename Types<S>::MatX& A);
+
+/// The same factorization, right-looking blocked, of the n x n column-major `a`
+/// (core/src/cholesky_blocked.cpp) with `lanes` doubles per SIMD register (2, 4, 8; 0: the CPU's default, see
+/// denoc/batch.hpp; more than the CPU runs: its widest). The same bits at every width; not those of
+/// choleskyInPlace. No allocation.
+bool choleskyBlocked(double* a, int n, int lanes = 0);
 
 /// Solves L L^T x = b in place (x holds b on entry), L from choleskyInPlace.
 template <typename S>

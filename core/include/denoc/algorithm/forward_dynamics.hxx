@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
@@ -150,7 +151,14 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
   detail::commonPlacementsAndInertias(model, data, q, true);  // the angles of the inverse dynamics
   detail::crba(model, data);
   data.L = data.M;
-  if (!detail::choleskyInPlace<S>(data.L)) {
+  bool positive;
+  if constexpr (std::is_same_v<S, double>) {
+    positive = model.n >= kCholeskyBlockedMinDof ? detail::choleskyBlocked(data.L.data(), model.n)
+                                                 : detail::choleskyInPlace<S>(data.L);
+  } else {
+    positive = detail::choleskyInPlace<S>(data.L);
+  }
+  if (!positive) {
     throw NumericalError("forwardDynamicsCholesky: the inertia matrix is not positive definite");
   }
   detail::choleskySolveInPlace<S>(data.L, data.qdd);

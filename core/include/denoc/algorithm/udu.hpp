@@ -25,10 +25,14 @@ template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q);
 
-/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned. For n up to kDenseUDUMaxDof from the
-/// dense factors of computeFullFactor (data.M, U, D are left as it leaves them; n^3 / 2 multiplications
-/// after I(q)); above it one three-sweep solve per column with the O(n) factors, O(n^2) in all. Throws on a
-/// bad q.
+/// I(q)^-1 = U^-T D^-1 U^-1 into data.Minv (both triangles), returned. For n up to kDenseInverseMaxDof from
+/// the dense factors of computeFullFactor (data.M, U, D are left as it leaves them; n^3 / 2 multiplications
+/// after I(q)); above it the three sweeps on all unit vectors at once with the O(n) factors, 12 n^2
+/// multiplications (the crossover measured: docs/batches.md). Throws on a bad q.
+inline constexpr int kDenseInverseMaxDof = 8;
+static_assert(kDenseInverseMaxDof >= 5 && kDenseInverseMaxDof <= kDenseUDUMaxDof,
+              "the sweeps need n >= 6; the dense inverse needs the dense factors of fullFactor");
+
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q);
@@ -51,9 +55,21 @@ S logDetFromD(const typename Types<S>::VecX& D);
 template <typename S>
 void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
-/// I^-1 by one three-sweep solve per column with the O(n) factors of articulated() into data.Minv.
+/// I^-1 by the three sweeps on all unit vectors at once with the O(n) factors of articulated() into
+/// data.Minv, 12 n^2 multiplications (n >= 6; data.L is the work space).
 template <typename S>
 void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// The full factor without the argument check and log det: I(q) into data.M; U, D into data.U, data.D
+/// (dense elimination for n <= kDenseUDUMaxDof, else the O(n) recursion, which also leaves psi_k, 1/mh_k).
+template <typename S>
+void fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+                const Eigen::Ref<const typename Types<S>::VecX>& q);
+
+/// I^-1 into data.Minv from what fullFactor leaves: the dense route up to kDenseInverseMaxDof, else the
+/// sweeps (after the O(n) elimination where fullFactor took the dense one).
+template <typename S>
+void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
 template <typename S>

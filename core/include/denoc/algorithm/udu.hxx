@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cassert>
 #include <cmath>
 
 #include "denoc/algorithm/check.hpp"
@@ -161,27 +162,101 @@ DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   }
 }
 
-/// I^-1 column by column with the O(n) factors: the three sweeps on the unit vector e_j, whose first sweep
-/// starts at joint j (tauh and eta vanish beyond it). O(n^2).
+/// I^-1 = U^-T D^-1 U^-1 with the O(n) factors of articulated() into data.Minv (both triangles): the three
+/// sweeps of section 5.2 on every unit vector e_j at once, one joint at a time, on the upper triangle only
+/// (I^-1 is symmetric). Column j's sweeps, run for all j together:
+///   (i)  for i = n-1..0, j >= i: tauh_i^j = delta_ij - p_i^T eta_{i+1}^j,  eta_i^j = eta_{i+1}^j + psi_i
+///   tauh_i^j (iii) for i = 0..n-1, j >= i: x_i^j = tauh_i^j / mh_i - psi_i^T mu_{i-1}^j,  mu_i^j =
+///   mu_{i-1}^j + p_i x_i^j
+/// (tauh_i^j = 0 for i > j, so column j's first sweep starts at joint j; x_i^j for j >= i needs mu^j only for
+/// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (the first 6 n entries of data.L, so
+/// n >= 6), each step i is a 6 x (n - i) product and rank-one update over contiguous rows: 12 multiplications
+/// per entry of the upper triangle and sweep, 12 n^2 in all, in loops that vectorize.
 template <typename S>
 DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
-  using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
-  JointWork<S>* work = data.work.data();
-  const Vec6* p = data.p0.data();
-  for (int j = 0; j < n; ++j) {
-    Vec6 eta = Vec6::Zero();
-    for (int i = j; i >= 0; --i) {
-      work[i].tau_hat = (i == j ? S(1) : S(0)) - p[i].dot(eta);
-      eta += work[i].psi * work[i].tau_hat;
+  assert(n >= 6 && data.L.size() >= 6 * n);
+  const JointWork<S>* work = data.work.data();
+  const typename Types<S>::Vec6* p = data.p0.data();
+  S* Mi = data.Minv.data();  // column i, rows j >= i: tauh_i^j, then x_i^j = (I^-1)_ij
+  S* __restrict e0 = data.L.data();
+  S* __restrict e1 = e0 + n;
+  S* __restrict e2 = e1 + n;
+  S* __restrict e3 = e2 + n;
+  S* __restrict e4 = e3 + n;
+  S* __restrict e5 = e4 + n;
+  // (i) tip to base; e_r[j] = eta^j[r]
+  for (int j = 0; j < 6 * n; ++j) e0[j] = S(0);
+  for (int i = n - 1; i >= 0; --i) {
+    const S p0 = p[i][0], p1 = p[i][1], p2 = p[i][2], p3 = p[i][3], p4 = p[i][4], p5 = p[i][5];
+    const typename Types<S>::Vec6& psi = work[i].psi;
+    const S s0 = psi[0], s1 = psi[1], s2 = psi[2], s3 = psi[3], s4 = psi[4], s5 = psi[5];
+    S* __restrict t = Mi + static_cast<Eigen::Index>(i) * n;
+    t[i] = S(1);  // eta^i vanishes below joint i
+    e0[i] += s0;
+    e1[i] += s1;
+    e2[i] += s2;
+    e3[i] += s3;
+    e4[i] += s4;
+    e5[i] += s5;
+    for (int j = i + 1; j < n; ++j) {
+      const S tj = -(((p0 * e0[j] + p1 * e1[j]) + (p2 * e2[j] + p3 * e3[j])) + (p4 * e4[j] + p5 * e5[j]));
+      t[j] = tj;
+      e0[j] += s0 * tj;
+      e1[j] += s1 * tj;
+      e2[j] += s2 * tj;
+      e3[j] += s3 * tj;
+      e4[j] += s4 * tj;
+      e5[j] += s5 * tj;
     }
-    Vec6 mu = Vec6::Zero();
-    S* col = data.Minv.data() + static_cast<Eigen::Index>(j) * n;
-    for (int i = 0; i < n; ++i) {
-      const S tau_hat = i <= j ? work[i].tau_hat : S(0);
-      col[i] = tau_hat * work[i].inv_mh - work[i].psi.dot(mu);
-      mu += p[i] * col[i];
+  }
+  // (ii) and (iii) base to tip; e_r[j] = mu^j[r]
+  for (int j = 0; j < 6 * n; ++j) e0[j] = S(0);
+  for (int i = 0; i < n; ++i) {
+    const S p0 = p[i][0], p1 = p[i][1], p2 = p[i][2], p3 = p[i][3], p4 = p[i][4], p5 = p[i][5];
+    const typename Types<S>::Vec6& psi = work[i].psi;
+    const S s0 = psi[0], s1 = psi[1], s2 = psi[2], s3 = psi[3], s4 = psi[4], s5 = psi[5];
+    const S inv_mh = work[i].inv_mh;
+    S* __restrict x = Mi + static_cast<Eigen::Index>(i) * n;
+    for (int j = i; j < n; ++j) {
+      const S xj = x[j] * inv_mh -
+                   (((s0 * e0[j] + s1 * e1[j]) + (s2 * e2[j] + s3 * e3[j])) + (s4 * e4[j] + s5 * e5[j]));
+      x[j] = xj;
+      e0[j] += p0 * xj;
+      e1[j] += p1 * xj;
+      e2[j] += p2 * xj;
+      e3[j] += p3 * xj;
+      e4[j] += p4 * xj;
+      e5[j] += p5 * xj;
     }
+  }
+  // the upper triangle from the lower
+  for (int j = 1; j < n; ++j) {
+    S* col = Mi + static_cast<Eigen::Index>(j) * n;
+    for (int i = 0; i < j; ++i) col[i] = Mi[j + static_cast<Eigen::Index>(i) * n];
+  }
+}
+
+template <typename S>
+void fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+                const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  commonPlacementsAndInertias(model, data, q);
+  crba(model, data);
+  if (model.n <= kDenseUDUMaxDof) {
+    denseUDU(model, data);
+  } else {
+    articulated(model, data, false);  // reuses the link inertias of the composite-body pass
+    explicitU(model, data);
+  }
+}
+
+template <typename S>
+void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
+  if (model.n <= kDenseInverseMaxDof) {
+    inverseFromUDU(model, data);
+  } else {
+    if (model.n <= kDenseUDUMaxDof) articulated(model, data, false);  // the link inertias are still there
+    inverseBySweeps(model, data);
   }
 }
 
@@ -200,15 +275,8 @@ template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "computeFullFactor", "q");
-  detail::commonPlacementsAndInertias(model, data, q);
-  detail::crba(model, data);
-  if (model.n <= kDenseUDUMaxDof) {
-    detail::denseUDU(model, data);
-    data.log_det = detail::logDetFromD<S>(data.D);
-  } else {
-    detail::articulated(model, data, true);  // reuses the link inertias of the composite-body pass
-    detail::explicitU(model, data);
-  }
+  detail::fullFactor(model, data, q);
+  data.log_det = detail::logDetFromD<S>(data.D);
 }
 
 template <typename S>
@@ -216,7 +284,7 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkVector(model, q, "computeInverseInertia", "q");
   detail::commonPlacementsAndInertias(model, data, q);
-  if (model.n <= kDenseUDUMaxDof) {
+  if (model.n <= kDenseInverseMaxDof) {
     detail::crba(model, data);
     detail::denseUDU(model, data);
     detail::inverseFromUDU(model, data);

@@ -1,0 +1,313 @@
+// The batch engine's SIMD kernels (batch_kernels.hpp): inverse dynamics, Saha's O(n) forward dynamics and
+// the full factor for W states at once, by the core's scalar-templated algorithms instantiated with the
+// W-lane scalar type simd::Lanes<W>.
+//
+// One translation unit, compiled for baseline x86-64 like the rest of the core, holds the kernels of every
+// width. Each kernel is a function with GCC's `target` attribute (none for W = 2, "avx2" for W = 4,
+// "avx512f" for W = 8) and `flatten`, which inlines into it everything it calls: the AVX2 and AVX-512 code
+// exists only inside those functions, and the engine calls them only on a CPU that runs them
+// (simd_dispatch.hpp). A template that is not inlined stays an ordinary out-of-line function compiled for
+// the baseline, so the linker can never pick an AVX copy of an inline function for a baseline caller (the
+// hazard of compiling shared headers with different -m flags in different translation units).
+// tests/isa_isolation.sh checks the object code: wide registers only inside the kernels named here.
+//
+// The file is built with -ffp-contract=off (core/CMakeLists.txt): no multiply-add is fused, so every lane
+// performs the operations of the single-state function in the same order and the results are equal bit
+// for bit (the baseline build fuses nothing either). -DDENOC_SIMD_FMA=ON trades that for AVX2 FMA.
+#include "batch_kernels.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "denoc/algorithm/forward_dynamics.hpp"
+#include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/algorithm/udu.hpp"
+#include "denoc/simd/lanes.hpp"
+
+namespace denoc::detail {
+namespace {
+
+template <int W>
+using L = simd::Lanes<W>;
+template <int W>
+using LVecX = typename Types<L<W>>::VecX;
+template <int W>
+using LMatX = typename Types<L<W>>::MatX;
+
+template <int W>
+struct LaneWs final : LaneWorkspace {
+  ModelTpl<L<W>> model;
+  DataTpl<L<W>> data;
+  LVecX<W> a, b, c;                   // lane-interleaved inputs
+  typename Types<L<W>>::Vec6 wrench;  // tip wrench
+
+  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n) { width = W; }
+};
+
+template <int W>
+using Vec = typename L<W>::V;
+/// In-register transposition of W vectors of W lanes: afterwards a[l] holds lane l of the W vectors, in
+/// order (log2 W stages of shuffles with constant indices, one instruction each; __builtin_shufflevector is
+/// GCC's (from 12) and Clang's). This is how states go into
+/// lanes and back, W entries at a time, instead of one lane at a time.
+template <int W>
+DENOC_INLINE void transpose(Vec<W> (&a)[W]);
+
+template <>
+DENOC_INLINE void transpose<2>(Vec<2> (&a)[2]) {
+  const Vec<2> t0 = __builtin_shufflevector(a[0], a[1], 0, 2);
+  const Vec<2> t1 = __builtin_shufflevector(a[0], a[1], 1, 3);
+  a[0] = t0;
+  a[1] = t1;
+}
+
+template <>
+DENOC_INLINE void transpose<4>(Vec<4> (&a)[4]) {
+  const Vec<4> t0 = __builtin_shufflevector(a[0], a[1], 0, 4, 2, 6);
+  const Vec<4> t1 = __builtin_shufflevector(a[0], a[1], 1, 5, 3, 7);
+  const Vec<4> t2 = __builtin_shufflevector(a[2], a[3], 0, 4, 2, 6);
+  const Vec<4> t3 = __builtin_shufflevector(a[2], a[3], 1, 5, 3, 7);
+  a[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  a[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  a[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  a[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+template <>
+DENOC_INLINE void transpose<8>(Vec<8> (&a)[8]) {
+  // blocks of 1, then 2, then 4 lanes swapped between rows 1, 2, 4 apart
+  Vec<8> t[8];
+  for (int r = 0; r < 8; r += 2) {
+    t[r] = __builtin_shufflevector(a[r], a[r + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[r + 1] = __builtin_shufflevector(a[r], a[r + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  }
+  for (int r : {0, 1, 4, 5}) {
+    a[r] = __builtin_shufflevector(t[r], t[r + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    a[r + 2] = __builtin_shufflevector(t[r], t[r + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int r = 0; r < 4; ++r) {
+    t[r] = __builtin_shufflevector(a[r], a[r + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    t[r + 4] = __builtin_shufflevector(a[r], a[r + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+  for (int r = 0; r < 8; ++r) a[r] = t[r];
+}
+
+template <int W>
+DENOC_INLINE Vec<W> loadDoubles(const double* p) {
+  Vec<W> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <int W>
+DENOC_INLINE void storeDoubles(double* p, const Vec<W>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+/// Lane-interleaves n entries of the rows of a row-major array read by the group of states [k, k + W)
+/// (state min(k + l, last) in lane l) into v; returns the sum of x - x over them (0 in every lane when all
+/// are finite, NaN in a lane with an infinite or NaN entry).
+template <int W, typename Out>
+DENOC_INLINE L<W> gather(const double* x, std::size_t n, std::size_t k, std::size_t last, Out& v) {
+  const double* row[W];
+  for (int l = 0; l < W; ++l) row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * n;
+  L<W> acc(0.0);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    Vec<W> a[W];
+    for (int l = 0; l < W; ++l) a[l] = loadDoubles<W>(row[l] + i);
+    transpose<W>(a);
+    for (int t = 0; t < W; ++t) {
+      const L<W> e(a[t]);
+      v[static_cast<Eigen::Index>(i) + t] = e;
+      acc += e - e;
+    }
+  }
+  for (; i < n; ++i) {
+    Vec<W> e;
+    for (int l = 0; l < W; ++l) e[l] = row[l][i];
+    v[static_cast<Eigen::Index>(i)] = L<W>(e);
+    acc += L<W>(e) - L<W>(e);
+  }
+  return acc;
+}
+
+/// The same check on n lane values.
+template <int W>
+DENOC_INLINE L<W> finiteSum(const L<W>* v, std::size_t n) {
+  L<W> acc(0.0);
+  for (std::size_t i = 0; i < n; ++i) acc += v[i] - v[i];
+  return acc;
+}
+
+template <int W>
+DENOC_INLINE bool allZero(const L<W>& acc) {
+  bool zero = true;
+  for (int l = 0; l < W; ++l) zero &= acc[l] == 0.0;
+  return zero;
+}
+
+/// Writes lanes 0..valid-1 of the lane values v[i * stride], i < count, to out[l * out_stride + i]: one
+/// transposed row of W entries per lane at a time.
+template <int W>
+DENOC_INLINE void scatterRow(const L<W>* v, std::size_t stride, std::size_t count, double* out,
+                             std::size_t out_stride, std::size_t valid) {
+  std::size_t i = 0;
+  for (; i + W <= count; i += W) {
+    Vec<W> a[W];
+    for (int t = 0; t < W; ++t) a[t] = v[(i + static_cast<std::size_t>(t)) * stride].v;
+    transpose<W>(a);
+    for (std::size_t l = 0; l < valid; ++l) storeDoubles<W>(out + l * out_stride + i, a[l]);
+  }
+  for (; i < count; ++i) {
+    for (std::size_t l = 0; l < valid; ++l) out[l * out_stride + i] = v[i * stride][static_cast<int>(l)];
+  }
+}
+
+/// Writes lanes 0..valid-1 of the n values v to rows k.. of a row-major count x n array.
+template <int W>
+DENOC_INLINE void scatter(const L<W>* v, std::size_t n, double* out, std::size_t k, std::size_t valid) {
+  scatterRow<W>(v, 1, n, out + k * n, n, valid);
+}
+
+/// Writes lanes 0..valid-1 of the n x n column-major m to rows k.. of a row-major count x n x n array (row
+/// i of a state is entries i, i + n, ... of the column-major storage).
+template <int W>
+DENOC_INLINE void scatterMatrix(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
+                                std::size_t valid) {
+  for (std::size_t i = 0; i < n; ++i)
+    scatterRow<W>(m.data() + i, n, n, out + k * n * n + i * n, n * n, valid);
+}
+
+template <int W>
+DENOC_INLINE std::size_t inverseDynamicsLanes(const Model& m, Data&, LaneWorkspace& base, const IdArrays& x,
+                                              std::size_t begin, std::size_t end) {
+  auto& ws = static_cast<LaneWs<W>&>(base);
+  const std::size_t n = static_cast<std::size_t>(m.n);
+  for (std::size_t k = begin; k < end; k += W) {
+    const std::size_t last = std::min(k + W, end) - 1;
+    L<W> acc = gather<W>(x.q, n, k, last, ws.a) + gather<W>(x.qd, n, k, last, ws.b) +
+               gather<W>(x.qdd, n, k, last, ws.c);
+    if (x.tip_wrench) acc += gather<W>(x.tip_wrench, 6, k, last, ws.wrench);
+    if (!allZero(acc)) return k;
+    // inverseDynamics (inverse_dynamics.hxx) without its checks, done above
+    rnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), x.tip_wrench ? &ws.wrench : nullptr, true,
+               ws.data.tau);
+    if (!allZero(finiteSum(ws.data.tau.data(), n))) return k;
+    scatter<W>(ws.data.tau.data(), n, x.tau, k, last + 1 - k);
+  }
+  return end;
+}
+
+template <int W>
+DENOC_INLINE std::size_t forwardDynamicsLanes(const Model& m, Data&, LaneWorkspace& base, const FdArrays& x,
+                                              std::size_t begin, std::size_t end) {
+  auto& ws = static_cast<LaneWs<W>&>(base);
+  const std::size_t n = static_cast<std::size_t>(m.n);
+  for (std::size_t k = begin; k < end; k += W) {
+    const std::size_t last = std::min(k + W, end) - 1;
+    const L<W> acc = gather<W>(x.q, n, k, last, ws.a) + gather<W>(x.qd, n, k, last, ws.b) +
+                     gather<W>(x.tau, n, k, last, ws.c);
+    if (!allZero(acc)) return k;
+    // forwardDynamics (forward_dynamics.hxx) without its checks
+    forwardDynamicsSaha<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c);
+    if (!allZero(finiteSum(ws.data.qdd.data(), n))) return k;
+    scatter<W>(ws.data.qdd.data(), n, x.qdd, k, last + 1 - k);
+  }
+  return end;
+}
+
+template <int W>
+DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorkspace& base, const FfArrays& x,
+                                         std::size_t begin, std::size_t end) {
+  auto& ws = static_cast<LaneWs<W>&>(base);
+  const std::size_t n = static_cast<std::size_t>(m.n);
+  for (std::size_t k = begin; k < end; k += W) {
+    const std::size_t last = std::min(k + W, end) - 1;
+    const std::size_t valid = last + 1 - k;
+    if (!allZero(gather<W>(x.q, n, k, last, ws.a))) return k;
+    // computeFullFactor (udu.hxx) without its check; log det below
+    fullFactor<L<W>>(ws.model, ws.data, ws.a);
+    const L<W> acc = finiteSum(ws.data.M.data(), n * n) + finiteSum(ws.data.U.data(), n * n) +
+                     finiteSum(ws.data.D.data(), n);
+    if (!allZero(acc)) return k;
+    scatterMatrix<W>(ws.data.M, n, x.inertia, k, valid);
+    scatterMatrix<W>(ws.data.U, n, x.u, k, valid);
+    scatter<W>(ws.data.D.data(), n, x.d, k, valid);
+    // log det I = sum log D lane by lane, with the scalar function (one logarithm of the product)
+    for (std::size_t l = 0; l < valid; ++l) {
+      for (std::size_t i = 0; i < n; ++i) scalar.D[static_cast<Eigen::Index>(i)] = x.d[(k + l) * n + i];
+      const double log_det = logDetFromD<double>(scalar.D);
+      if (!(log_det - log_det == 0.0)) return k;
+      x.log_det[k + l] = log_det;
+    }
+    // computeInverseInertia: its route from what fullFactor leaves (which it may overwrite: D is out)
+    if (x.inverse) {
+      inverseAfterFactor<L<W>>(ws.model, ws.data);
+      if (!allZero(finiteSum(ws.data.Minv.data(), n * n))) return k;
+      scatterMatrix<W>(ws.data.Minv, n, x.inverse, k, valid);
+    }
+  }
+  return end;
+}
+
+// The kernels of each width: flatten inlines the whole computation into these functions, compiled for the
+// named instruction set (see the file comment). Their names end in the width; tests/isa_isolation.sh
+// expects wide registers in the Lanes4 and Lanes8 kernels only.
+#define DENOC_LANE_KERNELS(W, ATTRIBUTES)                                                                  \
+  ATTRIBUTES std::size_t inverseDynamicsLanes##W(const Model& m, Data& d, LaneWorkspace& ws,               \
+                                                 const IdArrays& x, std::size_t b, std::size_t e) {        \
+    return inverseDynamicsLanes<W>(m, d, ws, x, b, e);                                                     \
+  }                                                                                                        \
+  ATTRIBUTES std::size_t forwardDynamicsLanes##W(const Model& m, Data& d, LaneWorkspace& ws,               \
+                                                 const FdArrays& x, std::size_t b, std::size_t e) {        \
+    return forwardDynamicsLanes<W>(m, d, ws, x, b, e);                                                     \
+  }                                                                                                        \
+  ATTRIBUTES std::size_t fullFactorLanes##W(const Model& m, Data& d, LaneWorkspace& ws, const FfArrays& x, \
+                                            std::size_t b, std::size_t e) {                                \
+    return fullFactorLanes<W>(m, d, ws, x, b, e);                                                          \
+  }
+
+#if defined(DENOC_SIMD_FMA)
+#define DENOC_AVX2_TARGET "avx2,fma"
+#else
+#define DENOC_AVX2_TARGET "avx2"
+#endif
+
+DENOC_LANE_KERNELS(2, __attribute__((flatten)))
+#if defined(__x86_64__) || defined(__i386__)
+DENOC_LANE_KERNELS(4, __attribute__((target(DENOC_AVX2_TARGET), flatten)))
+DENOC_LANE_KERNELS(8, __attribute__((target("avx512f"), flatten)))
+#else
+// other targets: the generic vectors of 4 and 8 lanes, never chosen by simd_dispatch.cpp
+DENOC_LANE_KERNELS(4, __attribute__((flatten)))
+DENOC_LANE_KERNELS(8, __attribute__((flatten)))
+#endif
+
+#undef DENOC_LANE_KERNELS
+
+const LaneKernels kKernels2{2, inverseDynamicsLanes2, forwardDynamicsLanes2, fullFactorLanes2};
+const LaneKernels kKernels4{4, inverseDynamicsLanes4, forwardDynamicsLanes4, fullFactorLanes4};
+const LaneKernels kKernels8{8, inverseDynamicsLanes8, forwardDynamicsLanes8, fullFactorLanes8};
+
+}  // namespace
+
+std::unique_ptr<LaneWorkspace> makeLaneWorkspace(const Model& model, int width) {
+  switch (width) {
+    case 2:
+      return std::make_unique<LaneWs<2>>(model);
+    case 4:
+      return std::make_unique<LaneWs<4>>(model);
+    case 8:
+      return std::make_unique<LaneWs<8>>(model);
+    default:
+      return nullptr;
+  }
+}
+
+const LaneKernels& laneKernels(int width) {
+  return width == 8 ? kKernels8 : width == 4 ? kKernels4 : kKernels2;
+}
+
+}  // namespace denoc::detail
