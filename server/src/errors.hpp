@@ -40,8 +40,9 @@ class RequestError : public std::runtime_error {
 }
 
 /// Maps the exception in flight to a status: RequestError by its code, denoc::ModelError and
-/// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, std::bad_alloc to
-/// RESOURCE_EXHAUSTED, anything else to INTERNAL.
+/// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, denoc::Stopped to
+/// DEADLINE_EXCEEDED or CANCELLED by its reason, std::bad_alloc to RESOURCE_EXHAUSTED, anything else to
+/// INTERNAL.
 grpc::Status toStatus(std::exception_ptr error);
 
 /// The canonical name of a status code ("INVALID_ARGUMENT").
