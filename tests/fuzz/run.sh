@@ -24,9 +24,6 @@ mkdir -p "$runs"
 declare -A seeds=([urdf]=$runs/seeds/urdf [dh_json]=$runs/seeds/dh_json [request]=$build/tests/fuzz/seeds/request)
 rm -rf "${seeds[urdf]}" "${seeds[dh_json]}" && mkdir -p "${seeds[urdf]}" "${seeds[dh_json]}"
 cp tests/data/urdf/*.urdf tests/fuzz/seeds/urdf/* examples/models/panda.urdf "${seeds[urdf]}"/
-if [ -d ../shared/models ]; then
-  for f in ../shared/models/*.urdf; do cp "$f" "${seeds[urdf]}/shared_$(basename "$f")"; done
-fi
 cp tests/fuzz/seeds/dh_json/* examples/models/*.json "${seeds[dh_json]}"/
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1
@@ -50,9 +47,10 @@ for target in urdf dh_json request; do
   touch "$marker"
   echo "== fuzz_$target: $seconds s (log: $log)"
   set +e
+  # inputs up to 1 MiB: the URDF text limit (docs/urdf.md, "Limits"), and beyond the request limits
   # shellcheck disable=SC2086 # FUZZ_FLAGS is a word list
   "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 \
-    -rss_limit_mb=4096 -max_len=65536 "${dict[@]}" -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} \
+    -rss_limit_mb=4096 -max_len=1048576 "${dict[@]}" -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} \
     "$corpus" "${dirs[@]}" >"$log" 2>&1
   rc=$?
   set -e
