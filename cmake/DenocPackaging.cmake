@@ -60,7 +60,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # building against the installed libraries: the headers and link-time libraries of their dependencies
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
-    "libeigen3-dev, liburdfdom-dev, libconsole-bridge-dev, libtinyxml-dev, libgrpc++-dev, libprotobuf-dev, pkg-config, cmake")
+    "libeigen3-dev, liburdfdom-dev, libconsole-bridge-dev, libexpat1-dev, libgrpc++-dev, libprotobuf-dev, pkg-config, cmake")
 # the synopsis is CPACK_PACKAGE_DESCRIPTION_SUMMARY; this is the extended description (lines under 80)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "denocd answers inverse dynamics, forward dynamics, inertia-matrix

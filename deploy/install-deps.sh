@@ -8,7 +8,7 @@ packages=(
   # build tools
   build-essential cmake ninja-build ccache pkg-config git
   # core
-  libeigen3-dev liburdfdom-dev libtinyxml-dev nlohmann-json3-dev libcli11-dev
+  libeigen3-dev liburdfdom-dev libtinyxml-dev libexpat1-dev nlohmann-json3-dev libcli11-dev
   # service (denocd): gRPC, protobuf, logging, SHA-256 and TLS, Prometheus metrics
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
   prometheus-cpp-dev

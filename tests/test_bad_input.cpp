@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -208,11 +209,11 @@ TEST(BadModel, DenavitHartenberg) {
       {"not positive definite",
        [](DHLink& l) { l.inertia = Eigen::Vector3d(0.01, 0.01, -0.01).asDiagonal(); },
        "not positive definite"},
-      {"NaN com", [](DHLink& l) { l.com.z() = kNaN; }, "non-finite"},
-      {"NaN a", [](DHLink& l) { l.a = kNaN; }, "non-finite"},
-      {"NaN alpha", [](DHLink& l) { l.alpha = kNaN; }, "non-finite"},
-      {"NaN b", [](DHLink& l) { l.b = kNaN; }, "non-finite"},
-      {"Inf theta", [](DHLink& l) { l.theta = kInf; }, "non-finite"},
+      {"NaN com", [](DHLink& l) { l.com.z() = kNaN; }, "DH com[2] is nan"},
+      {"NaN a", [](DHLink& l) { l.a = kNaN; }, "DH a is nan"},
+      {"NaN alpha", [](DHLink& l) { l.alpha = kNaN; }, "DH alpha is nan"},
+      {"NaN b", [](DHLink& l) { l.b = kNaN; }, "DH b is nan"},
+      {"Inf theta", [](DHLink& l) { l.theta = kInf; }, "DH theta is inf"},
       {"inverted limits",
        [](DHLink& l) {
          l.lower = 2.0;
@@ -243,6 +244,178 @@ TEST(BadModel, DenavitHartenberg) {
     dh.gravity.x() = kNaN;
     EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("gravity"));
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// ranges (model.hpp, docs/model-format.md "Ranges"): each field at its bound builds, beyond it is refused
+// naming the field
+
+struct RangeCase {
+  const char* what;
+  std::function<void(JointSpec&)> at;      // at the bound: builds
+  std::function<void(JointSpec&)> beyond;  // beyond it: refused
+  const char* reason;
+};
+
+TEST(ModelRanges, EachJointFieldAtItsBoundBuildsAndBeyondItIsRefused) {
+  const double above_length = std::nextafter(kMaxLength, kInf);
+  // an inertia whose entries are within kMaxInertia but whose largest principal moment is above it
+  const Eigen::Matrix3d R45 = Eigen::AngleAxisd(0.25 * M_PI, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  const Eigen::Matrix3d wide = R45 * Eigen::Vector3d(1.3e21, 0.7e21, 0.7e21).asDiagonal() * R45.transpose();
+  const std::vector<RangeCase> cases = {
+      {"origin", [](JointSpec& j) { j.origin.y() = -kMaxLength; },
+       [&](JointSpec& j) { j.origin.y() = -above_length; }, "joint origin[1] is -1000000.0000000001"},
+      {"mass center", [](JointSpec& j) { j.com.z() = kMaxLength; },
+       [&](JointSpec& j) { j.com.z() = above_length; }, "mass center[2] is 1000000.0000000001"},
+      {"lightest mass", [](JointSpec& j) { j.mass = kMinMass; }, [](JointSpec& j) { j.mass = 0.99e-9; },
+       "mass is 9.9e-10, expected a number in [1e-09, 1e+09] kg"},
+      {"heaviest mass", [](JointSpec& j) { j.mass = kMaxMass; }, [](JointSpec& j) { j.mass = 1.01e9; },
+       "mass is 1.01e+09, expected a number in [1e-09, 1e+09] kg"},
+      {"subnormal mass", [](JointSpec& j) { j.mass = kMinMass; }, [](JointSpec& j) { j.mass = 1e-310; },
+       "mass is 1e-310"},
+      {"least principal moment", [](JointSpec& j) { j.inertia = Eigen::Matrix3d::Identity() * kMinInertia; },
+       [](JointSpec& j) { j.inertia = Eigen::Matrix3d::Identity() * 0.9e-18; },
+       "least principal moment is below the limit of 1e-18 kg m^2"},
+      {"largest inertia entry", [](JointSpec& j) { j.inertia = Eigen::Matrix3d::Identity() * kMaxInertia; },
+       [](JointSpec& j) { j.inertia = Eigen::Matrix3d::Identity() * 1.1e21; },
+       "inertia entry (1, 1) is 1.1e+21, expected a number in [-1e+21, 1e+21] kg m^2"},
+      {"largest principal moment",
+       [](JointSpec& j) { j.inertia = Eigen::Matrix3d::Identity() * kMaxInertia; },
+       [&](JointSpec& j) { j.inertia = wide; }, "largest principal moment is above the limit of 1e+21"},
+      {"subnormal inertia entry", [](JointSpec& j) { j.inertia(0, 1) = j.inertia(1, 0) = 0.0; },
+       [](JointSpec& j) { j.inertia(0, 1) = j.inertia(1, 0) = 1e-310; },
+       "inertia entry (1, 2) is 1e-310, expected 0 or a normal number"},
+      {"armature", [](JointSpec& j) { j.armature = kMaxArmature; }, [](JointSpec& j) { j.armature = 1.1e21; },
+       "armature is 1.1e+21, expected a number in [0, 1e+21]"},
+      {"subnormal armature", [](JointSpec& j) { j.armature = 0.0; },
+       [](JointSpec& j) { j.armature = 1e-310; }, "armature is 1e-310, expected 0 or a normal number"},
+      {"no position limits", [](JointSpec& j) { j.lower = -kInf, j.upper = kInf; },
+       [](JointSpec& j) { j.lower = kInf, j.upper = kInf; }, "position limits [inf, inf] are invalid"},
+      {"upper limit -inf", [](JointSpec& j) { j.lower = -kInf, j.upper = 0.0; },
+       [](JointSpec& j) { j.lower = -kInf, j.upper = -kInf; }, "position limits [-inf, -inf] are invalid"},
+      {"joint name", [](JointSpec& j) { j.name = std::string(256, 'j'); },
+       [](JointSpec& j) { j.name = std::string(257, 'j'); }, "joint name of 257 bytes"},
+  };
+  for (const RangeCase& c : cases) {
+    ModelSpec spec = validSpec();
+    c.at(spec.joints[1]);
+    EXPECT_NO_THROW(buildModel(spec)) << c.what;
+    spec = validSpec();
+    c.beyond(spec.joints[1]);
+    const std::string msg = messageOf<ModelError>([&] { buildModel(spec); });
+    EXPECT_THAT(msg, HasSubstr(c.reason)) << c.what;
+    if (std::string(c.what) != "joint name") {
+      EXPECT_THAT(msg, AllOf(HasSubstr("joint 'elbow'"), HasSubstr("link 'forearm'"))) << c.what;
+    }
+  }
+  // the whole chain's numbers
+  ModelSpec spec = validSpec();
+  spec.gravity.y() = kMaxGravity;
+  spec.tip_origin.x() = kMaxLength;
+  EXPECT_NO_THROW(buildModel(spec));
+  spec.gravity.y() = 10001.0;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+              HasSubstr("gravity[1] is 10001, expected a number in [-10000, 10000] m/s^2"));
+  spec = validSpec();
+  spec.tip_origin.x() = above_length;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+              HasSubstr("tip frame: origin[0] is 1000000.0000000001"));
+  spec = validSpec();
+  spec.name = std::string(257, 'r');
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }), HasSubstr("model name of 257 bytes"));
+  // an axis of huge entries is a direction like any other (its norm would overflow)
+  spec = validSpec();
+  spec.joints[0].axis = Eigen::Vector3d(1e300, 1e300, 0.0);
+  EXPECT_TRUE(buildModel(spec).spec.joints[0].axis.isApprox(Eigen::Vector3d(1.0, 1.0, 0.0).normalized()));
+}
+
+TEST(ModelRanges, EachDenavitHartenbergFieldAtItsBoundBuildsAndBeyondItIsRefused) {
+  const double above = std::nextafter(1e6, kInf);
+  struct DHRange {
+    const char* what;
+    std::function<void(DHLink&, double)> set;
+    const char* field;
+  };
+  const std::vector<DHRange> cases = {
+      {"a", [](DHLink& l, double x) { l.a = x, l.com.setZero(); }, "DH a"},
+      {"b", [](DHLink& l, double x) { l.b = x; }, "DH b"},
+      {"alpha", [](DHLink& l, double x) { l.alpha = x; }, "DH alpha"},
+      {"theta", [](DHLink& l, double x) { l.theta = x; }, "DH theta"},
+      {"com", [](DHLink& l, double x) { l.com = Eigen::Vector3d(0.0, x, 0.0); }, "DH com[1]"},
+  };
+  for (const DHRange& c : cases) {
+    for (const double sign : {1.0, -1.0}) {
+      DHSpec dh = validDH();
+      c.set(dh.links[1], sign * 1e6);
+      EXPECT_NO_THROW(buildModelFromDH(dh)) << c.what << " at " << sign * 1e6;
+      c.set(dh.links[1], sign * above);
+      EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }),
+                  AllOf(HasSubstr("joint 'j2' (link 'l2')"), HasSubstr(std::string(c.field) + " is "),
+                        HasSubstr("expected a number in [-1e+06, 1e+06]")))
+          << c.what;
+      c.set(dh.links[1], sign * 1e-310);  // subnormal
+      EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }),
+                  AllOf(HasSubstr(std::string(c.field) + " is "), HasSubstr("0 or a normal number")))
+          << c.what;
+    }
+  }
+  // the lengths of the attack: a DH length and a mass center at 1e308
+  DHSpec dh = validDH();
+  dh.links[0].a = 1e308;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("DH a is 1e+308"));
+  dh = validDH();
+  dh.links[2].com.x() = -1e308;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("DH com[0] is -1e+308"));
+  dh = validDH();
+  dh.links[2].mass = 1e308;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("mass is 1e+308"));
+  dh = validDH();
+  dh.links[2].mass = 5e-324;
+  dh.links[2].inertia = Eigen::Matrix3d::Identity() * 5e-324;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }), HasSubstr("mass is 5e-324"));
+  // joint limits: lower = +inf and upper = -inf refused, infinite limits on the outside accepted
+  dh = validDH();
+  dh.links[1].lower = -kInf;
+  dh.links[1].upper = kInf;
+  EXPECT_NO_THROW(buildModelFromDH(dh));
+  dh.links[1].lower = kInf;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }),
+              AllOf(HasSubstr("joint 'j2'"), HasSubstr("position limits [inf, inf] are invalid")));
+  dh.links[1].lower = -kInf;
+  dh.links[1].upper = -kInf;
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromDH(dh); }),
+              HasSubstr("position limits [-inf, -inf] are invalid"));
+}
+
+TEST(ModelRanges, UrdfFieldsAreNamedByLinkOrJoint) {
+  const auto urdf = [](const std::string& origin, const std::string& mass, const std::string& inertial_origin,
+                       const std::string& limit) {
+    return "<robot name=\"r\"><link name=\"base\"/><link name=\"l1\"><inertial><origin xyz=\"" +
+           inertial_origin + "\"/><mass value=\"" + mass +
+           "\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" "
+           "izz=\"0.01\"/></inertial></link>"
+           "<joint name=\"j1\" type=\"revolute\"><parent link=\"base\"/><child link=\"l1\"/><origin xyz=\"" +
+           origin + "\"/><axis xyz=\"0 0 1\"/><limit " + limit +
+           " effort=\"1\" velocity=\"1\"/></joint></robot>";
+  };
+  const std::string ok_limit = "lower=\"-1\" upper=\"1\"";
+  EXPECT_NO_THROW(buildModelFromUrdf(urdf("0 0 1e6", "1", "0 0 0", ok_limit)));
+  EXPECT_NO_THROW(buildModelFromUrdf(urdf("0 0 0", "1e9", "0 -1e6 0", ok_limit)));
+  EXPECT_NO_THROW(buildModelFromUrdf(urdf("0 0 0", "1e-9", "0 0 0", ok_limit)));
+  EXPECT_THAT(
+      messageOf<ModelError>([&] { buildModelFromUrdf(urdf("0 0 1.000001e6", "1", "0 0 0", ok_limit)); }),
+      AllOf(HasSubstr("joint 'j1'"), HasSubstr("origin xyz entry is 1000001")));
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromUrdf(urdf("0 0 0", "1", "0 -2e6 0", ok_limit)); }),
+              AllOf(HasSubstr("link 'l1'"), HasSubstr("inertial origin xyz entry is -2e+06")));
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromUrdf(urdf("0 0 0", "2e9", "0 0 0", ok_limit)); }),
+              AllOf(HasSubstr("link 'l1'"), HasSubstr("mass is 2e+09, expected a number in [1e-09, 1e+09]")));
+  EXPECT_THAT(messageOf<ModelError>([&] { buildModelFromUrdf(urdf("0 0 0", "1e-12", "0 0 0", ok_limit)); }),
+              AllOf(HasSubstr("link 'l1'"), HasSubstr("mass is 1e-12")));
+  // limits that are not numbers urdfdom can read, or upside down: refused naming the joint
+  EXPECT_THAT(messageOf<ModelError>(
+                  [&] { buildModelFromUrdf(urdf("0 0 0", "1", "0 0 0", "lower=\"2\" upper=\"1\"")); }),
+              AllOf(HasSubstr("joint 'j1'"), HasSubstr("lower limit 2 is above upper limit 1")));
+  EXPECT_THROW(buildModelFromUrdf(urdf("0 0 0", "1", "0 0 0", "lower=\"inf\" upper=\"inf\"")), ModelError);
 }
 
 // ---------------------------------------------------------------------------------------------------------

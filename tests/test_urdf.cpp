@@ -642,26 +642,42 @@ TEST(UrdfImport, MasslessMovingLinkWithMassFixedToIt) {
 }
 
 TEST(UrdfImport, LongChainLoadsWithoutRecursion) {
-  // 3000 revolute joints with a fixed frame after each: the importer walks the tree without recursion
-  std::ostringstream x;
-  const int n = 3000;
-  x << "<robot name=\"long\"><link name=\"l0\"/>";
-  for (int i = 1; i <= n; ++i) {
-    std::ostringstream parent;
-    parent << (i == 1 ? 'l' : 'f') << (i == 1 ? 0 : i - 1);
-    x << "<link name=\"l" << i << "\"><inertial><origin xyz=\"0 0 0.05\"/><mass value=\"0.1\"/>"
-      << "<inertia ixx=\"1e-4\" ixy=\"0\" ixz=\"0\" iyy=\"1e-4\" iyz=\"0\" izz=\"1e-4\"/></inertial></link>"
-      << "<link name=\"f" << i << "\"/>"
-      << "<joint name=\"j" << i << "\" type=\"continuous\"><parent link=\"" << parent.str()
-      << "\"/><child link=\"l" << i
-      << "\"/><origin xyz=\"0 0 0.1\" rpy=\"0 0.1 0\"/><axis xyz=\"0 0 1\"/></joint>"
-      << "<joint name=\"fj" << i << "\" type=\"fixed\"><parent link=\"l" << i << "\"/><child link=\"f" << i
-      << "\"/><origin xyz=\"0 0 0.01\"/></joint>";
-  }
-  x << "</robot>";
-  const Model m = buildModelFromUrdf(x.str());
-  EXPECT_EQ(m.n, n);
+  // n revolute joints with a fixed frame after each: the importer walks the tree without recursion. At
+  // n = 512 the path from the root is 1024 joints long, the depth limit (urdfdom frees its tree
+  // recursively); one more joint is refused before urdfdom builds the tree.
+  const auto chain = [](int n) {
+    std::ostringstream x;
+    x << "<robot name=\"long\"><link name=\"l0\"/>";
+    for (int i = 1; i <= n; ++i) {
+      std::ostringstream parent;
+      parent << (i == 1 ? 'l' : 'f') << (i == 1 ? 0 : i - 1);
+      x << "<link name=\"l" << i << "\"><inertial><origin xyz=\"0 0 0.05\"/><mass value=\"0.1\"/>"
+        << "<inertia ixx=\"1e-4\" ixy=\"0\" ixz=\"0\" iyy=\"1e-4\" iyz=\"0\" izz=\"1e-4\"/></inertial></link>"
+        << "<link name=\"f" << i << "\"/>"
+        << "<joint name=\"j" << i << "\" type=\"continuous\"><parent link=\"" << parent.str()
+        << "\"/><child link=\"l" << i
+        << "\"/><origin xyz=\"0 0 0.1\" rpy=\"0 0.1 0\"/><axis xyz=\"0 0 1\"/></joint>"
+        << "<joint name=\"fj" << i << "\" type=\"fixed\"><parent link=\"l" << i << "\"/><child link=\"f" << i
+        << "\"/><origin xyz=\"0 0 0.01\"/></joint>";
+    }
+    x << "</robot>";
+    return x.str();
+  };
+  const Model m = buildModelFromUrdf(chain(512));
+  EXPECT_EQ(m.n, 512);
   EXPECT_TRUE(m.spec.tip_origin.isApprox(Eigen::Vector3d(0, 0, 0.01)));
+  const std::string deeper = chain(513);
+  try {
+    buildModelFromUrdf(deeper);
+    ADD_FAILURE() << "accepted";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 1024 joints deep below link 'l1'"), std::string::npos)
+        << e.what();
+  }
+  // a caller of the core may lift the limit (and must then give its thread the stack for it)
+  UrdfOptions options;
+  options.max_tree_depth = 2000;
+  EXPECT_EQ(buildModelFromUrdf(deeper, options).n, 513);
 }
 
 // ---------------------------------------------------------------- the corpus of bad files
@@ -674,7 +690,7 @@ struct BadCase {
 
 const std::vector<BadCase>& badCases() {
   static const std::vector<BadCase> cases = {
-      {"broken_xml.urdf", {"could not be parsed", "end tag"}, "", ""},
+      {"broken_xml.urdf", {"URDF text is not well-formed XML", "mismatched tag", "(line 19)"}, "", ""},
       {"missing_parent_link.urdf", {"ghost_link", "joint2"}, "", ""},
       {"closed_loop.urdf", {"loop", "link1", "joint1", "loop_joint"}, "", ""},
       {"closed_loop.urdf", {"loop", "link2", "joint2"}, "link2", ""},
@@ -747,7 +763,7 @@ TEST(UrdfCorpus, EveryFileOfTheCorpusIsExercised) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("valid_", 0) == 0) {
       EXPECT_NO_THROW(specFromUrdf(readFile(entry.path()), name == "valid_locked_branches.urdf"
-                                                               ? UrdfOptions{"", "flange", {}, {}}
+                                                               ? UrdfOptions{"", "flange", {}, {}, {}, 1024}
                                                                : UrdfOptions{}))
           << name;
     } else {
@@ -843,7 +859,7 @@ TEST(UrdfFuzzFindings, JointCyclesAreRefusedNamingTheLoop) {
                                                                     {"js", "base", "s1"},
                                                                     {"j12", "s1", "s2"},
                                                                     {"j21", "s2", "s1"}}),
-                 UrdfOptions{"base", "link2", {}, {}});
+                 UrdfOptions{"base", "link2", {}, {}, {}, 1024});
   EXPECT_NE(side.find("closed kinematic loop"), std::string::npos) << side;
 
   // a long cycle without a root: named in part, the message stays short

@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 
+#include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
@@ -107,12 +109,18 @@ DENOC_INLINE void storeDoubles(double* p, const Vec<W>& v) {
 
 /// Lane-interleaves n entries of the rows of a row-major array read by the group of states [k, k + W)
 /// (state min(k + l, last) in lane l) into v; returns the sum of x - x over them (0 in every lane when all
-/// are finite, NaN in a lane with an infinite or NaN entry).
+/// are finite, NaN in a lane with an infinite or NaN entry), NaN in every lane when an entry of a row is
+/// beyond `bound` (the single-state functions' range check, check.hpp: kMaxPosition or kMaxStateValue).
 template <int W, typename Out>
-DENOC_INLINE L<W> gather(const double* x, std::size_t n, std::size_t k, std::size_t last, Out& v) {
+DENOC_INLINE L<W> gather(const double* x, std::size_t n, std::size_t k, std::size_t last, Out& v,
+                         double bound) {
   const double* row[W];
-  for (int l = 0; l < W; ++l) row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * n;
-  L<W> acc(0.0);
+  bool in_range = true;
+  for (int l = 0; l < W; ++l) {
+    row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * n;
+    in_range &= withinRange(row[l], static_cast<Eigen::Index>(n), bound);
+  }
+  L<W> acc(in_range ? 0.0 : std::numeric_limits<double>::quiet_NaN());
   std::size_t i = 0;
   for (; i + W <= n; i += W) {
     Vec<W> a[W];
@@ -139,6 +147,16 @@ DENOC_INLINE L<W> finiteSum(const L<W>* v, std::size_t n) {
   L<W> acc(0.0);
   for (std::size_t i = 0; i < n; ++i) acc += v[i] - v[i];
   return acc;
+}
+
+/// Whether every lane of the n pivots v is positive and finite (checkPivots of the single-state functions).
+template <int W>
+DENOC_INLINE bool allPositive(const L<W>* v, std::size_t n) {
+  bool positive = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int l = 0; l < W; ++l) positive &= v[i][l] > 0.0 && v[i][l] <= std::numeric_limits<double>::max();
+  }
+  return positive;
 }
 
 template <int W>
@@ -187,9 +205,10 @@ DENOC_INLINE std::size_t inverseDynamicsLanes(const Model& m, Data&, LaneWorkspa
   const std::size_t n = static_cast<std::size_t>(m.n);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    L<W> acc = gather<W>(x.q, n, k, last, ws.a) + gather<W>(x.qd, n, k, last, ws.b) +
-               gather<W>(x.qdd, n, k, last, ws.c);
-    if (x.tip_wrench) acc += gather<W>(x.tip_wrench, 6, k, last, ws.wrench);
+    L<W> acc = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) +
+               gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) +
+               gather<W>(x.qdd, n, k, last, ws.c, kMaxStateValue);
+    if (x.tip_wrench) acc += gather<W>(x.tip_wrench, 6, k, last, ws.wrench, kMaxStateValue);
     if (!allZero(acc)) return k;
     // inverseDynamics (inverse_dynamics.hxx) without its checks, done above
     rnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), x.tip_wrench ? &ws.wrench : nullptr, true,
@@ -207,12 +226,13 @@ DENOC_INLINE std::size_t forwardDynamicsLanes(const Model& m, Data&, LaneWorkspa
   const std::size_t n = static_cast<std::size_t>(m.n);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    const L<W> acc = gather<W>(x.q, n, k, last, ws.a) + gather<W>(x.qd, n, k, last, ws.b) +
-                     gather<W>(x.tau, n, k, last, ws.c);
+    const L<W> acc = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) +
+                     gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) +
+                     gather<W>(x.tau, n, k, last, ws.c, kMaxStateValue);
     if (!allZero(acc)) return k;
     // forwardDynamics (forward_dynamics.hxx) without its checks
     forwardDynamicsSaha<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c);
-    if (!allZero(finiteSum(ws.data.qdd.data(), n))) return k;
+    if (!allPositive(ws.data.D.data(), n) || !allZero(finiteSum(ws.data.qdd.data(), n))) return k;
     scatter<W>(ws.data.qdd.data(), n, x.qdd, k, last + 1 - k);
   }
   return end;
@@ -226,12 +246,12 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
     const std::size_t valid = last + 1 - k;
-    if (!allZero(gather<W>(x.q, n, k, last, ws.a))) return k;
+    if (!allZero(gather<W>(x.q, n, k, last, ws.a, kMaxPosition))) return k;
     // computeFullFactor (udu.hxx) without its check; log det below
     fullFactor<L<W>>(ws.model, ws.data, ws.a);
     const L<W> acc = finiteSum(ws.data.M.data(), n * n) + finiteSum(ws.data.U.data(), n * n) +
                      finiteSum(ws.data.D.data(), n);
-    if (!allZero(acc)) return k;
+    if (!allZero(acc) || !allPositive(ws.data.D.data(), n)) return k;
     scatterMatrix<W>(ws.data.M, n, x.inertia, k, valid);
     scatterMatrix<W>(ws.data.U, n, x.u, k, valid);
     scatter<W>(ws.data.D.data(), n, x.d, k, valid);

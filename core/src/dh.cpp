@@ -3,6 +3,9 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <numbers>
+#include <string>
+
+#include "denoc/stop.hpp"
 
 namespace denoc {
 
@@ -11,20 +14,43 @@ Eigen::Matrix3d rotX(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::Un
 Eigen::Matrix3d rotZ(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitZ()).toRotationMatrix(); }
 }  // namespace
 
-ModelSpec specFromDH(const DHSpec& dh) {
+ModelSpec specFromDH(const DHSpec& dh, const StopCondition* stop) {
   // Link frame L_i = frame_i Rz(theta_i) Tz(b_i): it moves with joint i, its z axis is joint i's axis.
   // Joint i's frame at q = 0 in L_{i-1} is Tx(a_{i-1}) Rx(alpha_{i-1}) Rz(theta_i) Tz(b_i) with the offsets.
   // Frame i+1 (where link i's inertial data are given) is L_i Tx(a_i) Rx(alpha_i).
+  if (const std::string why = checkName(dh.name); !why.empty()) throw ModelError("DH model " + why);
   ModelSpec spec;
   spec.name = dh.name;
   spec.gravity = dh.gravity;
   double a_prev = 0.0;
   double alpha_prev = 0.0;
   for (std::size_t k = 0; k < dh.links.size(); ++k) {
+    if (stop && stop->stopRequested()) stop->raise("specFromDH", k, dh.links.size(), "links");
     const DHLink& l = dh.links[k];
     JointSpec j;
+    if (const std::string why = checkName(l.joint); !why.empty())
+      throw ModelError("DH link " + std::to_string(k + 1) + ": joint " + why);
+    if (const std::string why = checkName(l.link); !why.empty())
+      throw ModelError("DH link " + std::to_string(k + 1) + ": link " + why);
     j.name = l.joint.empty() ? "joint" + std::to_string(k + 1) : l.joint;
     j.link = l.link.empty() ? "link" + std::to_string(k + 1) : l.link;
+    // the DH numbers themselves, named as the table names them (buildModel checks what they become)
+    const std::string who = "joint '" + j.name + "' (link '" + j.link + "'): DH ";
+    const struct {
+      const char* field;
+      double value, bound;
+      const char* unit;
+    } numbers[] = {{"a", l.a, kMaxLength, " m"},
+                   {"b", l.b, kMaxLength, " m"},
+                   {"alpha", l.alpha, kMaxAngle, " rad"},
+                   {"theta", l.theta, kMaxAngle, " rad"},
+                   {"com[0]", l.com.x(), kMaxLength, " m"},
+                   {"com[1]", l.com.y(), kMaxLength, " m"},
+                   {"com[2]", l.com.z(), kMaxLength, " m"}};
+    for (const auto& x : numbers) {
+      if (const std::string why = checkNumber(x.value, -x.bound, x.bound, x.unit); !why.empty())
+        throw ModelError(who + x.field + " " + why);
+    }
     j.type = l.type;
     const Eigen::Matrix3d Rx_prev = rotX(alpha_prev);
     j.rotation = Rx_prev * rotZ(l.theta);
@@ -48,7 +74,9 @@ ModelSpec specFromDH(const DHSpec& dh) {
   return spec;
 }
 
-Model buildModelFromDH(const DHSpec& dh) { return buildModel(specFromDH(dh)); }
+Model buildModelFromDH(const DHSpec& dh, const StopCondition* stop) {
+  return buildModel(specFromDH(dh, stop), stop);
+}
 
 DHSpec stanfordArmDH() {
   constexpr double deg = std::numbers::pi / 180.0;

@@ -2,12 +2,16 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "denoc/data.hpp"
+#include "denoc/stop.hpp"
 
 namespace denoc {
 
@@ -18,11 +22,11 @@ namespace {
 
 std::string where(const JointSpec& j) { return "joint '" + j.name + "' (link '" + j.link + "')"; }
 
+// the shortest text that reads back to x
 std::string num(double x) {
-  std::ostringstream os;
-  os.precision(17);
-  os << x;
-  return os.str();
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
 }
 
 bool finite(const Eigen::MatrixXd& m) { return m.allFinite(); }
@@ -41,17 +45,45 @@ void checkRotation(const Eigen::Matrix3d& R, const std::string& who, const std::
 
 }  // namespace
 
+std::string checkNumber(double x, double lo, double hi, const char* unit) {
+  if (std::isfinite(x) && x >= lo && x <= hi && (x == 0.0 || std::isnormal(x))) return {};
+  std::string why = "is " + num(x) + ", expected ";
+  if (std::isfinite(x) && x != 0.0 && !std::isnormal(x) && x >= lo && x <= hi) {
+    return why + "0 or a normal number (this one is subnormal, below 2.2e-308 in magnitude)";
+  }
+  return why + "a number in [" + num(lo) + ", " + num(hi) + "]" + unit;
+}
+
+std::string checkName(const std::string& name) {
+  if (name.size() <= kMaxNameLength) return {};
+  return "name of " + std::to_string(name.size()) + " bytes ('" + name.substr(0, 40) +
+         "...') is longer than the limit of " + std::to_string(kMaxNameLength) + " bytes";
+}
+
 std::string checkInertia(const Eigen::Matrix3d& inertia) {
   if (!inertia.allFinite()) return "inertia has a non-finite entry";
   const double scale = inertia.cwiseAbs().maxCoeff();
   if (scale == 0.0) return "inertia is zero";
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      if (const std::string why = checkNumber(inertia(r, c), -kMaxInertia, kMaxInertia, " kg m^2");
+          !why.empty()) {
+        return "inertia entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ") " + why;
+      }
+    }
+  }
   if ((inertia - inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale) return "inertia is not symmetric";
   const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(0.5 * (inertia + inertia.transpose()),
                                                           Eigen::EigenvaluesOnly);
   const Eigen::Vector3d l = es.eigenvalues();  // ascending
-  if (!(l[0] > 0.0)) {
-    return "inertia is not positive definite (principal moments " + num(l[0]) + ", " + num(l[1]) + ", " +
-           num(l[2]) + ")";
+  const std::string moments = " (principal moments " + num(l[0]) + ", " + num(l[1]) + ", " + num(l[2]) + ")";
+  if (!(l[0] > 0.0)) return "inertia is not positive definite" + moments;
+  if (l[0] < kMinInertia) {
+    return "inertia's least principal moment is below the limit of " + num(kMinInertia) + " kg m^2" + moments;
+  }
+  if (l[2] > kMaxInertia) {
+    return "inertia's largest principal moment is above the limit of " + num(kMaxInertia) + " kg m^2" +
+           moments;
   }
   if (l[0] + l[1] < l[2] * (1.0 - 1e-9)) {
     return "inertia violates the triangle inequality (principal moments " + num(l[0]) + " + " + num(l[1]) +
@@ -60,33 +92,69 @@ std::string checkInertia(const Eigen::Matrix3d& inertia) {
   return {};
 }
 
-Model buildModel(const ModelSpec& input) {
+Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   ModelSpec spec = input;
   const int n = static_cast<int>(spec.joints.size());
+  if (const std::string why = checkName(spec.name); !why.empty()) throw ModelError("model " + why);
   if (n == 0) throw ModelError("model '" + spec.name + "' has no joints");
   if (!spec.gravity.allFinite()) throw ModelError("gravity has a non-finite entry");
+  for (int k = 0; k < 3; ++k) {
+    if (const std::string why = checkNumber(spec.gravity[k], -kMaxGravity, kMaxGravity, " m/s^2");
+        !why.empty())
+      throw ModelError("gravity[" + std::to_string(k) + "] " + why);
+  }
+
+  // why a vector's first entry out of [-bound, bound] is, or an empty string
+  const auto vectorWhy = [](const Eigen::Vector3d& v, double bound) -> std::string {
+    for (int k = 0; k < 3; ++k) {
+      if (std::string why = checkNumber(v[k], -bound, bound, " m"); !why.empty()) {
+        std::string r(1, '[');  // appended: GCC 12 warns falsely on "literal" + std::string&&
+        r += std::to_string(k);
+        r += "] ";
+        r += why;
+        return r;
+      }
+    }
+    return {};
+  };
 
   std::set<std::string> names;
   for (int i = 0; i < n; ++i) {
+    if (stop && stop->stopRequested()) stop->raise("buildModel", static_cast<std::uint64_t>(i), n, "joints");
     JointSpec& j = spec.joints[static_cast<std::size_t>(i)];
+    if (const std::string why = checkName(j.name); !why.empty())
+      throw ModelError("joint " + std::to_string(i + 1) + ": joint " + why);
+    if (const std::string why = checkName(j.link); !why.empty())
+      throw ModelError("joint '" + j.name + "': link " + why);
     if (j.name.empty()) j.name = "joint" + std::to_string(i + 1);
     if (j.link.empty()) j.link = "link" + std::to_string(i + 1);
     const std::string who = where(j);
     if (!names.insert(j.name).second) throw ModelError(who + ": joint name is used twice");
     checkRotation(j.rotation, who, "joint rotation");
     if (!j.origin.allFinite()) throw ModelError(who + ": joint origin has a non-finite entry");
+    if (const std::string why = vectorWhy(j.origin, kMaxLength); !why.empty())
+      throw ModelError(who + ": joint origin" + why);
     if (!j.axis.allFinite()) throw ModelError(who + ": axis has a non-finite entry");
-    const double axis_norm = j.axis.norm();
-    if (!(axis_norm > 1e-12)) throw ModelError(who + ": axis is zero");
-    j.axis /= axis_norm;
+    // scaled first: the norm of an axis such as (1e300, 1e300, 0) overflows
+    const double axis_scale = j.axis.cwiseAbs().maxCoeff();
+    if (!(axis_scale > 0.0)) throw ModelError(who + ": axis is zero");
+    j.axis /= axis_scale;
+    j.axis.normalize();
     if (!std::isfinite(j.mass) || !(j.mass > 0.0)) {
       throw ModelError(who + ": mass is " + num(j.mass) + ", expected a finite number > 0");
     }
+    if (const std::string why = checkNumber(j.mass, kMinMass, kMaxMass, " kg"); !why.empty())
+      throw ModelError(who + ": mass " + why);
     if (!j.com.allFinite()) throw ModelError(who + ": mass center has a non-finite entry");
+    if (const std::string why = vectorWhy(j.com, kMaxLength); !why.empty())
+      throw ModelError(who + ": mass center" + why);
     if (const std::string why = checkInertia(j.inertia); !why.empty()) throw ModelError(who + ": " + why);
     j.inertia = 0.5 * (j.inertia + j.inertia.transpose());
-    if (std::isnan(j.lower) || std::isnan(j.upper) || j.lower > j.upper) {
-      throw ModelError(who + ": position limits [" + num(j.lower) + ", " + num(j.upper) + "] are invalid");
+    if (std::isnan(j.lower) || std::isnan(j.upper) || j.lower > j.upper ||
+        j.lower == std::numeric_limits<double>::infinity() ||
+        j.upper == -std::numeric_limits<double>::infinity()) {
+      throw ModelError(who + ": position limits [" + num(j.lower) + ", " + num(j.upper) +
+                       "] are invalid (expected lower <= upper, lower < +inf, upper > -inf, no NaN)");
     }
     if (std::isnan(j.velocity_limit) || !(j.velocity_limit > 0.0)) {
       throw ModelError(who + ": velocity limit is " + num(j.velocity_limit) + ", expected > 0");
@@ -97,9 +165,13 @@ Model buildModel(const ModelSpec& input) {
     if (!std::isfinite(j.armature) || j.armature < 0.0) {
       throw ModelError(who + ": armature is " + num(j.armature) + ", expected a finite number >= 0");
     }
+    if (const std::string why = checkNumber(j.armature, 0.0, kMaxArmature); !why.empty())
+      throw ModelError(who + ": armature " + why);
   }
   checkRotation(spec.tip_rotation, "tip frame", "rotation");
   if (!spec.tip_origin.allFinite()) throw ModelError("tip frame: origin has a non-finite entry");
+  if (const std::string why = vectorWhy(spec.tip_origin, kMaxLength); !why.empty())
+    throw ModelError("tip frame: origin" + why);
 
   Model m;
   m.n = n;

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/energy.hpp"
 #include "denoc/algorithm/fixman.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
@@ -26,14 +27,18 @@ std::string num(double x) {
   throw std::invalid_argument("simulate: " + field + " " + what);
 }
 
-void checkVec(const Eigen::Ref<const Eigen::VectorXd>& v, int n, const std::string& field) {
+// the range is the dynamics' own (algorithm/check.hpp): kMaxPosition for q0, kMaxStateValue otherwise
+void checkVec(const Eigen::Ref<const Eigen::VectorXd>& v, int n, const std::string& field,
+              double bound = kMaxStateValue) {
   if (v.size() != n) {
     bad(field,
         "has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n) + " (one per joint)");
   }
   for (Eigen::Index i = 0; i < v.size(); ++i) {
-    if (!std::isfinite(v[i]))
-      bad(field + "[" + std::to_string(i) + "]", "is " + num(v[i]) + ", expected a finite number");
+    if (!(std::abs(v[i]) <= bound)) {
+      bad(field + "[" + std::to_string(i) + "]",
+          "is " + num(v[i]) + ", expected a finite number in [-" + num(bound) + ", " + num(bound) + "]");
+    }
   }
 }
 
@@ -161,7 +166,7 @@ void TorqueInput::evaluate(double t, Eigen::Ref<Eigen::VectorXd> out) const {
 void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& q0,
                         const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& o) {
   const int n = model.n;
-  checkVec(q0, n, "q0");
+  checkVec(q0, n, "q0", kMaxPosition);
   checkVec(qd0, n, "qd0");
   checkPositive(o.t_end, "t_end");
   if (o.sample_times.empty()) {
@@ -236,11 +241,15 @@ Simulator::Simulator(const Model& model)
     : Simulator(std::shared_ptr<const Model>(std::shared_ptr<const Model>(), &model)) {}
 
 bool Simulator::rhs(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
-  if (!y.allFinite()) return false;
+  // a (trial) state beyond the range the dynamics accept is a failed evaluation, as a non-finite one is
+  if (!detail::withinRange(y.data(), n_, kMaxPosition) ||
+      !detail::withinRange(y.data() + n_, n_, kMaxStateValue))
+    return false;
   const auto q = y.head(n_);
   const auto qd = y.tail(n_);
   opt_->torque.evaluate(t, tau_);
   if (has_damping_) tau_ -= opt_->damping.cwiseProduct(qd);
+  if (!detail::withinRange(tau_.data(), n_, kMaxStateValue)) return false;
   const Eigen::VectorXd& qdd =
       opt_->route == ForwardRoute::Saha       ? forwardDynamics(*model_, data_, q, qd, tau_)
       : opt_->route == ForwardRoute::Cholesky ? forwardDynamicsCholesky(*model_, data_, q, qd, tau_)
@@ -284,7 +293,10 @@ void Simulator::advanceRK4(double t_target) {
     ok = ok && rhs(t_ + 0.5 * h, y_tmp_, k3_);
     y_tmp_ = y_ + h * k3_;
     ok = ok && rhs(t_ + h, y_tmp_, k4_);
-    if (!ok) throw std::runtime_error("simulate: the state became non-finite near t = " + num(t_));
+    if (!ok) {
+      throw std::runtime_error("simulate: the state became non-finite or left the accepted range near t = " +
+                               num(t_));
+    }
     y_ += (h / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     ++stats_.steps;
     t_ = j + 1 == m ? t_target : t0 + static_cast<double>(j + 1) * h;

@@ -2,20 +2,26 @@
 #include "denoc/urdf.hpp"
 
 #include <console_bridge/console.h>
-#include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "denoc/stop.hpp"
 
 namespace denoc {
 
@@ -31,15 +37,16 @@ struct Pose {
   Pose operator*(const Pose& b) const { return {R * b.R, R * b.p + p}; }
 };
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+// a name in a message, cut to 64 bytes (names may be up to 4096 bytes long before they are checked)
+std::string quoted(const std::string& s) { return "'" + (s.size() > 64 ? s.substr(0, 64) + "..." : s) + "'"; }
 std::string jointWho(const urdf::Joint& j) { return "joint " + quoted(j.name); }
 std::string linkWho(const urdf::Link& l) { return "link " + quoted(l.name); }
 
+// the shortest text that reads back to x
 std::string num(double x) {
-  std::ostringstream os;
-  os.precision(17);
-  os << x;
-  return os.str();
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
 }
 
 void requireFinite(double x, const std::string& who, const std::string& what) {
@@ -50,7 +57,11 @@ void requireFinite(double x, const std::string& who, const std::string& what) {
 Pose toPose(const urdf::Pose& u, const std::string& who, const std::string& what) {
   const auto& t = u.position;
   const auto& r = u.rotation;
-  for (double x : {t.x, t.y, t.z}) requireFinite(x, who, what + " xyz");
+  for (double x : {t.x, t.y, t.z}) {
+    requireFinite(x, who, what + " xyz");
+    if (const std::string why = checkNumber(x, -kMaxLength, kMaxLength, " m"); !why.empty())
+      throw ModelError("URDF " + who + ": " + what + " xyz entry " + why);
+  }
   for (double x : {r.x, r.y, r.z, r.w}) requireFinite(x, who, what + " rpy");
   Eigen::Quaterniond q(r.w, r.x, r.y, r.z);
   if (!(q.norm() > 0.5)) throw ModelError("URDF " + who + ": " + what + " has an invalid rotation");
@@ -62,6 +73,15 @@ Pose toPose(const urdf::Pose& u, const std::string& who, const std::string& what
 }
 
 Eigen::Vector3d toVec(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+
+// a joint axis as a unit vector (zero stays zero); scaled first, so that (1e300, 1e300, 0) does not overflow
+Eigen::Vector3d unitAxis(const urdf::Vector3& v) {
+  Eigen::Vector3d a = toVec(v);
+  const double scale = a.cwiseAbs().maxCoeff();
+  if (!(scale > 0.0)) return Eigen::Vector3d::Zero();
+  a /= scale;
+  return a.normalized();
+}
 
 bool isMoving(const urdf::Joint& j) {
   return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS ||
@@ -91,7 +111,7 @@ std::string typeName(const urdf::Joint& j) {
 Pose jointMotion(const urdf::Joint& j, double q) {
   Pose m;
   if (j.type == urdf::Joint::FIXED || q == 0.0) return m;
-  const Eigen::Vector3d a = toVec(j.axis).normalized();
+  const Eigen::Vector3d a = unitAxis(j.axis);
   if (j.type == urdf::Joint::PRISMATIC) {
     m.p = a * q;
   } else {
@@ -100,14 +120,16 @@ Pose jointMotion(const urdf::Joint& j, double q) {
   return m;
 }
 
-// ---- parsing, with urdfdom's console messages captured for the error text
+// ---- parsing: the bounded pre-scan, the joint cycles, then urdfdom with its console messages captured
 
 class CaptureHandler : public console_bridge::OutputHandler {
  public:
   void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
     if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) {
+      // a message quotes names from the file: keep the error text bounded
+      if (errors.size() >= 2048) return;
       if (!errors.empty()) errors += "; ";
-      errors += text;
+      errors += text.substr(0, 512);
     }
   }
   std::string errors;
@@ -118,82 +140,82 @@ std::mutex& parseMutex() {
   return m;
 }
 
-// TinyXML (urdfdom's XML parser) steps over a UTF-8 sequence by the length its first byte announces without
-// looking for the end of the text, so a truncated or malformed sequence makes it read past the end of the
-// buffer; it also stops at a NUL byte and silently ignores the rest. Refuse both before any parsing.
-void checkText(const std::string& xml) {
-  const auto* s = reinterpret_cast<const unsigned char*>(xml.data());
-  const std::size_t n = xml.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned c = s[i];
-    if (c == 0) throw ModelError("URDF text has a NUL byte at offset " + std::to_string(i));
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    // the sequence's length, the smallest code point it may encode, and its first bits
-    std::size_t len = 0;
-    unsigned min = 0, cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2, min = 0x80, cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3, min = 0x800, cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4, min = 0x10000, cp = c & 0x07;
-    }
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      ok = (s[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (!ok || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      throw ModelError("URDF text is not valid UTF-8 at byte offset " + std::to_string(i));
-    i += len;
+// Counts the steps of the import's loops (every iteration of every loop ticks once) and polls a stop
+// condition every 256 of them.
+class Ticker {
+ public:
+  Ticker(const StopCondition* stop, const char* what) : stop_(stop), what_(what) {}
+  void tick() {
+    if (stop_ && (++steps_ & 255) == 0 && stop_->stopRequested())
+      stop_->raise(what_, steps_, total_, "steps");
   }
-}
+  void expect(std::uint64_t total) { total_ = std::max(total_, total); }
+
+ private:
+  const StopCondition* stop_;
+  const char* what_;
+  std::uint64_t steps_ = 0, total_ = 0;
+};
+
+// The joints of a URDF as urdfdom reads them: each <joint> child of the root <robot>, with its name and the
+// link attributes of its first <parent> and first <child> child (urdfdom ignores any later ones).
+struct JointEdge {
+  std::string joint, parent, child;
+  bool parent_seen = false, child_seen = false;
+};
 
 // urdfdom links each joint's child link into its parent link's child_links (shared pointers) before it
 // checks that the links form a tree, so a cycle of joints (a -> b -> a, or a link that is its own child) is
 // a cycle of shared pointers that is never freed: every such document would leak its links, also when
-// urdfdom then gives up for want of a root link and returns nothing. Refuse those cycles from the XML first,
-// reading the joints as urdfdom does (the <joint> elements of <robot>, <parent link> and <child link>).
-void rejectJointCycles(const std::string& xml) {
-  TiXmlDocument doc;
-  doc.Parse(xml.c_str());
-  const TiXmlElement* robot = doc.Error() ? nullptr : doc.FirstChildElement("robot");
-  if (robot == nullptr) return;  // urdfdom reports it
+// urdfdom then gives up for want of a root link and returns nothing. And urdfdom frees its tree
+// recursively (each link owns its child links), also inside its parser when it gives up after linking the
+// joints (two root links, a missing link): a chain thousands of links long overflows a thread's stack.
+// Refuse both first, from the joints the pre-scan read (no XML tree of our own): cycles, and trees deeper
+// than max_depth joints.
+void checkJointTree(const std::vector<JointEdge>& joints, std::size_t max_depth, Ticker& ticker) {
   struct Edge {
     std::string joint, child;
   };
   std::map<std::string, std::vector<Edge>> children;        // parent link -> its joints
   std::map<std::string, std::vector<std::string>> parents;  // child link -> the joints naming it
-  for (const TiXmlElement* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
-    const TiXmlElement* p = j->FirstChildElement("parent");
-    const TiXmlElement* c = j->FirstChildElement("child");
-    const char* name = j->Attribute("name");
-    const char* parent = p ? p->Attribute("link") : nullptr;
-    const char* child = c ? c->Attribute("link") : nullptr;
-    if (!name || !parent || !child || !*parent || !*child) continue;  // urdfdom refuses the joint
-    children[parent].push_back({name, child});
-    parents[child].push_back(name);
+  for (const JointEdge& j : joints) {
+    ticker.tick();
+    if (j.joint.empty() || j.parent.empty() || j.child.empty()) continue;  // urdfdom refuses the joint
+    children[j.parent].push_back({j.joint, j.child});
+    parents[j.child].push_back(j.joint);
   }
-  // depth first without recursion; a joint to a link on the current path closes a cycle
+  // depth first without recursion; a joint to a link on the current path closes a cycle. The height of a
+  // link is the most joints on a path down from it.
   struct Frame {
     std::string link;
     std::size_t next = 0;
+    std::size_t height = 0;
   };
-  std::map<std::string, int> state;  // 1: on the path, 2: done
+  std::map<std::string, int> state;            // 1: on the path, 2: done
+  std::map<std::string, std::size_t> heights;  // of the links done
+  const auto grow = [&](Frame& f, std::size_t child_height) {
+    f.height = std::max(f.height, child_height + 1);
+    if (f.height > max_depth) {
+      throw ModelError("URDF could not be parsed: the kinematic tree is more than " +
+                       std::to_string(max_depth) + " joints deep below link " + quoted(f.link) +
+                       " (the limit of a URDF's depth)");
+    }
+  };
   for (const auto& [root, edges] : children) {
     (void)edges;
     if (state[root] != 0) continue;
     std::vector<Frame> path{{root}};
     state[root] = 1;
     while (!path.empty()) {
+      ticker.tick();
       Frame& f = path.back();
       const auto it = children.find(f.link);
       if (it == children.end() || f.next == it->second.size()) {
         state[f.link] = 2;
+        heights[f.link] = f.height;
+        const std::size_t height = f.height;
         path.pop_back();
+        if (!path.empty()) grow(path.back(), height);
         continue;
       }
       const Edge& e = it->second[f.next++];
@@ -203,7 +225,10 @@ void rejectJointCycles(const std::string& xml) {
         path.push_back({e.child});
         continue;
       }
-      if (s == 2) continue;
+      if (s == 2) {
+        grow(f, heights[e.child]);
+        continue;
+      }
       // the cycle: from e.child along the path back to it (at most 8 steps spelled out)
       std::size_t k = 0;
       while (path[k].link != e.child) ++k;
@@ -224,12 +249,43 @@ void rejectJointCycles(const std::string& xml) {
   }
 }
 
-urdf::ModelInterfaceSharedPtr parse(const std::string& xml) {
-  checkText(xml);
-  rejectJointCycles(xml);
+urdf::ModelInterfaceSharedPtr parse(const std::string& xml, const XmlLimits& limits, std::size_t max_depth,
+                                    const StopCondition* stop) {
+  // one bounded pass before any tree is built: limits, DTDs, and the joints for the cycle check
+  std::vector<JointEdge> joints;
+  bool robot = false;
+  bool in_joint = false;  // the last element at depth 2 is a <joint>
+  scanXml(
+      xml, limits,
+      [&](const XmlElement& e) {
+        if (e.depth == 1) robot = e.name == "robot";
+        if (!robot || e.depth < 2) return;
+        if (e.depth == 2) {
+          in_joint = e.name == "joint";
+          if (in_joint) {
+            const XmlAttribute* name = e.find("name");
+            joints.push_back({name ? std::string(name->value) : std::string(), {}, {}});
+          }
+          return;
+        }
+        if (e.depth != 3 || !in_joint) return;
+        JointEdge& j = joints.back();
+        const bool parent = e.name == "parent", child = e.name == "child";
+        if (!(parent ? !j.parent_seen : child && !j.child_seen)) return;
+        (parent ? j.parent_seen : j.child_seen) = true;
+        if (const XmlAttribute* link = e.find("link"))
+          (parent ? j.parent : j.child) = std::string(link->value);
+      },
+      stop, "URDF text");
+  Ticker ticker(stop, "URDF joint check");
+  ticker.expect(4 * joints.size());
+  checkJointTree(joints, max_depth, ticker);
+  std::vector<JointEdge>().swap(joints);
+
   // urdfdom reports why it failed only through console_bridge: capture that output (a process-wide
   // setting, hence the lock) so that the exception can carry it.
   std::lock_guard<std::mutex> lock(parseMutex());
+  if (stop && stop->stopRequested()) stop->raise("URDF parse", 0, 1, "documents");
   static CaptureHandler handler;
   handler.errors.clear();
   console_bridge::OutputHandler* previous = console_bridge::getOutputHandler();
@@ -248,7 +304,7 @@ urdf::ModelInterfaceSharedPtr parse(const std::string& xml) {
   // default in place of the bad value: any logged error refuses the file.
   if (!model || !handler.errors.empty() || !thrown.empty()) {
     std::string why = handler.errors;
-    if (!thrown.empty()) why += (why.empty() ? "" : "; ") + thrown;
+    if (!thrown.empty()) why += (why.empty() ? "" : "; ") + thrown.substr(0, 512);
     if (why.empty()) why = "urdfdom could not parse it";
     throw ModelError("URDF could not be parsed: " + why);
   }
@@ -289,6 +345,11 @@ void checkLinkInertial(const urdf::Link& link, double& m, Pose& frame, Eigen::Ma
   frame = toPose(in.origin, who, "inertial origin");
   Ic << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (in.mass < 0.0) throw ModelError("URDF " + who + ": mass is " + num(in.mass) + ", negative");
+  if (in.mass != 0.0) {
+    if (const std::string why = checkNumber(in.mass, kMinMass, kMaxMass, " kg (or 0: a massless frame)");
+        !why.empty())
+      throw ModelError("URDF " + who + ": mass " + why);
+  }
   if (in.mass == 0.0) {
     if (!Ic.isZero(0.0)) {
       throw ModelError("URDF " + who +
@@ -310,6 +371,11 @@ void checkJointNumbers(const urdf::Joint& j) {
     for (double x : {j.limits->lower, j.limits->upper}) {
       if (std::isnan(x)) requireFinite(x, who, "position limit");
     }
+    if (j.limits->lower == std::numeric_limits<double>::infinity() ||
+        j.limits->upper == -std::numeric_limits<double>::infinity()) {
+      throw ModelError("URDF " + who + ": position limits [" + num(j.limits->lower) + ", " +
+                       num(j.limits->upper) + "] are invalid (lower must be below +inf, upper above -inf)");
+    }
     if (std::isnan(j.limits->velocity)) requireFinite(j.limits->velocity, who, "velocity limit");
     if (std::isnan(j.limits->effort)) requireFinite(j.limits->effort, who, "effort limit");
   }
@@ -319,21 +385,27 @@ void checkJointNumbers(const urdf::Joint& j) {
   }
 }
 
+// at most 8 names spelled out
 std::string list(const std::vector<std::string>& names) {
   std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + quoted(n);
+  for (std::size_t k = 0; k < names.size() && k < 8; ++k) s += (s.empty() ? "" : ", ") + quoted(names[k]);
+  if (names.size() > 8) s += ", ... (" + std::to_string(names.size()) + " in all)";
   return s;
 }
 
 class Importer {
  public:
-  Importer(const urdf::ModelInterface& model, const UrdfOptions& options)
-      : model_(model), options_(options) {}
+  Importer(const urdf::ModelInterface& model, const UrdfOptions& options, const StopCondition* stop)
+      : model_(model), options_(options), ticker_(stop, "URDF import") {}
 
   ModelSpec run() {
+    checkNames();
     base_ = findBase();
     collectSubtree(base_);
-    for (const JointPtr& j : subtree_joints_) checkJointNumbers(*j);
+    for (const JointPtr& j : subtree_joints_) {
+      ticker_.tick();
+      checkJointNumbers(*j);
+    }
     for (const JointPtr& j : subtree_joints_) {
       if (j->type == urdf::Joint::FLOATING || j->type == urdf::Joint::PLANAR ||
           j->type == urdf::Joint::UNKNOWN) {
@@ -356,6 +428,21 @@ class Importer {
     return l;
   }
 
+  // every name of the robot, whether on the chain or not (names end up in errors, logs and listings)
+  void checkNames() {
+    ticker_.expect(8 * (model_.links_.size() + model_.joints_.size()));
+    if (const std::string why = checkName(model_.getName()); !why.empty())
+      throw ModelError("URDF robot " + why);
+    for (const auto& [name, link] : model_.links_) {
+      ticker_.tick();
+      if (const std::string why = checkName(name); !why.empty()) throw ModelError("URDF link " + why);
+    }
+    for (const auto& [name, joint] : model_.joints_) {
+      ticker_.tick();
+      if (const std::string why = checkName(name); !why.empty()) throw ModelError("URDF joint " + why);
+    }
+  }
+
   LinkPtr findBase() const {
     if (options_.base_link.empty()) {
       LinkPtr root = model_.getRoot();
@@ -365,15 +452,19 @@ class Importer {
     return link(options_.base_link, "base link");
   }
 
-  // Links and joints below the base (depth first, without recursion: a URDF may be a long chain).
+  // Links and joints below the base (depth first, without recursion: a URDF may be a long chain), and each
+  // link's rigid head (rigidHead) from its parent's, in one pass.
   void collectSubtree(const LinkPtr& root) {
     std::vector<LinkPtr> stack{root};
     visited_.insert(root->name);
+    head_[root.get()] = root;
     while (!stack.empty()) {
+      ticker_.tick();
       const LinkPtr l = stack.back();
       stack.pop_back();
       subtree_links_.push_back(l);
       for (auto it = l->child_joints.rbegin(); it != l->child_joints.rend(); ++it) {
+        ticker_.tick();
         const JointPtr j = *it;
         subtree_joints_.push_back(j);
         LinkPtr c = model_.getLink(j->child_link_name);
@@ -389,26 +480,25 @@ class Importer {
                                 : std::string(" and is reached twice")) +
                            " (a URDF must be a tree)");
         }
+        head_[c.get()] = isMoving(*j) ? c : head_.at(l.get());
         stack.push_back(c);
       }
     }
   }
 
-  // The link whose frame is reached from `l` through fixed joints only, going up; i.e. the moving link (or
-  // the base) that `l` is rigidly attached to when every moving joint counts.
-  LinkPtr rigidHead(LinkPtr l) const {
-    while (l != base_ && l->parent_joint && !isMoving(*l->parent_joint))
-      l = model_.getLink(l->parent_joint->parent_link_name);
-    return l;
-  }
+  // The link whose frame is reached from `l` (a link below the base) through fixed joints only, going up;
+  // i.e. the moving link (or the base) that `l` is rigidly attached to when every moving joint counts.
+  // Found once per link by collectSubtree: walking up here for each link was quadratic in a long fixed chain.
+  LinkPtr rigidHead(const LinkPtr& l) const { return head_.at(l.get()); }
 
-  LinkPtr defaultTip() const {
+  LinkPtr defaultTip() {
     // Bodies: the base and every child link of a moving joint, each with what hangs from it by fixed joints.
     // The chain ends at the single body with no moving joint below it.
     std::set<std::string> has_moving_child;  // heads with a moving joint hanging from their rigid group
     std::vector<LinkPtr> heads;
     bool any_moving = false;
     for (const JointPtr& j : subtree_joints_) {
+      ticker_.tick();
       if (!isMoving(*j)) continue;
       any_moving = true;
       has_moving_child.insert(rigidHead(model_.getLink(j->parent_link_name))->name);
@@ -420,11 +510,13 @@ class Importer {
     }
     std::vector<LinkPtr> leaf_heads;
     for (const LinkPtr& h : heads) {
+      ticker_.tick();
       if (!has_moving_child.count(h->name)) leaf_heads.push_back(h);
     }
     if (leaf_heads.size() != 1) {
       std::vector<std::string> leaves;
       for (const LinkPtr& l : subtree_links_) {
+        ticker_.tick();
         if (l->child_joints.empty() && rigidHead(l) != base_) leaves.push_back(l->name);
       }
       std::sort(leaves.begin(), leaves.end());
@@ -433,15 +525,19 @@ class Importer {
     }
     // Go down the fixed joints below the last moving link while there is no branching.
     LinkPtr tip = leaf_heads.front();
-    while (tip->child_joints.size() == 1) tip = model_.getLink(tip->child_joints.front()->child_link_name);
+    while (tip->child_joints.size() == 1) {
+      ticker_.tick();
+      tip = model_.getLink(tip->child_joints.front()->child_link_name);
+    }
     return tip;
   }
 
-  LinkPtr findTip() const {
+  LinkPtr findTip() {
     LinkPtr tip = link(options_.tip_link, "tip link");
     std::set<std::string> seen;
     for (LinkPtr l = tip; l;
          l = l->parent_joint ? model_.getLink(l->parent_joint->parent_link_name) : nullptr) {
+      ticker_.tick();
       if (l == base_) return tip;
       if (!seen.insert(l->name).second) {
         throw ModelError("URDF: closed kinematic loop above tip link " + quoted(tip->name) + ": link " +
@@ -455,10 +551,13 @@ class Importer {
 
   void chainPath() {
     std::vector<JointPtr> path;
-    for (LinkPtr l = tip_; l != base_; l = model_.getLink(l->parent_joint->parent_link_name))
+    for (LinkPtr l = tip_; l != base_; l = model_.getLink(l->parent_joint->parent_link_name)) {
+      ticker_.tick();
       path.push_back(l->parent_joint);
+    }
     std::reverse(path.begin(), path.end());
     for (const JointPtr& j : path) {
+      ticker_.tick();
       if (!isMoving(*j)) continue;
       if (j->mimic) {
         throw ModelError("URDF " + jointWho(*j) + " mimics joint " + quoted(j->mimic->joint_name) +
@@ -474,7 +573,8 @@ class Importer {
   }
 
   // Position at which a joint off the chain is locked.
-  double lockPosition(const urdf::Joint& j, int depth = 0) const {
+  double lockPosition(const urdf::Joint& j, int depth = 0) {
+    ticker_.tick();
     if (depth > 64) throw ModelError("URDF " + jointWho(j) + ": mimic joints form a cycle");
     if (j.mimic) {
       if (chain_index_.count(j.mimic->joint_name)) {
@@ -515,6 +615,7 @@ class Importer {
     };
     std::vector<Item> stack{{base_, -1, Pose()}};
     while (!stack.empty()) {
+      ticker_.tick();
       const Item item = stack.back();
       stack.pop_back();
       const LinkPtr& l = item.link;
@@ -537,7 +638,8 @@ class Importer {
           stack.push_back({c, chain->second, Pose()});
         } else if (isMoving(j)) {
           const double q = lockPosition(j);
-          if (!std::isfinite(q)) throw ModelError("URDF " + jointWho(j) + ": lock position is not finite");
+          if (const std::string why = checkNumber(q, -kMaxLength, kMaxLength); !why.empty())
+            throw ModelError("URDF " + jointWho(j) + " (off the chain): lock position " + why);
           stack.push_back({c, b, item.T * origin * jointMotion(j, q)});
         } else {
           stack.push_back({c, b, item.T * origin});
@@ -605,6 +707,8 @@ class Importer {
 
   const urdf::ModelInterface& model_;
   const UrdfOptions& options_;
+  Ticker ticker_;
+  std::unordered_map<const urdf::Link*, LinkPtr> head_;  // rigidHead of every link below the base
   LinkPtr base_, tip_;
   std::vector<LinkPtr> subtree_links_;
   std::set<std::string> visited_;
@@ -615,34 +719,49 @@ class Importer {
 
 }  // namespace
 
-ModelSpec specFromUrdf(const std::string& urdf_xml, const UrdfOptions& options) {
+ModelSpec specFromUrdf(const std::string& urdf_xml, const UrdfOptions& options, const StopCondition* stop) {
   try {
-    const urdf::ModelInterfaceSharedPtr model = parse(urdf_xml);
-    return Importer(*model, options).run();
+    const urdf::ModelInterfaceSharedPtr model =
+        parse(urdf_xml, options.xml_limits, options.max_tree_depth, stop);
+    return Importer(*model, options, stop).run();
   } catch (const ModelError&) {
+    throw;
+  } catch (const Stopped&) {
+    throw;
+  } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
     throw ModelError(std::string("URDF import failed: ") + e.what());
   }
 }
 
-Model buildModelFromUrdf(const std::string& urdf_xml, const UrdfOptions& options) {
-  const ModelSpec spec = specFromUrdf(urdf_xml, options);
+Model buildModelFromUrdf(const std::string& urdf_xml, const UrdfOptions& options, const StopCondition* stop) {
+  const ModelSpec spec = specFromUrdf(urdf_xml, options, stop);
   try {
-    return buildModel(spec);
+    return buildModel(spec, stop);
   } catch (const ModelError& e) {
     throw ModelError("URDF robot " + quoted(spec.name) + ": " + e.what());
   }
 }
 
-Model buildModelFromUrdfFile(const std::string& path, const UrdfOptions& options) {
+Model buildModelFromUrdfFile(const std::string& path, const UrdfOptions& options, const StopCondition* stop) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError("URDF file " + quoted(path) + " cannot be opened");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // a file beyond the text limit is not read at all (and no more than the limit plus one byte otherwise)
+  const std::size_t limit = options.xml_limits.max_bytes;
+  in.seekg(0, std::ios::end);
+  if (const std::streamoff size = in.tellg(); size >= 0 && static_cast<std::uintmax_t>(size) > limit) {
+    throw ModelError(path + ": URDF text has " + std::to_string(size) + " bytes, more than the limit of " +
+                     std::to_string(limit));
+  }
+  in.clear();
+  in.seekg(0);
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw ModelError("URDF file " + quoted(path) + " cannot be read");
+  text.resize(static_cast<std::size_t>(in.gcount()));
   try {
-    return buildModelFromUrdf(ss.str(), options);
+    return buildModelFromUrdf(text, options, stop);
   } catch (const ModelError& e) {
     throw ModelError(path + ": " + e.what());
   }

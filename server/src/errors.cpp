@@ -3,6 +3,7 @@
 #include <new>
 
 #include "denoc/model.hpp"
+#include "denoc/stop.hpp"
 #include "log.hpp"
 
 namespace denoc::server {
@@ -45,6 +46,10 @@ grpc::Status mapException(std::exception_ptr error) {
   } catch (const NumericalError& e) {
     return {grpc::StatusCode::INVALID_ARGUMENT,
             std::string("the state or the model is beyond double precision: ") + e.what()};
+  } catch (const Stopped& e) {
+    return {e.reason() == StopReason::Deadline ? grpc::StatusCode::DEADLINE_EXCEEDED
+                                               : grpc::StatusCode::CANCELLED,
+            e.what()};
   } catch (const std::bad_alloc&) {
     return {grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory while serving the request"};
   } catch (const std::exception& e) {

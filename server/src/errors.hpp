@@ -42,8 +42,9 @@ class RequestError : public std::runtime_error {
 }
 
 /// Maps the exception in flight to a status: RequestError by its code, denoc::ModelError and
-/// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, std::bad_alloc to
-/// RESOURCE_EXHAUSTED, anything else to INTERNAL. The message is made safe by safeMessage().
+/// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, denoc::Stopped to
+/// DEADLINE_EXCEEDED or CANCELLED by its reason, std::bad_alloc to RESOURCE_EXHAUSTED, anything else to
+/// INTERNAL. The message is made safe by safeMessage().
 grpc::Status toStatus(std::exception_ptr error);
 
 /// Longest message a status carries (characters, after escaping): well inside gRPC's 8 KiB of metadata

@@ -33,9 +33,10 @@ constexpr std::size_t kListOverhead = 1024;
 }  // namespace
 
 void Handlers::registerModel(const Caller& caller, const v1::RegisterModelRequest& req,
-                             v1::RegisterModelResponse& resp) {
+                             v1::RegisterModelResponse& resp, const StopCondition& stop) {
   const auto t0 = Clock::now();
-  BuiltModel built = buildFromRequest(req, limits_);  // the registration's validator: shape, then the core
+  BuiltModel built =
+      buildFromRequest(req, limits_, stop);  // the registration's validator: shape, then the core
   const std::string owner = caller.authenticated ? caller.principal : std::string();
   const std::string record = storeRecord(req, owner);
   auto [entry, created] = registry_.add(std::move(built), &record, false, owner);

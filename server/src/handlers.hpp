@@ -37,10 +37,10 @@ class Handlers {
   const Limits& limits() const { return limits_; }
   std::size_t workspaces() const { return workspaces_; }
 
-  /// Builds and checks the model (buildFromRequest), stores and caches it; with access control the caller
-  /// becomes its owner (when it is new).
+  /// Builds and checks the model (buildFromRequest, polling `stop`: the call's cancellation and deadline),
+  /// stores and caches it; with access control the caller becomes its owner (when it is new).
   void registerModel(const Caller& caller, const v1::RegisterModelRequest& req,
-                     v1::RegisterModelResponse& resp);
+                     v1::RegisterModelResponse& resp, const StopCondition& stop);
   /// The model's description (NOT_FOUND when unknown).
   void getModel(const v1::GetModelRequest& req, v1::GetModelResponse& resp);
   /// A page of the models in id order, within `page_size` and within the message limit (ListModelsRequest).

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "denoc/stop.hpp"
 #include "errors.hpp"
 
 #if DENOC_HAVE_URDF
@@ -42,13 +43,21 @@ Eigen::Vector3d vec3(const v1::Vec3& v, const std::string& field) {
   return {v.x(), v.y(), v.z()};
 }
 
-constexpr std::size_t kMaxName = 256;
-
+// the core's bound on names (kMaxNameLength), checked here too so that the message names the request's field
 void checkName(const std::string& s, const std::string& field) {
-  if (s.size() > kMaxName) {
+  if (s.size() > kMaxNameLength) {
     fail(ErrorCode::InvalidArgument, field + " has " + std::to_string(s.size()) +
-                                         " characters, expected at most " + std::to_string(kMaxName));
+                                         " characters, expected at most " + std::to_string(kMaxNameLength));
   }
+}
+
+// the call's deadline on the steady clock the core polls (max: none)
+StopCondition::Clock::time_point steadyDeadline(std::chrono::system_clock::time_point deadline) {
+  using namespace std::chrono;
+  if (deadline == system_clock::time_point::max()) return StopCondition::Clock::time_point::max();
+  const auto left = deadline - system_clock::now();
+  if (left > hours(24 * 365)) return StopCondition::Clock::time_point::max();
+  return StopCondition::Clock::now() + duration_cast<StopCondition::Clock::duration>(left);
 }
 
 DHSpec dhFromMessage(const v1::DHModel& m, const Limits& limits) {
@@ -194,7 +203,14 @@ bool isModelId(const std::string& s) {
   return true;
 }
 
-BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits) {
+BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits,
+                            std::function<bool()> cancelled, std::chrono::system_clock::time_point deadline) {
+  const StopCondition stop(std::move(cancelled), steadyDeadline(deadline));
+  return buildFromRequest(request, limits, stop);
+}
+
+BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits,
+                            const StopCondition& stop) {
   if (request.has_name()) checkName(request.name(), "name");
   Eigen::Vector3d gravity(0.0, 0.0, -9.81);
   if (request.has_gravity()) gravity = vec3(request.gravity(), "gravity");
@@ -210,8 +226,8 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
       DHSpec dh = dhFromMessage(request.dh(), limits);
       dh.gravity = gravity;
       dh.name = request.has_name() ? request.name() : "dh_model";
-      ModelSpec spec = specFromDH(dh);
-      return finish(buildModel(spec), dh.name, "dh");
+      ModelSpec spec = specFromDH(dh, &stop);
+      return finish(buildModel(spec, &stop), dh.name, "dh");
     }
     case v1::RegisterModelRequest::kUrdf: {
       const v1::UrdfModel& u = request.urdf();
@@ -225,7 +241,7 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
       options.gravity = gravity;
       options.armature.assign(request.armature().begin(),
                               request.armature().end());  // the core checks the count
-      ModelSpec spec = specFromUrdf(u.text(), options);
+      ModelSpec spec = specFromUrdf(u.text(), options, &stop);
       if (spec.joints.size() > limits.max_dof) {
         fail(ErrorCode::ResourceExhausted,
              "the URDF chain has " + std::to_string(spec.joints.size()) +
@@ -233,7 +249,7 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
                  " (--max-dof, DENOC_MAX_DOF)");
       }
       std::string name = request.has_name() ? request.name() : spec.name;
-      return finish(buildModel(spec), name, "urdf");
+      return finish(buildModel(spec, &stop), name, "urdf");
 #else
       fail(ErrorCode::Unimplemented, "urdf: this build of the core has no URDF builder; register a DH model");
 #endif

@@ -2,11 +2,14 @@
 // content-addressed id (SHA-256 of the canonical form of the validated model).
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "denoc/dh.hpp"
 #include "denoc/model.hpp"
+#include "denoc/stop.hpp"
 #include "denoc/v1/dynamics.pb.h"
 #include "limits.hpp"
 
@@ -21,8 +24,17 @@ struct BuiltModel {
 };
 
 /// Validates a registration request and builds its model. Throws RequestError (shape, limits) or
-/// ModelError (the core's verdict on the model); never touches the registry or the store.
-BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits);
+/// ModelError (the core's verdict on the model); never touches the registry or the store. The build polls
+/// `cancelled` (asked at most once per millisecond; e.g. the call's IsCancelled) and `deadline` (the call's)
+/// through the core's parsing and building, and throws denoc::Stopped when either fires (toStatus: CANCELLED
+/// or DEADLINE_EXCEEDED).
+BuiltModel buildFromRequest(
+    const v1::RegisterModelRequest& request, const Limits& limits, std::function<bool()> cancelled = {},
+    std::chrono::system_clock::time_point deadline = std::chrono::system_clock::time_point::max());
+
+/// The same, polling `stop` (the RPC layer's stop condition of the call).
+BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits,
+                            const StopCondition& stop);
 
 /// A built-in model from a DH table (source "builtin").
 BuiltModel buildBuiltin(const DHSpec& dh);

@@ -131,8 +131,8 @@ grpc::ServerUnaryReactor* DynamicsService::RegisterModel(grpc::CallbackServerCon
                                                          const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
   return serve<v1::RegisterModelRequest, v1::RegisterModelResponse>(
       s_, Rpc::RegisterModel, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const auto&) {
-        h.registerModel(c, q, a);
+      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
+        h.registerModel(c, q, a, stop);
         return std::uint64_t{0};
       });
 }

@@ -4,8 +4,11 @@
 seeds/urdf: files of the bad-URDF corpus (tests/data/urdf) with options appended after NUL bytes
 ("<urdf>\\0<base_link>\\0<tip_link>\\0<armature count byte>", the input format of fuzz_urdf.cpp); the corpus
 files themselves are read from tests/data/urdf directly.
+and inputs at the limits of the pre-scan (nesting, attributes, names and values at and beyond them, wide
+combs, a DTD, a processing instruction, a character reference);
 seeds/dh_json: the documents of tests/test_model_io.cpp (DegreesFullInertiaAndLimits, validDoc and each bad
 edit of BadFilesAreRejectedNamingTheField), plus two that parse but do not build.
+regressions/urdf/deep_nesting_50000: the 50,000-deep document that once overflowed denocd's stack.
 Run from anywhere: python3 tests/fuzz/make_seeds.py
 """
 import copy
@@ -40,6 +43,59 @@ def urdf_seeds():
     write("urdf", "offchain_tip_tcp", offchain + b"\0base_link\0tcp")
     write("urdf", "offchain_tip_camera", offchain + b"\0\0camera_optical_frame")
     write("urdf", "offchain_base_below_root", offchain + b"\0link1\0hand")
+    limit_seeds(two)
+
+
+INERTIAL = (b'<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>'
+            b"</inertial>")
+
+
+def comb(n, leaf_type):
+    """A fixed spine of n links below one revolute joint, each spine link with a leaf (docs/urdf.md, "Limits")."""
+    s = [b'<robot name="comb"><link name="base"/><link name="m">' + INERTIAL + b"</link>",
+         b'<joint name="jm" type="revolute"><parent link="base"/><child link="m"/><axis xyz="0 0 1"/>'
+         b'<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>']
+    for i in range(n):
+        parent = b"m" if i == 0 else b"s%d" % (i - 1)
+        s.append(b'<link name="s%d">%s</link><joint name="js%d" type="fixed"><parent link="%s"/>'
+                 b'<child link="s%d"/><origin xyz="0 0 0.001"/></joint>' % (i, INERTIAL, i, parent, i))
+        s.append(b'<link name="l%d">%s</link><joint name="jl%d" type="%s"><parent link="s%d"/><child link="l%d"/>'
+                 b'<origin xyz="0.001 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" '
+                 b'velocity="1"/></joint>' % (i, INERTIAL, i, leaf_type, i, i))
+    s.append(b"</robot>")
+    return b"\n".join(s)
+
+
+def limit_seeds(two):
+    """Inputs at the pre-scan's limits (core/include/denoc/xml_scan.hpp) and just beyond them."""
+    end = two.rindex(b"</robot>")
+    # nesting: <robot> is level 1, so 63 <a> reach the limit of 64 and 64 pass it
+    for levels, name in ((63, "depth_64_at_limit"), (64, "depth_65_beyond_limit")):
+        write("urdf", name, two[:end] + b"<a>" * levels + b"</a>" * levels + two[end:])
+    # attributes of one element: name and 63 more, then 64 more
+    for extra, name in ((63, "attributes_64_at_limit"), (64, "attributes_65_beyond_limit")):
+        attrs = b"".join(b' x%d="1"' % i for i in range(extra))
+        write("urdf", name, two.replace(b'<robot name="valid_two_link"', b'<robot name="valid_two_link"' + attrs))
+    # names and values at 256 and 4096 bytes and one beyond
+    write("urdf", "name_256_at_limit", two.replace(b'"link2"', b'"' + b"n" * 256 + b'"'))
+    write("urdf", "name_257_beyond_limit", two.replace(b'"link2"', b'"' + b"n" * 257 + b'"'))
+    write("urdf", "value_4097_beyond_limit", two.replace(b'<robot name="valid_two_link"',
+                                                         b'<robot name="valid_two_link" x="' + b"v" * 4097 + b'"'))
+    # wide combs: fixed leaves (a valid 1-DOF robot) and revolute leaves (the ambiguous tip)
+    write("urdf", "comb_200_fixed_leaves", comb(200, b"fixed"))
+    write("urdf", "comb_200_revolute_leaves", comb(200, b"revolute") + b"\0\0l199")
+    # a DTD, a processing instruction, a character reference
+    write("urdf", "doctype_entities", b'<!DOCTYPE robot [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>' + two[two.index(b"<robot"):])
+    write("urdf", "processing_instruction", b"<?pi <a><a> ?>" + two[two.index(b"<robot"):])
+    write("urdf", "character_reference", two.replace(b'"link2"', b'"link&#50;"'))
+
+
+def regressions():
+    """Inputs that once crashed denocd, replayed by ctest (fuzz_replay_urdf)."""
+    # 50,000 nested elements (350 kB): TinyXML's recursion overflowed the stack (SIGSEGV in denocd)
+    path = os.path.join(HERE, "regressions", "urdf", "deep_nesting_50000")
+    with open(path, "wb") as f:
+        f.write(b'<robot name="r">' + b"<a>" * 50000 + b"</a>" * 50000 + b"</robot>")
 
 
 VALID = """{
@@ -126,3 +182,4 @@ def dh_seeds():
 if __name__ == "__main__":
     urdf_seeds()
     dh_seeds()
+    regressions()

@@ -1,7 +1,7 @@
 // Writes the seed corpus of the request fuzz target (request_harness.hpp format): the good requests and the
 // bad ones of tests/server/test_server_validation.cpp and test_server_rpc.cpp, re-aimed at the target's
-// models, and a registration request for every URDF of the bad-URDF corpus and of the example models
-// directory.
+// models, and a registration request for every URDF of the bad-URDF corpus and of the example
+// model directories (tests/data/urdf, examples/models).
 //
 // usage: fuzz_request_seeds OUT_DIR URDF_DIR...
 #include <cstdio>

@@ -47,9 +47,10 @@ for target in urdf dh_json request; do
   touch "$marker"
   echo "== fuzz_$target: $seconds s (log: $log)"
   set +e
+  # inputs up to 1 MiB: the URDF text limit (docs/urdf.md, "Limits"), and beyond the request limits
   # shellcheck disable=SC2086 # FUZZ_FLAGS is a word list
   "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 \
-    -rss_limit_mb=4096 -max_len=65536 "${dict[@]}" -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} \
+    -rss_limit_mb=4096 -max_len=1048576 "${dict[@]}" -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} \
     "$corpus" "${dirs[@]}" >"$log" 2>&1
   rc=$?
   set -e

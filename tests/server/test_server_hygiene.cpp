@@ -92,7 +92,7 @@ TEST(ServerHygiene, ClientTextCannotForgeLogLines) {
       ++forged_lines;
       EXPECT_TRUE(std::regex_match(line, kLogLine)) << line;
       EXPECT_NE(line.find(" failed: INVALID_ARGUMENT: "), std::string::npos) << line;
-      EXPECT_NE(line.find("\\n2026-01-01T00:00:00.000 critical [1] FORGED store wiped\\x1b[2J\\x1b[31m"),
+      EXPECT_NE(line.find("\\n2026-01-01T00:00:00.000 critical [1] FORGED store wiped\\x1b[2J"),
                 std::string::npos)
           << line;
     }
@@ -157,8 +157,9 @@ TEST(ServerHygiene, LongNamesGiveInvalidArgumentWithACutMessage) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"));
   auto stub = server.stub();
-  // a moving link of 20000 characters whose mass is zero: the core refuses it and names the link
-  const std::string name(20000, 'a');
+  // a moving link of 4000 characters (within the XML scan's attribute limit, beyond the name limit): the
+  // core refuses it and names the link, cut
+  const std::string name(4000, 'a');
   const std::string inertia = R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>)";
   const std::string urdf =
       R"(<robot name="long"><link name="base"><inertial><mass value="1"/>)" + inertia +
@@ -173,8 +174,7 @@ TEST(ServerHygiene, LongNamesGiveInvalidArgumentWithACutMessage) {
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << st.error_message().substr(0, 300);
   EXPECT_LE(st.error_message().size(), 1024u + 32u);
   EXPECT_NE(st.error_message().find("aaaaaaaaaaaaaaaa"), std::string::npos) << st.error_message();
-  EXPECT_NE(st.error_message().find("... ("), std::string::npos) << st.error_message();
-  EXPECT_NE(st.error_message().find(" bytes)"), std::string::npos) << st.error_message();
+  EXPECT_NE(st.error_message().find("longer than the limit of 256 bytes"), std::string::npos) << st.error_message();
   // the server is fine and the log line is bounded too
   v1::ListModelsResponse list;
   EXPECT_EQ(stub->ListModels(context().get(), {}, &list).error_code(), grpc::StatusCode::OK);

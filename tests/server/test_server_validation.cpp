@@ -207,13 +207,14 @@ TEST(ServerValidation, BadRequestsAreRefusedAndChangeNothing) {
        })},
       {"unknown route", C::INVALID_ARGUMENT, "route is 7",
        fd_with([](auto& r) { r.set_route(static_cast<v1::ForwardRoute>(7)); })},
-      // joint 2 of the random chain is prismatic: at 1e200 m its mass's inertia about the base overflows I(q)
-      {"prismatic joint at 1e200 m, Cholesky route", C::INVALID_ARGUMENT, "beyond double precision",
+      // joint 2 of the random chain is prismatic: 1e200 m is beyond the range every route accepts
+      // (kMaxPosition)
+      {"prismatic joint at 1e200 m, Cholesky route", C::INVALID_ARGUMENT, "q[2] is 1e+200, expected",
        fd_with([](auto& r) {
          r.set_route(v1::FORWARD_ROUTE_CHOLESKY);
          r.set_q(2, 1e200);
        })},
-      {"prismatic joint at 1e200 m, Fixman route", C::INVALID_ARGUMENT, "beyond double precision",
+      {"prismatic joint at 1e200 m, Fixman route", C::INVALID_ARGUMENT, "q[2] is 1e+200, expected",
        fd_with([](auto& r) {
          r.set_route(v1::FORWARD_ROUTE_FIXMAN);
          r.set_q(2, 1e200);

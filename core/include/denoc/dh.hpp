@@ -36,11 +36,15 @@ struct DHSpec {
   Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // in frame 1 (the base frame)
 };
 
-/// The general description of a DH chain; its tip frame is frame n+1.
-ModelSpec specFromDH(const DHSpec& dh);
+/// The general description of a DH chain; its tip frame is frame n+1. Throws ModelError naming the joint,
+/// the link and the DH field for a name longer than kMaxNameLength or a number a, b (|x| <= kMaxLength),
+/// alpha, theta (|x| <= kMaxAngle) or com entry (kMaxLength) that is not finite, out of range or subnormal;
+/// the rest (masses, inertias, limits) is checked by buildModel. `stop`, if given, is polled between links
+/// (denoc::Stopped).
+ModelSpec specFromDH(const DHSpec& dh, const StopCondition* stop = nullptr);
 
-/// specFromDH then buildModel.
-Model buildModelFromDH(const DHSpec& dh);
+/// specFromDH then buildModel, both polling `stop`.
+Model buildModelFromDH(const DHSpec& dh, const StopCondition* stop = nullptr);
 
 /// The Stanford arm of Saha 1999 Table 3 as read in docs/design.md (gravity 9.81 along -Z_1).
 DHSpec stanfordArmDH();

@@ -18,6 +18,7 @@
 // into F_i. Gravity is given in the user's base frame (`gravity`) and used in F_{-1} (`gravity_base`).
 #pragma once
 
+#include <cstddef>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -34,13 +35,37 @@ class ModelError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Thrown when a state or a model's numbers put a computation beyond double precision: the dense forward
-/// dynamics routes (Cholesky, Fixman) find the inertia matrix not numerically positive definite (a prismatic
-/// joint at 1e200 m, a mass of 1e300 kg). The inputs, not the library, are at fault.
+/// Thrown when a state or a model's numbers put a computation beyond double precision: a route's pivots
+/// (mh_k of the reverse Gaussian elimination, the Cholesky pivots, Fixman's hard-coordinate blocks) are not
+/// positive and finite, or a result has a non-finite entry (algorithm/check.hpp). The inputs, not the
+/// library, are at fault; the message names the function and the pivot or output.
 class NumericalError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+class StopCondition;
+
+/// The ranges of a model's numbers and names (docs/model-format.md, "Ranges"): checked by buildModel, and by
+/// the URDF and DH builders naming their own fields. Wide enough for any real robot; narrow enough that every
+/// product and sum the recursions form (m |d|^2, composite inertias, their pivots) stays finite.
+inline constexpr std::size_t kMaxNameLength = 256;  // bytes: model, joint and link names
+inline constexpr double kMaxLength = 1e6;           // m: |x| of an origin, a mass center, DH a and b
+inline constexpr double kMaxAngle = 1e6;            // rad: |x| of DH alpha and theta
+inline constexpr double kMinMass = 1e-9;            // kg: a moving body's mass
+inline constexpr double kMaxMass = 1e9;
+inline constexpr double kMinInertia = 1e-18;  // kg m^2: a rotational inertia's principal moments ...
+inline constexpr double kMaxInertia = 1e21;   // ... and the magnitude of its entries (kMaxMass kMaxLength^2)
+inline constexpr double kMaxArmature = 1e21;  // kg m^2 (revolute) or kg (prismatic)
+inline constexpr double kMaxGravity = 1e4;    // m/s^2: |x| of each gravity entry
+
+/// Checks one number of a model: finite, within [lo, hi], and either 0 or a normal (not subnormal) number.
+/// Returns an empty string when it is, else the reason ("is 1e+300, expected a number in [-1e+06, 1e+06]"
+/// followed by `unit`).
+std::string checkNumber(double x, double lo, double hi, const char* unit = "");
+
+/// Checks a name's length against kMaxNameLength; returns the reason or an empty string.
+std::string checkName(const std::string& name);
 
 /// One joint and the link it moves, as a user describes it (URDF convention): the joint frame's placement
 /// in the parent link's frame at q = 0; the child link's frame coincides with the joint frame at q = 0 and
@@ -183,13 +208,17 @@ struct ModelTpl {
   }
 };
 
-/// Validates a spec and builds the model. Throws ModelError naming the joint or link at fault when: a mass
-/// is not positive; an inertia is not symmetric, not positive definite or violates the triangle
-/// inequalities; an axis is zero; a rotation is not orthonormal; limits are inverted; any number is not
-/// finite; joint names repeat; the chain is empty.
-Model buildModel(const ModelSpec& spec);
+/// Validates a spec and builds the model. Throws ModelError naming the joint or link (and the field) at
+/// fault when: a name is longer than kMaxNameLength; a number is not finite, is subnormal or lies outside its
+/// range (kMaxLength, kMinMass..kMaxMass, kMinInertia..kMaxInertia, kMaxArmature, kMaxGravity); an inertia
+/// is not symmetric, not positive definite or violates the triangle inequalities; an axis is zero; a
+/// rotation is not orthonormal; position limits are NaN, inverted, or lower = +inf or upper = -inf; velocity
+/// or effort limits are not positive; joint names repeat; the chain is empty. `stop`, if given, is polled
+/// between joints (denoc::Stopped).
+Model buildModel(const ModelSpec& spec, const StopCondition* stop = nullptr);
 
-/// Checks one rotational inertia about the mass center: symmetric, positive definite, triangle inequalities
+/// Checks one rotational inertia about the mass center: symmetric, entries within kMaxInertia and not
+/// subnormal, positive definite with principal moments in [kMinInertia, kMaxInertia], triangle inequalities
 /// (I_a + I_b >= I_c for the principal moments). Returns an empty string when physical, else the reason.
 std::string checkInertia(const Eigen::Matrix3d& inertia);
 

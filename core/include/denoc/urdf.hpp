@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "denoc/model.hpp"
+#include "denoc/xml_scan.hpp"
 
 namespace denoc {
 
@@ -14,15 +15,28 @@ struct UrdfOptions {
   std::string tip_link;   // empty: the single leaf (an error listing the leaves when there are several)
   std::optional<Eigen::Vector3d> gravity;  // in the base link's frame; default (0, 0, -9.81)
   std::vector<double> armature;            // per moving joint, base to tip; empty: none
+  XmlLimits xml_limits;                    // the text's size, nesting, elements, ... (docs/urdf.md, "Limits")
+  // the most joints on a path down the tree: urdfdom frees its tree recursively, about 32 bytes of stack per
+  // level (docs/urdf.md, "Limits")
+  std::size_t max_tree_depth = 1024;
 };
 
-/// Builds a model from URDF text. Throws ModelError with a message naming the joint or link at fault.
-Model buildModelFromUrdf(const std::string& urdf_xml, const UrdfOptions& options = {});
+/// Builds a model from URDF text. The text is first checked against options.xml_limits in one bounded pass
+/// (scanXml) before any XML tree is built, and its joints for cycles and a tree deeper than
+/// options.max_tree_depth. Throws ModelError with a message naming the limit (and line), or
+/// the joint or link at fault; names longer than kMaxNameLength and numbers outside the model ranges
+/// (model.hpp) are refused naming the link or joint and the field. `stop`, if given, is polled through the
+/// pre-scan, the import and the build (denoc::Stopped); the XML parse by urdfdom in between cannot be
+/// interrupted, and is bounded by the limits.
+Model buildModelFromUrdf(const std::string& urdf_xml, const UrdfOptions& options = {},
+                         const StopCondition* stop = nullptr);
 
 /// The same from a file.
-Model buildModelFromUrdfFile(const std::string& path, const UrdfOptions& options = {});
+Model buildModelFromUrdfFile(const std::string& path, const UrdfOptions& options = {},
+                             const StopCondition* stop = nullptr);
 
 /// The validated description (before buildModel) for the same inputs: used for canonical forms.
-ModelSpec specFromUrdf(const std::string& urdf_xml, const UrdfOptions& options = {});
+ModelSpec specFromUrdf(const std::string& urdf_xml, const UrdfOptions& options = {},
+                       const StopCondition* stop = nullptr);
 
 }  // namespace denoc

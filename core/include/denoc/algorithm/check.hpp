@@ -1,56 +1,164 @@
-// Argument checks at the boundary of every public algorithm: a wrong size or a non-finite entry throws
-// std::invalid_argument naming the function, the argument and what was expected.
+// The one numeric check of every public algorithm (docs/algorithms.md, "Numerical range"):
+//  - at the boundary, each input vector has the right size and every entry is finite and within its range
+//    (std::invalid_argument naming the function, the argument and the index): |q_i| <= kMaxPosition, every
+//    other entry (rates, accelerations, efforts, right-hand sides) |x| <= kMaxStateValue;
+//  - after the computation, the pivots of a factorization are positive and finite and every result is
+//    finite (denoc::NumericalError naming the function and the pivot or the output): with inputs and model
+//    in range this holds unless the inertia matrix is not numerically positive definite at the state.
+// Each check is one pass over the numbers it checks, with one branch at its end.
 #pragma once
 
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "denoc/model.hpp"
 
-namespace denoc::detail {
+namespace denoc {
 
+/// Largest |q_i| accepted (rad for a revolute joint, m for a prismatic one).
+inline constexpr double kMaxPosition = 1e6;
+
+/// Largest |x| accepted for every other state entry: joint rates, accelerations, torques and forces, the
+/// right-hand side of a solve, the entries of a tip wrench.
+inline constexpr double kMaxStateValue = 1e12;
+
+namespace detail {
+
+/// The shortest text that reads back to x.
+inline std::string formatNumber(double x) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
+/// True when every one of the n entries of x is finite with |x_i| <= bound (one pass, no early exit).
+template <typename S>
+bool withinRange(const S* x, Eigen::Index n, double bound) {
+  if constexpr (std::is_floating_point_v<S>) {
+    unsigned bad = 0;
+    for (Eigen::Index i = 0; i < n; ++i) bad |= static_cast<unsigned>(!(std::abs(x[i]) <= S(bound)));
+    return bad == 0;
+  } else {
+    return true;
+  }
+}
+
+/// Throws std::invalid_argument for the first entry of x (n entries) not finite or beyond bound.
+template <typename S>
+[[noreturn]] void rangeError(const S* x, Eigen::Index n, double bound, const char* function,
+                             const char* name) {
+  Eigen::Index i = 0;
+  while (i + 1 < n && std::abs(x[i]) <= S(bound)) ++i;
+  throw std::invalid_argument(std::string(function) + ": " + name + "[" + std::to_string(i) + "] is " +
+                              formatNumber(static_cast<double>(x[i])) + ", expected a finite number in [-" +
+                              formatNumber(bound) + ", " + formatNumber(bound) + "]");
+}
+
+/// An input vector of a public algorithm: n entries (one per joint), each finite with |x_i| <= bound
+/// (kMaxPosition for q, kMaxStateValue for the others).
 template <typename S, typename Vec>
-void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, const char* name) {
+void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, const char* name,
+                 double bound = kMaxStateValue) {
   if (v.size() != model.n) {
     throw std::invalid_argument(std::string(function) + ": " + name + " has " + std::to_string(v.size()) +
                                 " entries, expected " + std::to_string(model.n) + " (one per joint)");
   }
   if constexpr (std::is_floating_point_v<S>) {
-    // x - x is 0 for a finite x and NaN for an infinite or NaN one: one branch for the whole vector
-    S acc = S(0);
-    const S* x = v.data();
-    for (Eigen::Index i = 0; i < v.size(); ++i) acc += x[i] - x[i];
-    if (acc == S(0)) return;
-    for (Eigen::Index i = 0; i < v.size(); ++i) {
-      if (!std::isfinite(x[i])) {
-        throw std::invalid_argument(std::string(function) + ": " + name + "[" + std::to_string(i) + "] is " +
-                                    std::to_string(x[i]) + ", expected a finite number");
-      }
-    }
+    if (!withinRange(v.data(), v.size(), bound)) rangeError(v.data(), v.size(), bound, function, name);
   }
 }
 
-/// The three state vectors of a dynamics call at once (one loop, one branch); on an error the message is
-/// checkVector's for the first vector at fault, in argument order.
+/// The three state vectors of a dynamics call at once (one loop, one branch): q (within kMaxPosition), then
+/// two more (within kMaxStateValue); on an error the message is checkVector's for the first vector at
+/// fault, in argument order.
 template <typename S, typename Vec>
-void checkVectors(const ModelTpl<S>& model, const char* function, const Vec& a, const char* a_name,
+void checkVectors(const ModelTpl<S>& model, const char* function, const Vec& q, const char* q_name,
                   const Vec& b, const char* b_name, const Vec& c, const char* c_name) {
   const Eigen::Index n = model.n;
   if constexpr (std::is_floating_point_v<S>) {
-    if (a.size() == n && b.size() == n && c.size() == n) {
-      const S* x = a.data();
+    if (q.size() == n && b.size() == n && c.size() == n) {
+      const S* x = q.data();
       const S* y = b.data();
       const S* z = c.data();
-      S acc = S(0);
-      for (Eigen::Index i = 0; i < n; ++i) acc += (x[i] - x[i]) + (y[i] - y[i]) + (z[i] - z[i]);
-      if (acc == S(0)) return;
+      unsigned bad = 0;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        bad |= static_cast<unsigned>(!(std::abs(x[i]) <= S(kMaxPosition))) |
+               static_cast<unsigned>(!(std::abs(y[i]) <= S(kMaxStateValue))) |
+               static_cast<unsigned>(!(std::abs(z[i]) <= S(kMaxStateValue)));
+      }
+      if (bad == 0) return;
     }
   }
-  checkVector(model, a, function, a_name);
+  checkVector(model, q, function, q_name, kMaxPosition);
   checkVector(model, b, function, b_name);
   checkVector(model, c, function, c_name);
 }
 
-}  // namespace denoc::detail
+/// A fixed-size input (a tip wrench): every entry finite with |x_i| <= kMaxStateValue.
+template <typename S, typename Vec>
+void checkEntries(const Vec& v, const char* function, const char* name) {
+  if constexpr (std::is_floating_point_v<S>) {
+    if (!withinRange(v.data(), v.size(), kMaxStateValue))
+      rangeError(v.data(), v.size(), kMaxStateValue, function, name);
+  }
+}
+
+/// A result: every entry finite, else NumericalError naming the function, the output and the entry.
+/// x is a plain vector or matrix (contiguous, column-major).
+template <typename S, typename Mat>
+void checkOutput(const Mat& x, const char* function, const char* name) {
+  if constexpr (std::is_floating_point_v<S>) {
+    // x - x is 0 for a finite x and NaN for an infinite or NaN one: one branch for the whole result
+    const S* p = x.data();
+    const Eigen::Index size = x.size();
+    S acc = S(0);
+    for (Eigen::Index i = 0; i < size; ++i) acc += p[i] - p[i];
+    if (acc == S(0)) return;
+    Eigen::Index i = 0;
+    while (i + 1 < size && std::isfinite(p[i])) ++i;
+    std::string at = std::to_string(i);
+    if (x.cols() > 1) at = std::to_string(i % x.rows()) + ", " + std::to_string(i / x.rows());
+    throw NumericalError(std::string(function) + ": the result " + name + " has a non-finite entry (" + name +
+                         "[" + at + "] = " + formatNumber(static_cast<double>(p[i])) +
+                         "): the state or the model is beyond double precision");
+  }
+}
+
+/// A scalar result (log det, an energy): finite, else NumericalError.
+template <typename S>
+void checkScalar(const S& x, const char* function, const char* name) {
+  if constexpr (std::is_floating_point_v<S>) {
+    if (!std::isfinite(x)) {
+      throw NumericalError(std::string(function) + ": the result " + name + " is " + formatNumber(x) +
+                           ": the state or the model is beyond double precision");
+    }
+  }
+}
+
+/// The pivots D_k of a factorization of I(q) (mh_k of the reverse Gaussian elimination): every one positive
+/// and finite, else NumericalError naming the function and the joint. The Cholesky route and Fixman's
+/// route check theirs the same way (choleskyInPlace, fixmanInvertPivot).
+template <typename S, typename Vec>
+void checkPivots(const Vec& D, const char* function) {
+  if constexpr (std::is_floating_point_v<S>) {
+    const S* d = D.data();
+    const Eigen::Index n = D.size();
+    unsigned bad = 0;
+    for (Eigen::Index k = 0; k < n; ++k)
+      bad |= static_cast<unsigned>(!(d[k] > S(0) && d[k] <= std::numeric_limits<S>::max()));
+    if (bad == 0) return;
+    Eigen::Index k = 0;
+    while (k + 1 < n && d[k] > S(0) && d[k] <= std::numeric_limits<S>::max()) ++k;
+    throw NumericalError(std::string(function) + ": pivot D[" + std::to_string(k) + "] = " +
+                         formatNumber(static_cast<double>(d[k])) + " (joint " + std::to_string(k + 1) +
+                         ") is not positive and finite: the inertia matrix is not numerically positive "
+                         "definite at this state");
+  }
+}
+
+}  // namespace detail
+}  // namespace denoc

@@ -102,11 +102,12 @@ template <typename S>
 const typename Types<S>::MatX& computeConvectiveMatrix(const ModelTpl<S>& model, DataTpl<S>& data,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd) {
-  detail::checkVector(model, q, "computeConvectiveMatrix", "q");
+  detail::checkVector(model, q, "computeConvectiveMatrix", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeConvectiveMatrix", "qd");
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
   detail::convective(model, data, qd);
+  detail::checkOutput<S>(data.C, "computeConvectiveMatrix", "C");
   return data.C;
 }
 
@@ -114,9 +115,10 @@ template <typename S>
 const typename Types<S>::VecX& computeVelocityBias(const ModelTpl<S>& model, DataTpl<S>& data,
                                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                    const Eigen::Ref<const typename Types<S>::VecX>& qd) {
-  detail::checkVector(model, q, "computeVelocityBias", "q");
+  detail::checkVector(model, q, "computeVelocityBias", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeVelocityBias", "qd");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, false, data.cqd);
+  detail::checkOutput<S>(data.cqd, "computeVelocityBias", "C qd");
   return data.cqd;
 }
 
@@ -124,17 +126,19 @@ template <typename S>
 const typename Types<S>::VecX& computeBias(const ModelTpl<S>& model, DataTpl<S>& data,
                                            const Eigen::Ref<const typename Types<S>::VecX>& q,
                                            const Eigen::Ref<const typename Types<S>::VecX>& qd) {
-  detail::checkVector(model, q, "computeBias", "q");
+  detail::checkVector(model, q, "computeBias", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeBias", "qd");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.bias);
+  detail::checkOutput<S>(data.bias, "computeBias", "bias");
   return data.bias;
 }
 
 template <typename S>
 const typename Types<S>::VecX& computeGravity(const ModelTpl<S>& model, DataTpl<S>& data,
                                               const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  detail::checkVector(model, q, "computeGravity", "q");
+  detail::checkVector(model, q, "computeGravity", "q", kMaxPosition);
   detail::rnea<S>(model, data, q, data.zeros, nullptr, nullptr, true, data.g);
+  detail::checkOutput<S>(data.g, "computeGravity", "g");
   return data.g;
 }
 

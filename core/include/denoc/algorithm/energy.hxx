@@ -43,32 +43,37 @@ template <typename S>
 S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q,
                 const Eigen::Ref<const typename Types<S>::VecX>& qd) {
-  detail::checkVector(model, q, "kineticEnergy", "q");
+  detail::checkVector(model, q, "kineticEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "kineticEnergy", "qd");
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
-  return detail::kineticEnergyFromPlacements(model, data, qd);
+  const S kinetic = detail::kineticEnergyFromPlacements(model, data, qd);
+  detail::checkScalar<S>(kinetic, "kineticEnergy", "kinetic energy");
+  return kinetic;
 }
 
 template <typename S>
 S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                   const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  detail::checkVector(model, q, "potentialEnergy", "q");
+  detail::checkVector(model, q, "potentialEnergy", "q", kMaxPosition);
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
-  return detail::potentialEnergyFromPlacements(model, data);
+  const S potential = detail::potentialEnergyFromPlacements(model, data);
+  detail::checkScalar<S>(potential, "potentialEnergy", "potential energy");
+  return potential;
 }
 
 template <typename S>
 S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                    const Eigen::Ref<const typename Types<S>::VecX>& qd, S& kinetic, S& potential) {
-  detail::checkVector(model, q, "mechanicalEnergy", "q");
+  detail::checkVector(model, q, "mechanicalEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "mechanicalEnergy", "qd");
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
   kinetic = detail::kineticEnergyFromPlacements(model, data, qd);
   potential = detail::potentialEnergyFromPlacements(model, data);
+  detail::checkScalar<S>(kinetic + potential, "mechanicalEnergy", "energy");
   return kinetic + potential;
 }
 

@@ -33,8 +33,9 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
 namespace detail {
 /// Builds H (data.fx_Hd, fx_Ho) and factors H22 (fx_L, fx_G, fx_Dinv, fx_sh_*) from the local placements
 /// (computeLocalPlacements) already in data; sets data.fx_log_det. Returns the hard-block size (5 or 6).
+/// Throws NumericalError, naming `function`, when a pivot block is not numerically positive definite.
 template <typename S>
-int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data);
+int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data, const char* function = "fixman");
 
 /// x = I^-1 b with the factors of fixmanFactor (block size bs). b and x may alias.
 template <typename S>

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -96,6 +97,9 @@ bool fixmanInvertPivot(Eigen::Matrix<S, B, B>& D, Eigen::Matrix<S, B, B>& Dinv, 
     S d = D(j, j);
     for (int k = 0; k < j; ++k) d -= D(j, k) * D(j, k);
     if (!(d > S(0))) return false;
+    if constexpr (std::is_floating_point_v<S>) {
+      if (!(d <= std::numeric_limits<S>::max())) return false;  // a pivot must be finite too
+    }
     const S l = sqrt(d);
     D(j, j) = l;
     diag_product *= l;
@@ -128,7 +132,7 @@ bool fixmanInvertPivot(Eigen::Matrix<S, B, B>& D, Eigen::Matrix<S, B, B>& Dinv, 
 }
 
 template <typename S, int B>
-DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data) {
+DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data, const char* function) {
   using Mat3 = typename Types<S>::Mat3;
   using Mat6 = typename Types<S>::Mat6;
   using MatB = Eigen::Matrix<S, B, B>;
@@ -187,8 +191,9 @@ DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data
     MatB Dinv;
     S diag_product;
     if (!fixmanInvertPivot<S, B>(D, Dinv, diag_product)) {
-      throw NumericalError("fixman: the hard-coordinate block of joint " + std::to_string(i) +
-                           " is not positive definite");
+      throw NumericalError(std::string(function) + ": the hard-coordinate block of joint " +
+                           std::to_string(i + 1) +
+                           " is not numerically positive definite (a pivot is not positive and finite)");
     }
     data.tmp[i] = diag_product * diag_product;  // det D_i
     data.fx_Dinv[i].template topLeftCorner<B, B>() = Dinv;
@@ -239,14 +244,14 @@ DENOC_FLATTEN void fixmanApplyBlocks(const ModelTpl<S>& model, DataTpl<S>& data,
 }
 
 template <typename S>
-int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
+int fixmanFactor(const ModelTpl<S>& model, DataTpl<S>& data, const char* function) {
   bool armature = false;
   for (int i = 0; i < model.n; ++i) armature = armature || model.armature[i] > S(0);
   if (armature) {
-    fixmanFactorBlocks<S, 6>(model, data);
+    fixmanFactorBlocks<S, 6>(model, data, function);
     return 6;
   }
-  fixmanFactorBlocks<S, 5>(model, data);
+  fixmanFactorBlocks<S, 5>(model, data, function);
   return 5;
 }
 
@@ -266,23 +271,26 @@ template <typename S>
 void fixmanSolve(const ModelTpl<S>& model, DataTpl<S>& data,
                  const Eigen::Ref<const typename Types<S>::VecX>& q,
                  const Eigen::Ref<const typename Types<S>::VecX>& b, Eigen::Ref<typename Types<S>::VecX> x) {
-  detail::checkVector(model, q, "fixmanSolve", "q");
+  detail::checkVector(model, q, "fixmanSolve", "q", kMaxPosition);
   detail::checkVector(model, b, "fixmanSolve", "b");
   if (x.size() != model.n) {
     throw std::invalid_argument("fixmanSolve: x has " + std::to_string(x.size()) + " entries, expected " +
                                 std::to_string(model.n) + " (one per joint)");
   }
   computeLocalPlacements(model, data, q);
-  const int bs = detail::fixmanFactor(model, data);
+  const int bs = detail::fixmanFactor(model, data, "fixmanSolve");
+  detail::checkScalar<S>(data.fx_log_det, "fixmanSolve", "log det");
   detail::fixmanApply(model, data, bs, b, x);
+  detail::checkOutput<S>(x, "fixmanSolve", "x");
 }
 
 template <typename S>
 S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data,
                const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  detail::checkVector(model, q, "fixmanLogDet", "q");
+  detail::checkVector(model, q, "fixmanLogDet", "q", kMaxPosition);
   computeLocalPlacements(model, data, q);
-  detail::fixmanFactor(model, data);
+  detail::fixmanFactor(model, data, "fixmanLogDet");
+  detail::checkScalar<S>(data.fx_log_det, "fixmanLogDet", "log det");
   return data.fx_log_det;
 }
 
@@ -296,8 +304,9 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
   data.phi = tau - data.phi;
   detail::localPlacementsFromAngles(model, data, q);  // the angles of the inverse dynamics
-  const int bs = detail::fixmanFactor(model, data);
+  const int bs = detail::fixmanFactor(model, data, "forwardDynamicsFixman");
   detail::fixmanApply(model, data, bs, data.phi, data.qdd);
+  detail::checkOutput<S>(data.qdd, "forwardDynamicsFixman", "qdd");
   return data.qdd;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -88,6 +89,8 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& tau) {
   detail::checkVectors(model, "forwardDynamics", q, "q", qd, "qd", tau, "tau");
   detail::forwardDynamicsSaha(model, data, q, qd, tau);
+  detail::checkPivots<S>(data.D, "forwardDynamics");  // mh_k, as Cholesky and Fixman check theirs
+  detail::checkOutput<S>(data.qdd, "forwardDynamics", "qdd");
   return data.qdd;
 }
 
@@ -104,6 +107,9 @@ DENOC_FLATTEN bool choleskyInPlace(typename Types<S>::MatX& A) {
     S* aj = a + j * n;
     const S d = aj[j];
     if (!(d > S(0))) return false;
+    if constexpr (std::is_floating_point_v<S>) {
+      if (!(d <= std::numeric_limits<S>::max())) return false;  // a pivot must be finite too
+    }
     const S l = sqrt(d);
     aj[j] = l;
     const S inv_l = S(1) / l;
@@ -159,9 +165,12 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
     positive = detail::choleskyInPlace<S>(data.L);
   }
   if (!positive) {
-    throw NumericalError("forwardDynamicsCholesky: the inertia matrix is not positive definite");
+    throw NumericalError(
+        "forwardDynamicsCholesky: a Cholesky pivot is not positive and finite: the inertia matrix is not "
+        "numerically positive definite at this state");
   }
   detail::choleskySolveInPlace<S>(data.L, data.qdd);
+  detail::checkOutput<S>(data.qdd, "forwardDynamicsCholesky", "qdd");
   return data.qdd;
 }
 

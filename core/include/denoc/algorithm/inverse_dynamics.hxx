@@ -132,6 +132,7 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
   detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   detail::rnea<S>(model, data, q, qd, qdd.data(), nullptr, true, data.tau);
+  detail::checkOutput<S>(data.tau, "inverseDynamics", "tau");
   return data.tau;
 }
 
@@ -142,12 +143,9 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                                                const typename Types<S>::Vec6& tip_wrench) {
   detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
-  if constexpr (std::is_floating_point_v<S>) {
-    if (!tip_wrench.allFinite()) {
-      throw std::invalid_argument("inverseDynamics: tip_wrench has a non-finite entry");
-    }
-  }
+  detail::checkEntries<S>(tip_wrench, "inverseDynamics", "tip_wrench");
   detail::rnea<S>(model, data, q, qd, qdd.data(), &tip_wrench, true, data.tau);
+  detail::checkOutput<S>(data.tau, "inverseDynamics", "tau");
   return data.tau;
 }
 

@@ -265,33 +265,45 @@ void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
 template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u) {
-  detail::checkVector(model, q, "computeUDU", "q");
+  detail::checkVector(model, q, "computeUDU", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);
   detail::articulated(model, data, true);
-  if (explicit_u) detail::explicitU(model, data);
+  detail::checkPivots<S>(data.D, "computeUDU");
+  detail::checkScalar<S>(data.log_det, "computeUDU", "log det");
+  if (explicit_u) {
+    detail::explicitU(model, data);
+    detail::checkOutput<S>(data.U, "computeUDU", "U");
+  }
 }
 
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  detail::checkVector(model, q, "computeFullFactor", "q");
+  detail::checkVector(model, q, "computeFullFactor", "q", kMaxPosition);
   detail::fullFactor(model, data, q);
+  detail::checkOutput<S>(data.M, "computeFullFactor", "I");
+  detail::checkPivots<S>(data.D, "computeFullFactor");
   data.log_det = detail::logDetFromD<S>(data.D);
+  detail::checkOutput<S>(data.U, "computeFullFactor", "U");
+  detail::checkScalar<S>(data.log_det, "computeFullFactor", "log det");
 }
 
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  detail::checkVector(model, q, "computeInverseInertia", "q");
+  detail::checkVector(model, q, "computeInverseInertia", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);
   if (model.n <= kDenseInverseMaxDof) {
     detail::crba(model, data);
     detail::denseUDU(model, data);
+    detail::checkPivots<S>(data.D, "computeInverseInertia");
     detail::inverseFromUDU(model, data);
   } else {
     detail::articulated(model, data, false);
+    detail::checkPivots<S>(data.D, "computeInverseInertia");
     detail::inverseBySweeps(model, data);
   }
+  detail::checkOutput<S>(data.Minv, "computeInverseInertia", "I^-1");
   return data.Minv;
 }
 
