@@ -169,6 +169,9 @@ int main(int argc, char** argv) {
 
   CLI::App* info = app.add_subcommand("info", "joints, types, masses and limits of a model");
   addModel(info, o);
+  // with --server and no MODEL: the server's version and limits
+  info->get_option("MODEL")->required(false)->description(
+      "model file: .json (denoc-dh/1) or .urdf; none with --server: the server's version and limits");
 
   CLI::App* id = app.add_subcommand("id", "inverse dynamics: tau = I(q) qdd + C(q, qd) qd + g(q)");
   addModel(id, o);
@@ -315,6 +318,11 @@ int main(int argc, char** argv) {
     if (torques->parsed()) return runTorques(o);
     const bool remote_only =
         reg->parsed() || list->parsed() || get->parsed() || del->parsed() || bench->parsed();
+    if (info->parsed() && o.model.empty()) {
+      if (o.server.empty())
+        throw InputError("info needs MODEL (or --server HOST:PORT for the server's limits)");
+      return runRemote(o, "info");
+    }
     if (!o.server.empty() && !info->parsed()) {
       for (CLI::App* sub : {reg, list, get, del, id, fd, factor, simulate, bench}) {
         if (sub->parsed()) return runRemote(o, sub->get_name());

@@ -335,6 +335,38 @@ int runRemote(const Options& o, const std::string& command) {
     }
     return 0;
   }
+  if (command == "info") {
+    const dc::ServerInfo s = c.serverInfo();
+    if (format == Format::Json) {
+      ojson doc = ojson::object();
+      doc["server"] = o.server;
+      doc["version"] = s.version;
+      doc["proto_package"] = s.proto_package;
+      doc["max_dof"] = s.max_dof;
+      doc["max_states"] = s.max_states;
+      doc["max_receive_message_bytes"] = s.max_receive_message_bytes;
+      doc["max_send_message_bytes"] = s.max_send_message_bytes;
+      doc["max_streams"] = s.max_streams;
+      doc["tokens_required"] = s.tokens_required;
+      out << doc.dump(2) << '\n';
+    } else if (format == Format::Csv) {
+      out << "version,proto_package,max_dof,max_states,max_receive_message_bytes,max_send_message_bytes,"
+             "max_streams,tokens_required\n"
+          << s.version << ',' << s.proto_package << ',' << s.max_dof << ',' << s.max_states << ','
+          << s.max_receive_message_bytes << ',' << s.max_send_message_bytes << ',' << s.max_streams << ','
+          << (s.tokens_required ? 1 : 0) << '\n';
+    } else {
+      out << "server:         " << o.server << '\n'
+          << "version:        denocd " << s.version << " (" << s.proto_package << ")\n"
+          << "max dof:        " << s.max_dof << '\n'
+          << "max states:     " << s.max_states << " per call\n"
+          << "max message:    " << s.max_receive_message_bytes << " bytes in, " << s.max_send_message_bytes
+          << " bytes out\n"
+          << "max streams:    " << s.max_streams << '\n'
+          << "tokens:         " << (s.tokens_required ? "required" : "not required") << '\n';
+    }
+    return 0;
+  }
   if (command == "register") {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(o.model, ec)) throw InputError(o.model + ": no such file");

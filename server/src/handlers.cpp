@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "batch_loop.hpp"
 #include "convert.hpp"
@@ -10,6 +12,7 @@
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/version.hpp"
 #include "errors.hpp"
 #include "log.hpp"
 #include "model_source.hpp"
@@ -88,6 +91,19 @@ void Handlers::deleteModel(const Caller& caller, const v1::DeleteModelRequest& r
   resp.set_model_id(req.model_id());
   spdlog::info("deleted model {}{}", escaped(req.model_id()),
                caller.authenticated ? " (by " + escaped(caller.principal) + ")" : "");
+}
+
+void Handlers::serverInfo(const Caller& caller, const v1::GetServerInfoRequest&,
+                          v1::GetServerInfoResponse& resp) {
+  resp.set_version(DENOC_VERSION_STRING);
+  resp.set_proto_package(v1::GetServerInfoRequest::descriptor()->file()->package());
+  resp.set_max_dof(limits_.max_dof);
+  resp.set_max_states(limits_.max_states);
+  resp.set_max_receive_message_bytes(limits_.max_message_bytes);
+  resp.set_max_send_message_bytes(limits_.max_message_bytes);
+  resp.set_max_streams(static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(admission_.bounds().streams, std::numeric_limits<std::uint32_t>::max())));
+  resp.set_tokens_required(caller.authenticated);
 }
 
 std::uint64_t Handlers::inverseDynamics(const Caller& caller, const v1::InverseDynamicsRequest& req,

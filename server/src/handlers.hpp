@@ -48,6 +48,9 @@ class Handlers {
   /// Removes the model from the cache and the store; with access control only its owner may.
   void deleteModel(const Caller& caller, const v1::DeleteModelRequest& req, v1::DeleteModelResponse& resp);
 
+  /// The version and the limits this server enforces; tokens_required when the caller had to show one.
+  void serverInfo(const Caller& caller, const v1::GetServerInfoRequest& req, v1::GetServerInfoResponse& resp);
+
   /// The batch RPCs: return the states computed; `stop` is polled between states.
   std::uint64_t inverseDynamics(const Caller& caller, const v1::InverseDynamicsRequest& req,
                                 v1::InverseDynamicsResponse& resp, const StopCondition& stop);

@@ -35,8 +35,9 @@ enum class Rpc {
   FullFactor,
   Simulate,
   Stream,
+  GetServerInfo,
 };
-inline constexpr std::size_t kRpcCount = 9;
+inline constexpr std::size_t kRpcCount = 10;
 const char* rpcName(Rpc rpc);
 
 /// What the scrape reads from the registry, the store and the admission control.

@@ -194,6 +194,16 @@ grpc::ServerUnaryReactor* DynamicsService::FullFactor(grpc::CallbackServerContex
       });
 }
 
+grpc::ServerUnaryReactor* DynamicsService::GetServerInfo(grpc::CallbackServerContext* ctx,
+                                                         const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
+  return serve<v1::GetServerInfoRequest, v1::GetServerInfoResponse>(
+      s_, Rpc::GetServerInfo, ctx, in, out,
+      [](Handlers& h, const Caller& c, const auto& q, auto& a, const auto&) {
+        h.serverInfo(c, q, a);
+        return std::uint64_t{0};
+      });
+}
+
 grpc::ServerWriteReactor<grpc::ByteBuffer>* DynamicsService::Simulate(grpc::CallbackServerContext* ctx,
                                                                       const grpc::ByteBuffer* in) {
   return new SimulateReactor(s_, ctx, in);

@@ -15,8 +15,9 @@ using RawDynamics = v1::Dynamics::WithRawCallbackMethod_RegisterModel<
     v1::Dynamics::WithRawCallbackMethod_GetModel<v1::Dynamics::WithRawCallbackMethod_ListModels<
         v1::Dynamics::WithRawCallbackMethod_DeleteModel<v1::Dynamics::WithRawCallbackMethod_InverseDynamics<
             v1::Dynamics::WithRawCallbackMethod_ForwardDynamics<
-                v1::Dynamics::WithRawCallbackMethod_FullFactor<v1::Dynamics::WithRawCallbackMethod_Simulate<
-                    v1::Dynamics::WithRawCallbackMethod_Stream<v1::Dynamics::Service>>>>>>>>>;
+                v1::Dynamics::WithRawCallbackMethod_FullFactor<
+                    v1::Dynamics::WithRawCallbackMethod_Simulate<v1::Dynamics::WithRawCallbackMethod_Stream<
+                        v1::Dynamics::WithRawCallbackMethod_GetServerInfo<v1::Dynamics::Service>>>>>>>>>>;
 
 class DynamicsService final : public RawDynamics {
  public:
@@ -26,6 +27,7 @@ class DynamicsService final : public RawDynamics {
   using RawDynamics::ForwardDynamics;
   using RawDynamics::FullFactor;
   using RawDynamics::GetModel;
+  using RawDynamics::GetServerInfo;
   using RawDynamics::InverseDynamics;
   using RawDynamics::ListModels;
   using RawDynamics::RegisterModel;
@@ -46,6 +48,8 @@ class DynamicsService final : public RawDynamics {
                                             grpc::ByteBuffer* out) override;
   grpc::ServerUnaryReactor* FullFactor(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
                                        grpc::ByteBuffer* out) override;
+  grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
+                                          grpc::ByteBuffer* out) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Simulate(grpc::CallbackServerContext* ctx,
                                                        const grpc::ByteBuffer* in) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Stream(

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -70,6 +71,38 @@ void expectSize(int got, std::int64_t want, const char* field, const char* call)
                     std::to_string(want),
                 call);
   }
+}
+
+// A matrix's rows [first, first + size), or the empty matrix as it is (an absent optional input).
+Eigen::MatrixXd rowsOf(const Eigen::MatrixXd& m, Eigen::Index first, Eigen::Index size) {
+  return m.size() == 0 ? m : Eigen::MatrixXd(m.middleRows(first, size));
+}
+
+// The parts' rows one after the other (the empty matrix when the parts are empty).
+Eigen::MatrixXd stackRows(const std::vector<Eigen::MatrixXd>& parts) {
+  Eigen::Index rows = 0, cols = 0;
+  for (const auto& p : parts) {
+    rows += p.rows();
+    cols = std::max(cols, p.cols());
+  }
+  if (rows == 0) return {};
+  Eigen::MatrixXd out(rows, cols);
+  Eigen::Index at = 0;
+  for (const auto& p : parts) {
+    if (p.rows() == 0) continue;
+    out.middleRows(at, p.rows()) = p;
+    at += p.rows();
+  }
+  return out;
+}
+
+// The answer of a split batch: the first part's model and gravity, the parts' compute times summed.
+void joinInfo(AnswerInfo& into, const AnswerInfo& part, bool first) {
+  if (first) {
+    into.model_id = part.model_id;
+    into.gravity = part.gravity;
+  }
+  into.compute_time += part.compute_time;
 }
 
 std::vector<Eigen::MatrixXd> matrices(const google::protobuf::RepeatedField<double>& f, int count, int dof,
@@ -245,6 +278,7 @@ void Client::retarget(const std::string& target) {
   options_.target = target;
   channel_ = std::move(channel);
   stub_ = std::move(stub);
+  max_states_.reset();  // another server, perhaps other limits
 }
 
 bool Client::waitForConnected(std::chrono::milliseconds timeout) const {
@@ -385,13 +419,80 @@ ModelInfo Client::getModel(const std::string& model_id) {
 }
 
 std::vector<ModelInfo> Client::listModels() {
-  v1::ListModelsResponse response;
-  call("ListModels", {}, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
-    response.Clear();
-    return stub.ListModels(&ctx, v1::ListModelsRequest(), &response);
-  });
   std::vector<ModelInfo> out;
-  for (const auto& m : response.models()) out.push_back(convert::modelInfo(m));
+  v1::ListModelsRequest request;
+  do {
+    v1::ListModelsResponse response;
+    call("ListModels", {}, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+      response.Clear();
+      return stub.ListModels(&ctx, request, &response);
+    });
+    for (const auto& m : response.models()) out.push_back(convert::modelInfo(m));
+    if (!response.next_page_token().empty() && response.next_page_token() <= request.page_token()) {
+      throw Error(grpc::StatusCode::INTERNAL, "the server's next_page_token does not advance", "ListModels");
+    }
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  return out;
+}
+
+ModelInfo Client::findModel(const std::string& name) {
+  std::vector<ModelInfo> hits;
+  for (ModelInfo& m : listModels()) {
+    if (m.name == name) hits.push_back(std::move(m));
+  }
+  if (hits.size() == 1) return hits.front();
+  if (hits.empty()) {
+    throw Error(grpc::StatusCode::NOT_FOUND, "no model named '" + name + "' on " + options_.target,
+                "ListModels");
+  }
+  std::string ids;
+  for (const auto& m : hits) ids += (ids.empty() ? "" : ", ") + m.model_id;
+  throw Error(grpc::StatusCode::FAILED_PRECONDITION,
+              std::to_string(hits.size()) + " models are named '" + name + "'; give the id: " + ids,
+              "ListModels");
+}
+
+ServerInfo Client::serverInfo() {
+  v1::GetServerInfoResponse response;
+  call("GetServerInfo", {}, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.GetServerInfo(&ctx, v1::GetServerInfoRequest(), &response);
+  });
+  ServerInfo s;
+  s.version = response.version();
+  s.proto_package = response.proto_package();
+  s.max_dof = response.max_dof();
+  s.max_states = response.max_states();
+  s.max_receive_message_bytes = response.max_receive_message_bytes();
+  s.max_send_message_bytes = response.max_send_message_bytes();
+  s.max_streams = response.max_streams();
+  s.tokens_required = response.tokens_required();
+  return s;
+}
+
+std::uint32_t Client::maxStates() {
+  {
+    std::lock_guard lock(mutex_);
+    if (max_states_) return *max_states_;
+  }
+  std::uint32_t limit = 0;
+  try {
+    limit = serverInfo().max_states;
+  } catch (const Error& e) {
+    if (e.code() != grpc::StatusCode::UNIMPLEMENTED) throw;  // a server without GetServerInfo: no split
+  }
+  std::lock_guard lock(mutex_);
+  max_states_ = limit;
+  return limit;
+}
+
+std::vector<std::pair<Eigen::Index, Eigen::Index>> Client::chunks(Eigen::Index rows) {
+  const Eigen::Index limit = rows > 1 ? static_cast<Eigen::Index>(maxStates()) : 0;
+  if (limit == 0 || rows <= limit) return {{0, rows}};
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> out;
+  for (Eigen::Index first = 0; first < rows; first += limit)
+    out.emplace_back(first, std::min(limit, rows - first));
   return out;
 }
 
@@ -408,6 +509,22 @@ void Client::deleteModel(const std::string& model_id) {
 InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                       const Eigen::MatrixXd& tip_wrench) {
+  const auto parts = Qd.rows() == Q.rows() && Qdd.rows() == Q.rows() &&
+                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
+                         ? chunks(Q.rows())
+                         : decltype(chunks(0)){{0, Q.rows()}};  // a shape the server refuses: as it is
+  if (parts.size() > 1) {
+    InverseDynamicsResult r;
+    std::vector<Eigen::MatrixXd> tau;
+    for (const auto& [first, size] : parts) {
+      InverseDynamicsResult p = idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+                                        Qdd.middleRows(first, size), rowsOf(tip_wrench, first, size));
+      joinInfo(r, p, tau.empty());
+      tau.push_back(std::move(p.tau));
+    }
+    r.tau = stackRows(tau);
+    return r;
+  }
   v1::InverseDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
@@ -431,6 +548,21 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
 
 ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_) {
+  const auto parts =
+      Qd.rows() == Q.rows() && Tau.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  if (parts.size() > 1) {
+    ForwardDynamicsResult r;
+    std::vector<Eigen::MatrixXd> qdd;
+    for (const auto& [first, size] : parts) {
+      ForwardDynamicsResult p = fdBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+                                        Tau.middleRows(first, size), route_);
+      joinInfo(r, p, qdd.empty());
+      r.route = p.route;
+      qdd.push_back(std::move(p.qdd));
+    }
+    r.qdd = stackRows(qdd);
+    return r;
+  }
   v1::ForwardDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
@@ -455,6 +587,32 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
 
 FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                      const FactorFlags& flags, const Eigen::MatrixXd& Qd) {
+  const auto parts =
+      Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  if (parts.size() > 1) {
+    FullFactorResult r;
+    std::vector<Eigen::MatrixXd> d, log_det, bias, gravity_torque;
+    const auto append = [](std::vector<Eigen::MatrixXd>& to, std::vector<Eigen::MatrixXd>& from) {
+      to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    };
+    for (const auto& [first, size] : parts) {
+      FullFactorResult p = factorBatch(model_id, Q.middleRows(first, size), flags, rowsOf(Qd, first, size));
+      joinInfo(r, p, d.empty());
+      append(r.inertia, p.inertia);
+      append(r.u, p.u);
+      append(r.convective, p.convective);
+      append(r.inverse, p.inverse);
+      d.push_back(std::move(p.d));
+      log_det.emplace_back(p.log_det);
+      bias.push_back(std::move(p.bias));
+      gravity_torque.push_back(std::move(p.gravity_torque));
+    }
+    r.d = stackRows(d);
+    r.log_det = stackRows(log_det);
+    r.bias = stackRows(bias);
+    r.gravity_torque = stackRows(gravity_torque);
+    return r;
+  }
   v1::FullFactorRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));

@@ -44,7 +44,7 @@ export interface ClientOptions {
   credentials?: ChannelCredentials;
   /** Bearer token sent as `authorization: Bearer <token>` on every call (visible ASCII only). */
   token?: string;
-  /** Deadline of unary calls, ms (default 60000). Simulate and stream sessions have none unless given. */
+  /** Deadline of unary calls, ms (default 30000, as in every denoc client). Simulate and stream sessions have none unless given. */
   timeoutMs?: number;
   /** Re-register a model this client registered when a server answers NOT_FOUND for it (default true). */
   reRegister?: boolean;
@@ -248,4 +248,19 @@ export interface StreamAnswer {
   sequence: number;
   /** tau (inverse dynamics) or qdd (forward dynamics), dof values. */
   result: Float64Array;
+}
+
+/** The server's version and the limits it enforces (GetServerInfo). */
+export interface ServerInfo {
+  /** denocd's version, e.g. '0.2.0'. */
+  version: string;
+  /** The wire contract's package: 'denoc.v1'. */
+  protoPackage: string;
+  maxDof: number;
+  /** Most states per batch call; larger batches are split by the client. */
+  maxStates: number;
+  maxReceiveMessageBytes: number;
+  maxSendMessageBytes: number;
+  maxStreams: number;
+  tokensRequired: boolean;
 }

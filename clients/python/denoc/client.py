@@ -8,6 +8,7 @@ import os
 import queue
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
@@ -28,6 +29,7 @@ _ROUTES = {"saha": pb.FORWARD_ROUTE_SAHA, "fixman": pb.FORWARD_ROUTE_FIXMAN,
 _INTEGRATORS = {"dopri5": pb.INTEGRATOR_DOPRI5, "rk4": pb.INTEGRATOR_RK4}
 _JOINT_TYPES = {pb.JOINT_TYPE_REVOLUTE: "revolute", pb.JOINT_TYPE_PRISMATIC: "prismatic"}
 _DEG = math.pi / 180.0  # the same constant as the C++ parser of denoc-dh/1 files
+DEFAULT_TIMEOUT = 30.0  # s: the default deadline of a call, the same in every denoc client
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -80,9 +82,30 @@ class FullFactor:
     log_det: Any
     convective: Optional[np.ndarray] = None  # C(q, qd)
     bias: Optional[np.ndarray] = None  # C(q, qd) qd + g(q)
-    gravity_vector: Optional[np.ndarray] = None  # g(q)
+    gravity_torque: Optional[np.ndarray] = None  # g(q)
     inverse: Optional[np.ndarray] = None  # I(q)^-1
     compute_time_ns: int = 0
+
+    @property
+    def gravity_vector(self) -> Optional[np.ndarray]:
+        """Deprecated name of :attr:`gravity_torque`."""
+        warnings.warn("FullFactor.gravity_vector is deprecated: use gravity_torque", DeprecationWarning,
+                      stacklevel=2)
+        return self.gravity_torque
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """The server's version and the limits it enforces (:meth:`Client.get_server_info`)."""
+
+    version: str  # denocd's version, e.g. "0.2.0"
+    proto_package: str  # "denoc.v1"
+    max_dof: int
+    max_states: int  # most states per batch call (larger batches are split by the client)
+    max_receive_message_bytes: int
+    max_send_message_bytes: int
+    max_streams: int
+    tokens_required: bool
 
 
 @dataclass(frozen=True)
@@ -173,6 +196,13 @@ def _states(q: ArrayLike, **others: ArrayLike):
     return single, count, dof, qa.reshape(-1), flat
 
 
+def _split(count: int, limit: int) -> list:
+    """The (start, stop) ranges a batch of count states is sent in: one when it fits in limit (0: no limit)."""
+    if limit <= 0 or count <= limit:
+        return [(0, count)]
+    return [(s, min(s + limit, count)) for s in range(0, count, limit)]
+
+
 def _shape(values, single: bool, count: int, *tail: int) -> np.ndarray:
     a = np.array(values, dtype=np.float64)  # a copy: the answer's memory belongs to protobuf
     if a.size != count * math.prod(tail):  # never expected: the server checks its answers
@@ -239,19 +269,23 @@ class Client:
     """A connection to a ``denocd`` server.
 
     ``target`` is ``host:port`` (any gRPC target, e.g. ``dns:///denoc:50051``). ``timeout`` is the
-    default deadline of each call in seconds (``None``: no deadline; every method also takes ``timeout=``).
+    default deadline of each call in seconds (default 30; ``None``: no deadline; every method also takes
+    ``timeout=``). Batches above the server's ``max_states`` (asked once with :meth:`get_server_info`) are
+    split into several calls and the answers joined in order.
     TLS is used when ``tls`` is true or any of ``root_certificates``, ``certificate_chain``,
     ``private_key``, ``server_name`` is given. The first three are PEM material (bytes, PEM text or a file
     path): ``root_certificates`` the CA(s) to trust (default: the system's roots), ``certificate_chain`` and
     ``private_key`` together the client certificate for mutual TLS. ``server_name`` is the name the
     server's certificate must carry when it differs from the target's host (e.g. ``"localhost"`` when
     dialling ``127.0.0.1``; gRPC's ``grpc.ssl_target_name_override``). ``token`` is sent as
-    ``authorization: Bearer <token>`` on every call (visible ASCII only). A failed TLS handshake (untrusted
-    server, client certificate missing or refused) surfaces as :class:`denoc.UnavailableError`; a missing
-    or unknown token as :class:`denoc.UnauthenticatedError`; deleting another token's model as
-    :class:`denoc.PermissionDeniedError`. ``model_sources``: see :attr:`model_sources`. ``retries`` is how
-    many times an idempotent call (everything but :meth:`delete_model` and the control-loop stream) is
-    retried on UNAVAILABLE, with an exponential backoff starting at ``retry_backoff`` seconds.
+    ``authorization: Bearer <token>`` on every call (visible ASCII only). ``timeout`` defaults to 30 s
+    (``DEFAULT_TIMEOUT``), as in the C++ and Node clients; it bounds each unary call and a whole :meth:`simulate`
+    run, while a :meth:`stream` session has no deadline unless given one. A failed TLS handshake (untrusted server,
+    client certificate missing or refused) surfaces as :class:`denoc.UnavailableError`; a missing or unknown token
+    as :class:`denoc.UnauthenticatedError`; deleting another token's model as :class:`denoc.PermissionDeniedError`.
+    ``model_sources``: see :attr:`model_sources`. ``retries`` is how many times an idempotent call (everything but
+    :meth:`delete_model` and the control-loop stream) is retried on UNAVAILABLE, with an exponential backoff
+    starting at ``retry_backoff`` seconds.
 
     The client remembers the source of every model it registered; when a call on such a model gets
     NOT_FOUND (a server with another store, a model deleted meanwhile) it registers the model again and
@@ -260,7 +294,7 @@ class Client:
     Use it as a context manager (``with denoc.Client(...) as c:``) or call :meth:`close`.
     """
 
-    def __init__(self, target: str, *, timeout: Optional[float] = None, tls: bool = False,
+    def __init__(self, target: str, *, timeout: Optional[float] = DEFAULT_TIMEOUT, tls: bool = False,
                  root_certificates: PathOrBytes = None, private_key: PathOrBytes = None,
                  certificate_chain: PathOrBytes = None, server_name: Optional[str] = None,
                  token: Optional[str] = None, retries: int = 3,
@@ -294,6 +328,7 @@ class Client:
         # model id -> RegisterModelRequest this client registered (or was given)
         self._sources: dict = dict(model_sources or {})
         self._lock = threading.Lock()
+        self._max_states: Optional[int] = None  # the server's, once asked (0: it does not say)
 
     @property
     def model_sources(self) -> dict:
@@ -411,16 +446,53 @@ class Client:
         return ModelInfo._from_pb(response.model)
 
     def list_models(self, *, timeout: Optional[float] = None) -> list:
-        """Every model the server holds (memory and store), sorted by id."""
-        response = self._call(self._stub.ListModels, pb.ListModelsRequest(), timeout)
-        return [ModelInfo._from_pb(m) for m in response.models]
+        """Every model the server holds (memory and store), sorted by id (every page of ListModels)."""
+        models, token = [], ""
+        while True:
+            response = self._call(self._stub.ListModels, pb.ListModelsRequest(page_token=token), timeout)
+            models.extend(ModelInfo._from_pb(m) for m in response.models)
+            if not response.next_page_token:
+                return models
+            if response.next_page_token <= token:
+                raise errors.InternalError("the server's next_page_token does not advance",
+                                           grpc.StatusCode.INTERNAL)
+            token = response.next_page_token
 
     def find_model(self, name: str, *, timeout: Optional[float] = None) -> ModelInfo:
-        """The model with this display name (e.g. the built-in ``stanford_arm`` and ``planar_3r``)."""
-        for m in self.list_models(timeout=timeout):
-            if m.name == name:
-                return m
-        raise errors.NotFoundError(f"no model named '{name}' on {self.target}", grpc.StatusCode.NOT_FOUND)
+        """The one model with this display name (e.g. the built-in ``stanford_arm`` and ``planar_3r``).
+        Raises :class:`denoc.NotFoundError` when there is none and :class:`denoc.FailedPreconditionError`
+        listing the ids when several models carry the name."""
+        hits = [m for m in self.list_models(timeout=timeout) if m.name == name]
+        if not hits:
+            raise errors.NotFoundError(f"no model named '{name}' on {self.target}", grpc.StatusCode.NOT_FOUND)
+        if len(hits) > 1:
+            raise errors.FailedPreconditionError(
+                f"{len(hits)} models are named '{name}'; give the id: " + ", ".join(m.model_id for m in hits),
+                grpc.StatusCode.FAILED_PRECONDITION)
+        return hits[0]
+
+    # -- the server ----------------------------------------------------------------------------------------
+
+    def get_server_info(self, *, timeout: Optional[float] = None) -> ServerInfo:
+        """The server's version and limits (``GetServerInfo``; needs a token when tokens are on)."""
+        r = self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout)
+        return ServerInfo(version=r.version, proto_package=r.proto_package, max_dof=r.max_dof,
+                          max_states=r.max_states, max_receive_message_bytes=r.max_receive_message_bytes,
+                          max_send_message_bytes=r.max_send_message_bytes, max_streams=r.max_streams,
+                          tokens_required=r.tokens_required)
+
+    def max_states(self, *, timeout: Optional[float] = None) -> int:
+        """The server's ``max_states``, asked once and kept (0 for a server without ``GetServerInfo``)."""
+        if self._max_states is None:
+            try:
+                limit = self.get_server_info(timeout=timeout).max_states
+            except errors.UnimplementedError:
+                limit = 0
+            self._max_states = limit
+        return self._max_states
+
+    def _parts(self, count: int, timeout: Optional[float]) -> list:
+        return _split(count, self.max_states(timeout=timeout) if count > 1 else 0)
 
     def delete_model(self, model_id: ModelRef, *, timeout: Optional[float] = None) -> None:
         """Deletes a model from the server (not retried). The client forgets its source, unless the server
@@ -453,12 +525,21 @@ class Client:
         """
         mid = _model_id(model_id)
         single, count, dof, qf, f = _states(q, qd=qd, qdd=qdd)
-        request = pb.InverseDynamicsRequest(model_id=mid, count=count, dof=dof, q=qf, qd=f["qd"],
-                                            qdd=f["qdd"])
-        if tip_wrench is not None:
-            request.tip_wrench.extend(_batch("tip_wrench", tip_wrench).reshape(-1))
-        response = self._call(self._stub.InverseDynamics, request, timeout, model_id=mid)
-        return _shape(response.tau, single, count, dof)
+        wrench = None if tip_wrench is None else _batch("tip_wrench", tip_wrench).reshape(-1)
+        parts = self._parts(count, timeout) if all(v.size == count * dof for v in f.values()) else [(0, count)]
+        if wrench is not None and wrench.size != 6 * count:
+            parts = [(0, count)]  # a shape the server refuses, sent as it is
+        tau = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.InverseDynamicsRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], qd=f["qd"][rows],
+                                                qdd=f["qdd"][rows])
+            if wrench is not None:
+                request.tip_wrench.extend(wrench[6 * a:6 * b] if len(parts) > 1 else wrench)
+            response = self._call(self._stub.InverseDynamics, request, timeout, model_id=mid)
+            tau.append(_shape(response.tau, False, b - a, dof))
+        out = np.concatenate(tau)
+        return out.reshape(dof) if single else out
 
     def forward_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, tau: ArrayLike = None,
                          *, route: str = "saha", timeout: Optional[float] = None) -> np.ndarray:
@@ -469,36 +550,57 @@ class Client:
         if route not in _ROUTES:
             raise errors.InvalidArgumentError(f"route: expected one of {sorted(_ROUTES)}, got {route!r}")
         single, count, dof, qf, f = _states(q, qd=qd, tau=tau)
-        request = pb.ForwardDynamicsRequest(model_id=mid, count=count, dof=dof, q=qf, qd=f["qd"], tau=f["tau"],
-                                            route=_ROUTES[route])
-        response = self._call(self._stub.ForwardDynamics, request, timeout, model_id=mid)
-        return _shape(response.qdd, single, count, dof)
+        parts = self._parts(count, timeout) if all(v.size == count * dof for v in f.values()) else [(0, count)]
+        qdd = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.ForwardDynamicsRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], qd=f["qd"][rows],
+                                                tau=f["tau"][rows], route=_ROUTES[route])
+            response = self._call(self._stub.ForwardDynamics, request, timeout, model_id=mid)
+            qdd.append(_shape(response.qdd, False, b - a, dof))
+        out = np.concatenate(qdd)
+        return out.reshape(dof) if single else out
 
     def full_factor(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, *, convective: bool = False,
-                    bias: bool = False, gravity_vector: bool = False, inverse: bool = False,
-                    timeout: Optional[float] = None) -> FullFactor:
+                    bias: bool = False, gravity_torque: bool = False, inverse: bool = False,
+                    timeout: Optional[float] = None, gravity_vector: Optional[bool] = None) -> FullFactor:
         """I(q) and its U D U^T factors and log det, per state; on request C(q, qd) (``convective``), the
-        bias C(q, qd) qd + g(q) (``bias``), g(q) (``gravity_vector``) and I(q)^-1 (``inverse``). ``qd``
-        is needed for ``convective`` and ``bias``. Returns a :class:`FullFactor`."""
+        bias C(q, qd) qd + g(q) (``bias``), g(q) (``gravity_torque``) and I(q)^-1 (``inverse``). ``qd``
+        is needed for ``convective`` and ``bias``. ``gravity_vector`` is the deprecated name of
+        ``gravity_torque``. Returns a :class:`FullFactor`."""
+        if gravity_vector is not None:
+            warnings.warn("full_factor(gravity_vector=...) is deprecated: use gravity_torque=",
+                          DeprecationWarning, stacklevel=2)
+            gravity_torque = gravity_torque or gravity_vector
         mid = _model_id(model_id)
         qa = _batch("q", q)
         single = qa.ndim == 1
         count, dof = (1, qa.shape[0]) if single else qa.shape
-        request = pb.FullFactorRequest(model_id=mid, count=count, dof=dof, q=qa.reshape(-1),
-                                       convective=convective, bias=bias, gravity_torque=gravity_vector,
-                                       inverse=inverse)
-        if qd is not None:
-            request.qd.extend(_batch("qd", qd).reshape(-1))
-        r = self._call(self._stub.FullFactor, request, timeout, model_id=mid)
-        log_det = np.array(r.log_det, dtype=np.float64)
+        qf = qa.reshape(-1)
+        qdf = None if qd is None else _batch("qd", qd).reshape(-1)
+        parts = self._parts(count, timeout) if qdf is None or qdf.size == count * dof else [(0, count)]
+        answers = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.FullFactorRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], convective=convective,
+                                           bias=bias, gravity_torque=gravity_torque, inverse=inverse)
+            if qdf is not None:
+                request.qd.extend(qdf[rows])
+            answers.append((b - a, self._call(self._stub.FullFactor, request, timeout, model_id=mid)))
+
+        def join(field: str, *tail: int) -> np.ndarray:
+            out = np.concatenate([_shape(getattr(r, field), False, n, *tail) for n, r in answers])
+            return out.reshape(tail) if single else out
+
+        log_det = join("log_det")
         return FullFactor(
-            inertia=_shape(r.inertia, single, count, dof, dof), u=_shape(r.u, single, count, dof, dof),
-            d=_shape(r.d, single, count, dof), log_det=float(log_det[0]) if single else log_det,
-            convective=_shape(r.convective, single, count, dof, dof) if convective else None,
-            bias=_shape(r.bias, single, count, dof) if bias else None,
-            gravity_vector=_shape(r.gravity_torque, single, count, dof) if gravity_vector else None,
-            inverse=_shape(r.inverse, single, count, dof, dof) if inverse else None,
-            compute_time_ns=r.compute_time_ns)
+            inertia=join("inertia", dof, dof), u=join("u", dof, dof), d=join("d", dof),
+            log_det=float(log_det) if single else log_det,
+            convective=join("convective", dof, dof) if convective else None,
+            bias=join("bias", dof) if bias else None,
+            gravity_torque=join("gravity_torque", dof) if gravity_torque else None,
+            inverse=join("inverse", dof, dof) if inverse else None,
+            compute_time_ns=sum(r.compute_time_ns for _, r in answers))
 
     # -- simulation ----------------------------------------------------------------------------------------
 
@@ -589,7 +691,8 @@ class Client:
 
     def stream(self, *, timeout: Optional[float] = None) -> "StreamSession":
         """Opens a bidirectional stream for control loops: one state in, one answer out, in order.
-        Use as a context manager; see :class:`StreamSession`."""
+        Use as a context manager; see :class:`StreamSession`. ``timeout`` bounds the whole session (default:
+        none, whatever the client's ``timeout``)."""
         return StreamSession(self, timeout)
 
 
@@ -605,7 +708,7 @@ class StreamSession:
         self._client = client
         self._requests: "queue.Queue" = queue.Queue()
         self._sequence = 0
-        timeout = client.timeout if timeout is None else timeout
+        # no default deadline: a control loop runs as long as it runs (timeout= bounds the session)
         self._call = client._stub.Stream(iter(self._requests.get, self._END), timeout=timeout,
                                          metadata=client._metadata)
         self._closed = False

@@ -23,6 +23,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "denoc/client/version.hpp"
@@ -134,6 +135,17 @@ struct AnswerInfo {
   std::string model_id;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  // the gravity used, base frame, m/s^2
   std::chrono::nanoseconds compute_time{0};           // the server's time in the dynamics core
+};
+
+/// The server's version and the limits it enforces (v1::GetServerInfoResponse).
+struct ServerInfo {
+  std::string version;        // denocd's version, e.g. "0.2.0"
+  std::string proto_package;  // "denoc.v1"
+  std::uint32_t max_dof = 0;
+  std::uint32_t max_states = 0;  // most states per batch call
+  std::uint64_t max_receive_message_bytes = 0, max_send_message_bytes = 0;
+  std::uint32_t max_streams = 0;
+  bool tokens_required = false;
 };
 
 struct Registration {
@@ -294,7 +306,19 @@ class Client {
   /// Any registration request.
   Registration registerModel(const v1::RegisterModelRequest& request);
   ModelInfo getModel(const std::string& model_id);
+  /// Every model on the server, sorted by id (all pages of ListModels).
   std::vector<ModelInfo> listModels();
+  /// The one model with this display name. Throws Error NOT_FOUND when there is none, FAILED_PRECONDITION
+  /// listing the ids when several models carry the name.
+  ModelInfo findModel(const std::string& name);
+
+  // --- the server
+  /// The server's version and limits (GetServerInfo, asked every time).
+  ServerInfo serverInfo();
+  /// The server's max_states, asked once and kept until retarget(); 0 when the server does not say (a
+  /// server without GetServerInfo). Batches above it are split into calls of at most max_states states
+  /// and the answers joined in order.
+  std::uint32_t maxStates();
   /// Deletes a model (not retried: a retry could answer NOT_FOUND for a deletion that happened). The model's
   /// source is forgotten too, so it is not re-registered behind the caller's back.
   void deleteModel(const std::string& model_id);
@@ -372,9 +396,13 @@ class Client {
   FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                const FactorFlags& flags, const Eigen::MatrixXd& Qd);
 
+  /// The row ranges [first, first + size) a batch of `rows` states is split into (one range when it fits).
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> chunks(Eigen::Index rows);
+
   ClientOptions options_;
   std::shared_ptr<ModelSources> sources_;
-  mutable std::mutex mutex_;  // guards channel_ and stub_
+  std::optional<std::uint32_t> max_states_;  // guarded by mutex_
+  mutable std::mutex mutex_;                 // guards channel_ and stub_
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::Dynamics::Stub> stub_;
 };
