@@ -151,10 +151,10 @@ struct DataTpl {
   MatX dqdd_dqd;  // n x n
   VecX tau_eff;   // n: tau plus the tip wrench's joint torques
   // rollout (rollout.hpp): integrator state and the chain rule through the stages
-  VecX ro_x, ro_xs, ro_k, ro_ksum;  // 2n each: state, stage state, stage slope, weighted slope sum
-  MatX ro_D;                        // 2n x 2n: d(stage state)/dx
-  MatX ro_E;                        // 2n x n: d(stage state)/du
-  MatX ro_W;                        // n x 2n: work rows of d(stage slope)/dx, then d(stage slope)/du
+  VecX ro_xs, ro_k, ro_ksum;  // 2n each: stage state, stage slope, weighted sum of the slopes
+  MatX ro_D;                  // 2n x 2n: d(stage state)/dx
+  MatX ro_E;                  // 2n x n: d(stage state)/du
+  MatX ro_W;                  // n x 2n: work rows of d(stage slope)/dx, then d(stage slope)/du
 };
 
 template <typename S>
@@ -230,7 +230,6 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   dqdd_dq = MatX::Zero(n, n);
   dqdd_dqd = MatX::Zero(n, n);
   tau_eff = VecX::Zero(n);
-  ro_x = VecX::Zero(2 * n);
   ro_xs = VecX::Zero(2 * n);
   ro_k = VecX::Zero(2 * n);
   ro_ksum = VecX::Zero(2 * n);
