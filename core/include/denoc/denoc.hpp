@@ -17,6 +17,7 @@
 #include "denoc/dh.hpp"
 #include "denoc/model.hpp"
 #include "denoc/model_io.hpp"
+#include "denoc/payload.hpp"
 #include "denoc/rollout.hpp"
 #include "denoc/simulate.hpp"
 #include "denoc/stop.hpp"
