@@ -248,6 +248,56 @@ TEST(DerivativesRoutes, BothSidesOfTheDenseSwitch) {
   }
 }
 
+TEST(DerivativesBatch, EqualSingleStateCallsBitForBitOnPools) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto model = std::make_shared<const Model>(testing::namedRobots()[1].model);
+  const int n = model->n;
+  const std::size_t K = 37;
+  std::mt19937 rng(19u);
+  RowMajor q(K, n), qd(K, n), a(K, n), w(K, 6);
+  for (std::size_t k = 0; k < K; ++k) {
+    const auto r = static_cast<Eigen::Index>(k);
+    q.row(r) = randomConfiguration(*model, rng).transpose();
+    qd.row(r) = randomVectorX(rng, n, 1.0).transpose();
+    a.row(r) = randomVectorX(rng, n, 3.0).transpose();
+    w.row(r) = randomVectorX(rng, 6, 2.0).transpose();
+  }
+  Data data(*model);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    BatchPool pool(threads);
+    RowMajor dq(K, n * n), dqd(K, n * n), tau(K, n), fq(K, n * n), fqd(K, n * n), ftau(K, n * n), qdd(K, n);
+    inverseDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), dq.data(), dqd.data(),
+                                    tau.data(), w.data(), 4);
+    forwardDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), fq.data(), fqd.data(),
+                                    ftau.data(), qdd.data(), nullptr, 4);
+    for (std::size_t k = 0; k < K; ++k) {
+      const auto r = static_cast<Eigen::Index>(k);
+      const Eigen::VectorXd qk = q.row(r).transpose(), qdk = qd.row(r).transpose(), ak = a.row(r).transpose();
+      computeInverseDynamicsDerivatives(*model, data, qk, qdk, ak, Vec6(w.row(r).transpose()));
+      EXPECT_EQ(dq.row(r), RowMajor(data.dtau_dq).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(dqd.row(r), RowMajor(data.dtau_dqd).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(tau.row(r), data.tau.transpose()) << k;
+      computeForwardDynamicsDerivatives(*model, data, qk, qdk, ak);
+      EXPECT_EQ(fq.row(r), RowMajor(data.dqdd_dq).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(fqd.row(r), RowMajor(data.dqdd_dqd).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(ftau.row(r), RowMajor(data.Minv).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(qdd.row(r), data.qdd.transpose()) << k;
+    }
+    // a bad entry names the batch function, the state and the argument
+    q(21, 3) = NAN;
+    try {
+      forwardDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), fq.data(), fqd.data());
+      FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).find(
+                    "forwardDynamicsDerivativesBatch: state 21: computeForwardDynamicsDerivatives: q[3]"),
+                0u)
+          << e.what();
+    }
+    q(21, 3) = 0.0;
+  }
+}
+
 TEST(DerivativesArguments, BadArgumentsNameFunctionArgumentAndIndex) {
   const Model model = buildModelFromDH(stanfordArmDH());
   Data data(model);

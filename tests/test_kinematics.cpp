@@ -386,6 +386,60 @@ TEST(KinematicsArguments, FrameNamesAndBadArguments) {
                std::invalid_argument);
 }
 
+TEST(KinematicsBatch, FrameBatchEqualsSingleStateCallsBitForBit) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto model = std::make_shared<const Model>(testing::namedRobots()[0].model);  // the Stanford arm
+  const int n = model->n;
+  const std::size_t K = 41;
+  std::mt19937 rng(23u);
+  RowMajor q(K, n), qd(K, n);
+  for (std::size_t k = 0; k < K; ++k) {
+    q.row(static_cast<Eigen::Index>(k)) = randomConfiguration(*model, rng).transpose();
+    qd.row(static_cast<Eigen::Index>(k)) = randomVectorX(rng, n, 1.0).transpose();
+  }
+  q(7, 4) = 0.0;  // the wrist singularity: the full task's Lambda does not exist there
+  FrameQuery query;
+  query.frame = 4;
+  query.point = Eigen::Vector3d(0.01, 0.02, 0.03);
+  query.reference = ReferenceFrame::Local;
+  query.rows = TaskRows::Linear;
+  Data data(*model);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    BatchPool pool(threads);
+    RowMajor R(K, 9), p(K, 3), J(K, 6 * n), jd(K, 6), L(K, 9);
+    FrameBatchOutput out{R.data(), p.data(), J.data(), jd.data(), L.data()};
+    frameBatch(pool, model, K, q.data(), qd.data(), query, out, 4);
+    for (std::size_t k = 0; k < K; ++k) {
+      const auto r = static_cast<Eigen::Index>(k);
+      const Eigen::VectorXd qk = q.row(r).transpose(), qdk = qd.row(r).transpose();
+      const Vec6 jdk = computeFrameJdotQd(*model, data, qk, qdk, 4, query.point, query.reference);
+      EXPECT_EQ(jd.row(r), jdk.transpose()) << k;
+      EXPECT_EQ(J.row(r), RowMajor(data.J).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(R.row(r), RowMajor(data.kin_R[4]).reshaped<Eigen::RowMajor>().transpose()) << k;
+      EXPECT_EQ(p.row(r), data.kin_p[4].transpose()) << k;
+      const Eigen::Matrix3d Lk =
+          computeOperationalSpaceInertia(*model, data, qk, 4, query.point, query.reference, query.rows)
+              .topLeftCorner<3, 3>();
+      EXPECT_EQ(L.row(r), RowMajor(Lk).reshaped<Eigen::RowMajor>().transpose()) << k;
+    }
+    // the full task is singular at state 7: NumericalError naming the state
+    query.rows = TaskRows::Full;
+    RowMajor L6(K, 36);
+    FrameBatchOutput full;
+    full.lambda = L6.data();
+    query.frame = model->n;
+    try {
+      frameBatch(pool, model, K, q.data(), nullptr, query, full, 4);
+      FAIL() << "no exception";
+    } catch (const NumericalError& e) {
+      EXPECT_EQ(std::string(e.what()).find("frameBatch: state 7: computeOperationalSpaceInertia"), 0u)
+          << e.what();
+    }
+    query.rows = TaskRows::Linear;
+    query.frame = 4;
+  }
+}
+
 TEST(KinematicsAllocation, NoHeapAllocation) {
 #ifdef DENOC_COUNT_ALLOCATIONS
   for (const Robot& robot : testing::namedRobots()) {

@@ -18,6 +18,7 @@
 #include "denoc/model.hpp"
 #include "denoc/model_io.hpp"
 #include "denoc/payload.hpp"
+#include "denoc/planning_batch.hpp"
 #include "denoc/rollout.hpp"
 #include "denoc/simulate.hpp"
 #include "denoc/stop.hpp"
