@@ -6,9 +6,10 @@
 //   Jacobian, KDLJacobian  computeFrameJacobian at the tip / KDL ChainJntToJacSolver::JntToJac (tip frame)
 //   JdotQd                 computeFrameJdotQd at the tip
 //   Lambda                 computeOperationalSpaceInertia at the tip (6 x 6)
-//   Rollout                64 initial states x 100 RK4 steps of 1 ms with A and B per step (rolloutBatch),
-//                          one thread and a pool of 2; states per second as a counter
-//   Payload                attachPayload (a new Model with the payload merged) / a Model copy / buildModel
+//   RolloutAB, Rollout     64 initial states x 100 RK4 steps of 1 ms with / without A and B per step
+//                          (rolloutBatch), one thread and a pool of 2 (Panda); states per second as a counter
+//   AttachPayload          attachPayload (a new Model with the payload merged), beside ModelCopy (a Model
+//                          copy) and BuildModel (buildModel of the payload's spec) (Panda)
 //
 // MODEL is panda, stanford or chain<n> (bench/models.hpp). Every iteration uses the next of 64 pre-generated
 // random states. bench/run_planners.sh runs this and writes the ratio table of docs/planning.md.
@@ -26,6 +27,8 @@
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/denoc.hpp"
+#include "denoc/payload.hpp"
+#include "denoc/rollout.hpp"
 #include "kdl_compact.hpp"
 #include "models.hpp"
 #include "support/kdl_chain.hpp"
@@ -164,6 +167,96 @@ void bmJdotQd(benchmark::State& state, const Case* c) {
   state.counters["dof"] = c->n;
 }
 
+void bmLambda(benchmark::State& state, const Case* c) {
+  Data d(c->model);
+  unsigned k = 0;
+  const Eigen::Vector3d origin = Eigen::Vector3d::Zero();
+  for (auto _ : state) {
+    const unsigned s = k++ & (kStates - 1);
+    try {
+      benchmark::DoNotOptimize(
+          denoc::computeOperationalSpaceInertia(c->model, d, c->q[s], c->n, origin).data());
+    } catch (const denoc::NumericalError&) {  // a singular state: counted like the others
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["dof"] = c->n;
+}
+
+/// 64 initial states x 100 RK4 steps of 1 ms, random torques, on a pool of `threads` (1: inline).
+void bmRollout(benchmark::State& state, const Case* c, unsigned threads, bool linearize) {
+  constexpr std::size_t K = 64, T = 100;
+  const int n = c->n;
+  const std::size_t N = 2 * static_cast<std::size_t>(n);
+  const auto model = std::make_shared<const Model>(c->model);
+  denoc::BatchPool pool(threads);
+  std::vector<double> x0(K * N), u(K * T * static_cast<std::size_t>(n)), states(K * (T + 1) * N);
+  std::vector<double> A(linearize ? K * T * N * N : 0),
+      B(linearize ? K * T * N * static_cast<std::size_t>(n) : 0);
+  std::mt19937 rng(7u);
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  for (std::size_t k = 0; k < K; ++k) {
+    for (int i = 0; i < n; ++i) {
+      x0[k * N + static_cast<std::size_t>(i)] = c->q[k][i];
+      x0[k * N + static_cast<std::size_t>(n + i)] = c->qd[k][i];
+    }
+  }
+  for (double& v : u) v = 5.0 * uni(rng);
+  denoc::RolloutOptions o;
+  o.steps = T;
+  o.step = 1e-3;
+  denoc::RolloutArrays arrays;
+  arrays.count = K;
+  arrays.x0 = x0.data();
+  arrays.u = u.data();
+  arrays.states = states.data();
+  arrays.A = linearize ? A.data() : nullptr;
+  arrays.B = linearize ? B.data() : nullptr;
+  for (auto _ : state) {
+    denoc::rolloutBatch(pool, model, o, arrays, nullptr, 1);
+    benchmark::DoNotOptimize(states.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["dof"] = n;
+  state.counters["threads"] = threads;
+  state.counters["states_per_s"] =
+      benchmark::Counter(static_cast<double>(K * T), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+denoc::Payload benchPayload() {
+  denoc::Payload p;
+  p.mass = 1.5;
+  p.com = Eigen::Vector3d(0.0, 0.0, 0.05);
+  p.inertia = Eigen::Vector3d(0.004, 0.004, 0.002).asDiagonal();
+  return p;
+}
+
+void bmAttachPayload(benchmark::State& state, const Case* c) {
+  const denoc::Payload p = benchPayload();
+  for (auto _ : state) {
+    Model m = denoc::attachPayload(c->model, p);
+    benchmark::DoNotOptimize(m.mass.data());
+  }
+  state.counters["dof"] = c->n;
+}
+
+void bmModelCopy(benchmark::State& state, const Case* c) {
+  for (auto _ : state) {
+    Model m = c->model;
+    benchmark::DoNotOptimize(m.mass.data());
+  }
+  state.counters["dof"] = c->n;
+}
+
+void bmBuildModel(benchmark::State& state, const Case* c) {
+  const ModelSpec spec = denoc::specWithPayload(c->model.spec, benchPayload());
+  for (auto _ : state) {
+    Model m = denoc::buildModel(spec);
+    benchmark::DoNotOptimize(m.mass.data());
+  }
+  state.counters["dof"] = c->n;
+}
+
 void registerAll() {
   std::vector<ModelSpec> specs = {denoc::bench::pandaSpec(), denoc::bench::stanfordArmSpec()};
   for (int n : {6, 12, 24, 48, 96}) specs.push_back(denoc::bench::chainSpec(n));
@@ -177,6 +270,21 @@ void registerAll() {
     benchmark::RegisterBenchmark(("Jacobian/" + c->name).c_str(), bmJacobian, c);
     benchmark::RegisterBenchmark(("KDLJacobian/" + c->name).c_str(), bmKdlJacobian, c);
     benchmark::RegisterBenchmark(("JdotQd/" + c->name).c_str(), bmJdotQd, c);
+    benchmark::RegisterBenchmark(("Lambda/" + c->name).c_str(), bmLambda, c);
+    if (c->name == "panda") {
+      for (unsigned threads : {1u, 2u}) {
+        const std::string t = "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(("RolloutAB/" + c->name + t).c_str(), bmRollout, c, threads, true)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("Rollout/" + c->name + t).c_str(), bmRollout, c, threads, false)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
+      benchmark::RegisterBenchmark(("AttachPayload/" + c->name).c_str(), bmAttachPayload, c);
+      benchmark::RegisterBenchmark(("ModelCopy/" + c->name).c_str(), bmModelCopy, c);
+      benchmark::RegisterBenchmark(("BuildModel/" + c->name).c_str(), bmBuildModel, c);
+    }
   }
 }
 
