@@ -117,6 +117,7 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
     coriolisParts<S>(Mt_hdot, Mt_Idot, ht, d.p, r, c);
     d.F1 = Mt * d.p;
     d.F2 = r - c;
+    if (k == 0) break;  // G_0, H_0 serve rows above joint 0: none
     d.H = S(2) * (Mt * d.pdot) + r + c;
     coriolisParts<S>(Mt_hdot, Mt_Idot, ht, d.pdot, r, c);
     d.G = forceCross(d.p, w) + Mt * d.pddot + r + c;
