@@ -15,6 +15,8 @@
 // random states. bench/run_planners.sh runs this and writes the ratio table of docs/planning.md.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <kdl/chain.hpp>
 #include <kdl/chainjnttojacsolver.hpp>
 #include <kdl/jacobian.hpp>
@@ -290,8 +292,50 @@ void registerAll() {
 
 }  // namespace
 
+/// `bench_planners profile MODEL ALGO CALLS`: ALGO called CALLS times in a plain loop over the 64 states, for
+/// callgrind's instruction counts (bench/run_planners.sh subtracts a run with 0 calls). ALGO: id, fd, idd,
+/// fdd, jacobian, jdotqd, lambda.
+int profile(const std::string& model, const std::string& algo, long calls) {
+  const Case* c = nullptr;
+  for (const auto& up : cases()) {
+    if (up->name == model) c = up.get();
+  }
+  if (!c) return 2;
+  Data d(c->model);
+  const Eigen::Vector3d origin = Eigen::Vector3d::Zero();
+  double sink = 0.0;
+  for (long k = 0; k < calls; ++k) {
+    const auto s = static_cast<unsigned>(k) & (kStates - 1);
+    if (algo == "id") {
+      sink += denoc::inverseDynamics(c->model, d, c->q[s], c->qd[s], c->qdd[s])[0];
+    } else if (algo == "fd") {
+      sink += denoc::forwardDynamics(c->model, d, c->q[s], c->qd[s], c->tau[s])[0];
+    } else if (algo == "idd") {
+      denoc::computeInverseDynamicsDerivatives(c->model, d, c->q[s], c->qd[s], c->qdd[s]);
+      sink += d.dtau_dq(0, 0);
+    } else if (algo == "fdd") {
+      denoc::computeForwardDynamicsDerivatives(c->model, d, c->q[s], c->qd[s], c->tau[s]);
+      sink += d.dqdd_dq(0, 0);
+    } else if (algo == "jacobian") {
+      sink += denoc::computeFrameJacobian(c->model, d, c->q[s], c->n, origin)(0, 0);
+    } else if (algo == "jdotqd") {
+      sink += denoc::computeFrameJdotQd(c->model, d, c->q[s], c->qd[s], c->n, origin)[0];
+    } else if (algo == "lambda") {
+      try {
+        sink += denoc::computeOperationalSpaceInertia(c->model, d, c->q[s], c->n, origin)(0, 0);
+      } catch (const denoc::NumericalError&) {
+      }
+    } else {
+      return 2;
+    }
+  }
+  std::printf("%g\n", sink);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   registerAll();
+  if (argc == 5 && std::string(argv[1]) == "profile") return profile(argv[2], argv[3], std::atol(argv[4]));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
