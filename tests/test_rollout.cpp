@@ -276,6 +276,8 @@ TEST(RolloutErrors, ArgumentsNonFiniteStatesAndStops) {
   EXPECT_EQ(message([&] { rollout(*model, data, o, x0.data(), u.data(), states.data()); }),
             "rollout: step is 0, expected a positive finite number");
   o.step = 1e-3;
+  EXPECT_EQ(message([&] { rollout(*model, data, o, x0.data(), nullptr, states.data()); }),
+            "rollout: x0, u and states must not be null");
 
   // a batch whose rollouts 2 and 4 leave double precision: NumericalError naming the lower
   const std::size_t K = 6;

@@ -258,6 +258,9 @@ class Stepper {
 void rollout(const Model& model, Data& data, const RolloutOptions& options, const double* x0, const double* u,
              double* states, double* A, double* B, const StopCondition* stop) {
   checkOptions("rollout", options);
+  if (!x0 || !states || (options.steps > 0 && !u)) {
+    throw std::invalid_argument("rollout: x0, u and states must not be null");
+  }
   checkInputs("rollout", model.n, options.steps, 0, x0, u);
   Stepper stepper(model, data, options);
   stepper.run(x0, u, states, A, B, 0, [&](std::size_t t) {
