@@ -38,7 +38,6 @@ struct JointWork {
 /// inverse_dynamics_derivatives.hxx), common frame (base axes, base origin), one record per joint.
 template <typename S>
 struct DerivativeWork {
-  using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
   // forward sweep
   Vec6 p;             // p_i
@@ -47,8 +46,8 @@ struct DerivativeWork {
   RigidInertia<S> M;  // link inertia M_i
   Vec6 h;             // momentum M_i t_i
   Vec6 w;             // Newton-Euler wrench of link i, M_i tdot_i + t_i x* (M_i t_i)
-  Vec3 Mdot_h;        // dM_i/dt: rate of the first moment (the mass rate is zero) ...
-  Sym3<S> Mdot_I;     // ... and of the rotational inertia about the base origin
+  Sym3<S> Mdot_I;     // dM_i/dt: rate of the rotational inertia about the base origin (the mass rate is zero,
+                      // the first-moment rate is the linear part of h)
   // backward sweep (subchain i..n-1: composite inertia Mt_i, its rate Mtdot_i, momentum ht_i, wrench w_i)
   Vec6 F1;  // Mt_i p_i
   Vec6 F2;  // (Mtdot_i + ht_i x*)^T p_i
@@ -131,11 +130,12 @@ struct DataTpl {
   VecX fx_x;                     // solution work vector
   S fx_log_det = S(0);           // log det I(q) (armature included) by Fixman's theorem
 
-  // forwardKinematics, framePlacement (algorithm/kinematics.hpp): poses in the user's base frame
+  // forwardKinematics (every frame), framePlacement, computeFrameJacobian, computeFrameJdotQd,
+  // computeOperationalSpaceInertia (the frame asked for) (algorithm/kinematics.hpp): user base frame
   std::vector<Mat3> kin_R;  // n + 1: user base <- link i's user frame (i < n), tip frame (i = n)
   std::vector<Vec3> kin_p;  // n + 1: their origins
-  std::vector<Vec3> kin_e;  // n: joint i's unit axis e_i
-  // computeFrameJacobian, computeFrameJacobianTimeVariation (algorithm/kinematics.hpp)
+  std::vector<Vec3> kin_e;  // n: joint i's unit axis e_i (up to the frame's link)
+  // computeFrameJacobian, computeFrameJdotQd (algorithm/kinematics.hpp)
   Eigen::Matrix<S, 6, Eigen::Dynamic> J;  // 6 x n: [angular; linear] rows, one column per joint
   Vec6 Jdot_qd;                           // 6: (dJ/dt) qd, same rows and frame as J
   // computeOperationalSpaceInertia (algorithm/operational_space.hpp)
@@ -149,7 +149,7 @@ struct DataTpl {
   // (dqdd/dtau = I^-1) and the above at qdd
   MatX dqdd_dq;   // n x n
   MatX dqdd_dqd;  // n x n
-  VecX tau_eff;   // n: tau plus the tip wrench's joint torques
+  VecX tau_eff;   // n: tau with the tip wrench's joint torques moved to the right-hand side
   // rollout (rollout.hpp): integrator state and the chain rule through the stages
   VecX ro_xs, ro_k, ro_ksum;  // 2n each: stage state, stage slope, weighted sum of the slopes
   MatX ro_D;                  // 2n x 2n: d(stage state)/dx

@@ -3,7 +3,7 @@
 // by one base-to-tip and one tip-to-base sweep in the common frame (base axes, base origin) and an O(n^2)
 // assembly, after Carpentier and Mansard (RSS 2018) written in Saha's quantities: joint-rate propagation
 // vectors p_i, twists t_i, twist rates tdot_i, wrenches w_i, composite inertias Mt_i. d tau / d qdd is
-// I(q) (computeInertiaMatrix). The derivation is in docs/derivatives.md.
+// I(q) (computeInertiaMatrix). The derivation is in docs/planning.md.
 #pragma once
 
 #include "denoc/data.hpp"
