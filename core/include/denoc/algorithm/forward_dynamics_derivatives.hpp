@@ -2,7 +2,7 @@
 // ID(q, qd, FD(q, qd, tau)) = tau gives, at qdd = FD(q, qd, tau),
 //   dqdd/dq = -I(q)^-1 dtau/dq,   dqdd/dqd = -I(q)^-1 dtau/dqd,   dqdd/dtau = I(q)^-1,
 // with dtau/dq, dtau/dqd from computeInverseDynamicsDerivatives and I^-1 applied through the U D U^T
-// factors of the forward dynamics (never by inverting I(q) densely for large n). docs/derivatives.md.
+// factors of the forward dynamics (never by inverting I(q) densely for large n). docs/planning.md.
 #pragma once
 
 #include "denoc/data.hpp"
@@ -39,10 +39,12 @@ void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& tau,
                     const typename Types<S>::Vec6* tip_wrench);
 
-/// x = scale * I^-1 b (n entries, raw) by the three sweeps with the O(n) factors left by the forward dynamics
-/// or computeUDU (data.p0, data.work[k].psi, inv_mh); b and x may alias. O(n).
+/// Column j of data.Minv = I^-1, of data.dqdd_dq = -I^-1 dtau/dq and of data.dqdd_dqd = -I^-1 dtau/dqd at
+/// once, by the three sweeps of section 5.2 (solveUDU) on the three right-hand sides e_j, -dtau/dq e_j,
+/// -dtau/dqd e_j with the O(n) factors of the forward dynamics (data.p0, data.work[k].psi, inv_mh): three
+/// independent chains per joint; the tauh_i are kept in the output columns between the sweeps. O(n).
 template <typename S>
-void solveWithFactors(const ModelTpl<S>& model, DataTpl<S>& data, const S* b, S* x, const S& scale);
+void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data, int j);
 }  // namespace detail
 
 }  // namespace denoc

@@ -13,22 +13,38 @@ namespace denoc {
 namespace detail {
 
 template <typename S>
-DENOC_FLATTEN void solveWithFactors(const ModelTpl<S>& model, DataTpl<S>& data, const S* b, S* x,
-                                    const S& scale) {
+DENOC_FLATTEN void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data, int j) {
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
-  JointWork<S>* work = data.work.data();
+  const JointWork<S>* work = data.work.data();
   const Vec6* p = data.p0.data();
-  // the three sweeps of section 5.2 (solveUDU) on a raw column
-  Vec6 eta = Vec6::Zero();
+  const Eigen::Index c = static_cast<Eigen::Index>(j) * n;
+  const S* b1 = data.dtau_dq.data() + c;
+  const S* b2 = data.dtau_dqd.data() + c;
+  S* x0 = data.Minv.data() + c;
+  S* x1 = data.dqdd_dq.data() + c;
+  S* x2 = data.dqdd_dqd.data() + c;
+  Vec6 eta0 = Vec6::Zero(), eta1 = Vec6::Zero(), eta2 = Vec6::Zero();
   for (int i = n - 1; i >= 0; --i) {
-    work[i].tau_hat = scale * b[i] - p[i].dot(eta);
-    eta += work[i].psi * work[i].tau_hat;
+    const S t0 = (i == j ? S(1) : S(0)) - p[i].dot(eta0);
+    const S t1 = -b1[i] - p[i].dot(eta1);
+    const S t2 = -b2[i] - p[i].dot(eta2);
+    eta0 += work[i].psi * t0;
+    eta1 += work[i].psi * t1;
+    eta2 += work[i].psi * t2;
+    x0[i] = t0;
+    x1[i] = t1;
+    x2[i] = t2;
   }
-  Vec6 mu = Vec6::Zero();
+  Vec6 mu0 = Vec6::Zero(), mu1 = Vec6::Zero(), mu2 = Vec6::Zero();
   for (int i = 0; i < n; ++i) {
-    x[i] = work[i].tau_hat * work[i].inv_mh - work[i].psi.dot(mu);
-    mu += p[i] * x[i];
+    const S inv_mh = work[i].inv_mh;
+    x0[i] = x0[i] * inv_mh - work[i].psi.dot(mu0);
+    x1[i] = x1[i] * inv_mh - work[i].psi.dot(mu1);
+    x2[i] = x2[i] * inv_mh - work[i].psi.dot(mu2);
+    mu0 += p[i] * x0[i];
+    mu1 += p[i] * x1[i];
+    mu2 += p[i] * x2[i];
   }
 }
 
@@ -75,12 +91,7 @@ DENOC_FLATTEN void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
     negatedProduct<S>(data.Minv, data.dtau_dq, data.dqdd_dq);
     negatedProduct<S>(data.Minv, data.dtau_dqd, data.dqdd_dqd);
   } else {
-    inverseBySweeps(model, data);
-    for (int j = 0; j < n; ++j) {
-      const Eigen::Index c = static_cast<Eigen::Index>(j) * n;
-      solveWithFactors<S>(model, data, data.dtau_dq.data() + c, data.dqdd_dq.data() + c, S(-1));
-      solveWithFactors<S>(model, data, data.dtau_dqd.data() + c, data.dqdd_dqd.data() + c, S(-1));
-    }
+    for (int j = 0; j < n; ++j) solveThreeColumns(model, data, j);
   }
 }
 
