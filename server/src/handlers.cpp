@@ -16,6 +16,7 @@
 #include "errors.hpp"
 #include "log.hpp"
 #include "model_source.hpp"
+#include "planning_validate.hpp"
 
 namespace denoc::server {
 
@@ -110,7 +111,10 @@ std::uint64_t Handlers::inverseDynamics(const Caller& caller, const v1::InverseD
                                         v1::InverseDynamicsResponse& resp, const StopCondition& stop) {
   const BatchInput in = validateInverseDynamics(registry_, limits_, req);
   const Admission::Ticket ticket = admission_.admitStates(caller.principal, in.count);
-  const Model& m = *in.entry->model;
+  // a payload: this call's own copy of the model (planning_validate.hpp)
+  const std::shared_ptr<const Model> model =
+      modelWithPayload(in.entry->model, req.has_payload(), req.payload());
+  const Model& m = *model;
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
   resp.set_dof(req.dof());
@@ -119,7 +123,7 @@ std::uint64_t Handlers::inverseDynamics(const Caller& caller, const v1::InverseD
   const Eigen::Index n = m.n;
   const auto t0 = Clock::now();
   forEachState(
-      pool_, in.entry->model, in.count, workspaces_,
+      pool_, model, in.count, workspaces_,
       [&](std::uint32_t k, Data& d) {
         const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
         const CMap q(req.q().data() + o, n), qd(req.qd().data() + o, n), qdd(req.qdd().data() + o, n);
@@ -138,7 +142,10 @@ std::uint64_t Handlers::forwardDynamics(const Caller& caller, const v1::ForwardD
                                         v1::ForwardDynamicsResponse& resp, const StopCondition& stop) {
   const BatchInput in = validateForwardDynamics(registry_, limits_, req);
   const Admission::Ticket ticket = admission_.admitStates(caller.principal, in.count);
-  const Model& m = *in.entry->model;
+  // a payload: this call's own copy of the model (planning_validate.hpp)
+  const std::shared_ptr<const Model> model =
+      modelWithPayload(in.entry->model, req.has_payload(), req.payload());
+  const Model& m = *model;
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
   resp.set_dof(req.dof());
@@ -147,7 +154,7 @@ std::uint64_t Handlers::forwardDynamics(const Caller& caller, const v1::ForwardD
   const Eigen::Index n = m.n;
   const auto t0 = Clock::now();
   forEachState(
-      pool_, in.entry->model, in.count, workspaces_,
+      pool_, model, in.count, workspaces_,
       [&](std::uint32_t k, Data& d) {
         const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
         const CMap q(req.q().data() + o, n), qd(req.qd().data() + o, n), tau(req.tau().data() + o, n);
@@ -162,7 +169,10 @@ std::uint64_t Handlers::fullFactor(const Caller& caller, const v1::FullFactorReq
                                    v1::FullFactorResponse& resp, const StopCondition& stop) {
   const BatchInput in = validateFullFactor(registry_, limits_, req);
   const Admission::Ticket ticket = admission_.admitStates(caller.principal, in.count);
-  const Model& m = *in.entry->model;
+  // a payload: this call's own copy of the model (planning_validate.hpp)
+  const std::shared_ptr<const Model> model =
+      modelWithPayload(in.entry->model, req.has_payload(), req.payload());
+  const Model& m = *model;
   const std::uint64_t square = in.total * req.dof();
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
@@ -178,7 +188,7 @@ std::uint64_t Handlers::fullFactor(const Caller& caller, const v1::FullFactorReq
   const Eigen::Index n = m.n;
   const auto t0 = Clock::now();
   forEachState(
-      pool_, in.entry->model, in.count, workspaces_,
+      pool_, model, in.count, workspaces_,
       [&](std::uint32_t k, Data& d) {
         const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
         const std::size_t oo = o * static_cast<std::size_t>(n);
@@ -254,9 +264,24 @@ void StreamSession::answer(const v1::StreamRequest& req, v1::StreamResponse& res
   resp.set_sequence(req.sequence());
   ++messages_;
   if (req.computation() == v1::COMPUTATION_ECHO) return;
-  const Model& m = *entry_->model;
+  const Model* model = entry_->model.get();
+  Data* data = nullptr;
+  if (req.has_payload()) {
+    // the model with this payload, kept while the messages send the same one
+    std::string key = entry_->id + req.payload().SerializeAsString();
+    if (key != payload_key_) {
+      payload_model_ = modelWithPayload(entry_->model, true, req.payload());
+      payload_data_ = std::make_unique<Data>(*payload_model_);
+      payload_key_ = std::move(key);
+    }
+    model = payload_model_.get();
+    data = payload_data_.get();
+  } else {
+    data = &workspace(entry_->model, workspaces_);
+  }
+  const Model& m = *model;
+  Data& d = *data;
   setHeader(resp, *entry_);
-  Data& d = workspace(entry_->model, workspaces_);
   const auto t0 = Clock::now();
   const CMap q(req.q().data(), m.n), qd(req.qd().data(), m.n);
   const VecX* result;

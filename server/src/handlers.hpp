@@ -51,6 +51,15 @@ class Handlers {
   /// The version and the limits this server enforces; tokens_required when the caller had to show one.
   void serverInfo(const Caller& caller, const v1::GetServerInfoRequest& req, v1::GetServerInfoResponse& resp);
 
+  /// The planners' RPCs (planning_handlers.cpp): kinematics and derivatives return the states computed,
+  /// rollout the steps (count * steps); `stop` is polled between states (rollouts: between steps).
+  std::uint64_t kinematics(const Caller& caller, const v1::KinematicsRequest& req,
+                           v1::KinematicsResponse& resp, const StopCondition& stop);
+  std::uint64_t derivatives(const Caller& caller, const v1::DerivativesRequest& req,
+                            v1::DerivativesResponse& resp, const StopCondition& stop);
+  std::uint64_t rollout(const Caller& caller, const v1::RolloutRequest& req, v1::RolloutResponse& resp,
+                        const StopCondition& stop);
+
   /// The batch RPCs: return the states computed; `stop` is polled between states.
   std::uint64_t inverseDynamics(const Caller& caller, const v1::InverseDynamicsRequest& req,
                                 v1::InverseDynamicsResponse& resp, const StopCondition& stop);
@@ -111,6 +120,9 @@ class StreamSession {
   Registry& registry_;
   std::size_t workspaces_;
   std::shared_ptr<const Entry> entry_;
+  std::string payload_key_;  // model id and payload of payload_model_
+  std::shared_ptr<const Model> payload_model_;
+  std::unique_ptr<Data> payload_data_;
   std::uint64_t messages_ = 0;
   std::uint64_t computed_ = 0;
 };

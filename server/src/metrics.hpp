@@ -36,8 +36,11 @@ enum class Rpc {
   Simulate,
   Stream,
   GetServerInfo,
+  Kinematics,
+  Derivatives,
+  Rollout,
 };
-inline constexpr std::size_t kRpcCount = 10;
+inline constexpr std::size_t kRpcCount = 13;
 const char* rpcName(Rpc rpc);
 
 /// What the scrape reads from the registry, the store and the admission control.
