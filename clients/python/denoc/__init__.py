@@ -24,12 +24,12 @@ from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocE
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError, UnavailableError,
                      UnimplementedError)
-from .client import (DEFAULT_TIMEOUT, Client, FullFactor, ModelInfo, ServerInfo,  # noqa: E402
-                     SimulationBatch, StreamSession, Trajectory)
+from .client import (DEFAULT_TIMEOUT, Client, Derivatives, FullFactor, Kinematics, ModelInfo,  # noqa: E402
+                     Payload, Rollouts, ServerInfo, SimulationBatch, StreamSession, Trajectory)
 
 __all__ = [
     "__version__", "DEFAULT_TIMEOUT", "Client", "StreamSession", "ModelInfo", "ServerInfo", "FullFactor",
-    "SimulationBatch", "Trajectory", "DenocError",
+    "SimulationBatch", "Trajectory", "Payload", "Kinematics", "Derivatives", "Rollouts", "DenocError",
     "InvalidArgumentError", "NotFoundError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "UnavailableError", "DeadlineExceededError", "PermissionDeniedError",
     "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError",
