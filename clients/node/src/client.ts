@@ -9,6 +9,7 @@ import {
   fromVec3,
   integratorToProto,
   invalid,
+  payloadToProto,
   modelInfoFromProto,
   routeFromProto,
   routeToProto,
@@ -25,8 +26,15 @@ import type {
   CallOptions,
   ClientOptions,
   DHLink,
+  DerivativesInput,
+  ForwardDynamicsDerivatives,
   ForwardDynamicsInput,
   ForwardDynamicsResult,
+  InverseDynamicsDerivatives,
+  KinematicsInput,
+  KinematicsResult,
+  RolloutInput,
+  RolloutResult,
   FullFactorInput,
   FullFactorResult,
   InverseDynamicsInput,
@@ -363,6 +371,7 @@ export class DenocClient {
             qd: slice(input.qd, a * dof, b * dof) ?? [],
             qdd: slice(input.qdd, a * dof, b * dof) ?? [],
           };
+          if (input.payload !== undefined) part.payload = input.payload;
           const wrench = slice(input.tipWrench, 6 * a, 6 * b);
           if (wrench !== undefined) part.tipWrench = wrench;
           results.push(await this.inverseDynamics(modelId, part, call));
@@ -380,6 +389,7 @@ export class DenocClient {
               qd: toArray(input.qd),
               qdd: toArray(input.qdd),
               tip_wrench: toArray(input.tipWrench),
+              payload: payloadToProto(input.payload),
             },
             md,
             o,
@@ -408,6 +418,7 @@ export class DenocClient {
             tau: slice(input.tau, a * dof, b * dof) ?? [],
           };
           if (input.route !== undefined) part.route = input.route;
+          if (input.payload !== undefined) part.payload = input.payload;
           results.push(await this.forwardDynamics(modelId, part, call));
         }
         const route0 = results[0]?.route ?? 'saha';
@@ -424,6 +435,7 @@ export class DenocClient {
               qd: toArray(input.qd),
               tau: toArray(input.tau),
               route,
+              payload: payloadToProto(input.payload),
             },
             md,
             o,
@@ -493,6 +505,7 @@ export class DenocClient {
               bias: input.bias === true,
               gravity_torque: input.gravityTorque === true,
               inverse: input.inverse === true,
+              payload: payloadToProto(input.payload),
             },
             md,
             o,
@@ -515,6 +528,134 @@ export class DenocClient {
       if (bias) result.bias = bias;
       if (gravityTorque) result.gravityTorque = gravityTorque;
       if (inverse) result.inverse = inverse;
+      return result;
+    });
+  }
+
+  // ---- planning -----------------------------------------------------------------------------------------
+
+  /**
+   * A link frame's pose per state (input.link; '' the tip) and on request the Jacobian of a point on it,
+   * (dJ/dt) qd (needs qd), the operational-space inertia and the poses of every frame.
+   */
+  kinematics(modelId: string, input: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
+    return this.withModel(modelId, async () => {
+      const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const rows = input.lambdaRows ?? 'full';
+      const res = await this.unary<
+        {
+          rotation: number[];
+          origin: number[];
+          jacobian: number[];
+          jdot_qd: number[];
+          lambda: number[];
+          frame_rotations: number[];
+          frame_origins: number[];
+        } & AnswerMsg
+      >(
+        (md, o, cb) =>
+          this.stub.Kinematics(
+            {
+              model_id: modelId,
+              count,
+              dof,
+              q: toArray(input.q),
+              qd: toArray(input.qd),
+              link: input.link ?? '',
+              point: toVec3(input.point ?? [0, 0, 0], 'point'),
+              reference: input.reference === 'local' ? 'REFERENCE_FRAME_LOCAL' : 'REFERENCE_FRAME_BASE',
+              jacobian: input.jacobian === true,
+              jdot_qd: input.jdotQd === true,
+              lambda: input.lambda === true,
+              lambda_rows: rows === 'linear' ? 'TASK_ROWS_LINEAR' : rows === 'angular' ? 'TASK_ROWS_ANGULAR' : 'TASK_ROWS_FULL',
+              all_frames: input.allFrames === true,
+              payload: payloadToProto(input.payload),
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      const result: KinematicsResult = { ...answer(res), rotation: toF64(res.rotation), origin: toF64(res.origin) };
+      const jacobian = optional(res.jacobian, input.jacobian);
+      const jdotQd = optional(res.jdot_qd, input.jdotQd);
+      const lambda = optional(res.lambda, input.lambda);
+      const frameRotations = optional(res.frame_rotations, input.allFrames);
+      const frameOrigins = optional(res.frame_origins, input.allFrames);
+      if (jacobian) result.jacobian = jacobian;
+      if (jdotQd) result.jdotQd = jdotQd;
+      if (lambda) result.lambda = lambda;
+      if (frameRotations) result.frameRotations = frameRotations;
+      if (frameOrigins) result.frameOrigins = frameOrigins;
+      return result;
+    });
+  }
+
+  /** dtau/dq, dtau/dqd (and tau) per state, analytic (count * dof * dof row-major matrices). */
+  inverseDynamicsDerivatives(
+    modelId: string,
+    input: DerivativesInput & { qdd: Numbers },
+    call?: CallOptions,
+  ): Promise<InverseDynamicsDerivatives> {
+    return this.withModel(modelId, async () => {
+      const res = await this.derivatives(modelId, input, 'DERIVATIVE_OF_INVERSE_DYNAMICS', { qdd: toArray(input.qdd) }, call);
+      return { ...answer(res), dtauDq: toF64(res.dtau_dq), dtauDqd: toF64(res.dtau_dqd), tau: toF64(res.tau) };
+    });
+  }
+
+  /** dqdd/dq, dqdd/dqd, dqdd/dtau = I^-1 (and qdd) per state, analytic. */
+  forwardDynamicsDerivatives(
+    modelId: string,
+    input: DerivativesInput & { tau: Numbers },
+    call?: CallOptions,
+  ): Promise<ForwardDynamicsDerivatives> {
+    return this.withModel(modelId, async () => {
+      const res = await this.derivatives(modelId, input, 'DERIVATIVE_OF_FORWARD_DYNAMICS', { tau: toArray(input.tau) }, call);
+      return {
+        ...answer(res),
+        dqddDq: toF64(res.dqdd_dq),
+        dqddDqd: toF64(res.dqdd_dqd),
+        dqddDtau: toF64(res.dqdd_dtau),
+        qdd: toF64(res.qdd),
+      };
+    });
+  }
+
+  /**
+   * K fixed-step rollouts from x0 (K * 2 dof) under u (K * T * dof, or T * dof shared); with linearize also
+   * A_t and B_t of every step.
+   */
+  rollout(modelId: string, input: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
+    return this.withModel(modelId, async () => {
+      const dof = await this.dofOf(modelId, call);
+      const res = await this.unary<{ steps: number; states: number[]; a: number[]; b: number[] } & AnswerMsg>(
+        (md, o, cb) =>
+          this.stub.Rollout(
+            {
+              model_id: modelId,
+              count: input.count,
+              dof,
+              steps: input.steps,
+              dt: input.dt,
+              scheme: input.scheme === 'semiImplicitEuler' ? 'STEP_SCHEME_SEMI_IMPLICIT_EULER' : 'STEP_SCHEME_RK4',
+              x0: toArray(input.x0),
+              u: toArray(input.u),
+              shared_controls: input.sharedControls === true,
+              linearize: input.linearize === true,
+              payload: payloadToProto(input.payload),
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      const result: RolloutResult = { ...answer(res), steps: res.steps, states: toF64(res.states) };
+      if (input.linearize === true) {
+        result.a = toF64(res.a);
+        result.b = toF64(res.b);
+      }
       return result;
     });
   }
@@ -686,6 +827,46 @@ export class DenocClient {
       }
     }
     return { count, dof };
+  }
+
+  private async derivatives(
+    modelId: string,
+    input: DerivativesInput,
+    of: 'DERIVATIVE_OF_INVERSE_DYNAMICS' | 'DERIVATIVE_OF_FORWARD_DYNAMICS',
+    third: { qdd: number[] } | { tau: number[] },
+    call?: CallOptions,
+  ): Promise<
+    {
+      dtau_dq: number[];
+      dtau_dqd: number[];
+      tau: number[];
+      dqdd_dq: number[];
+      dqdd_dqd: number[];
+      dqdd_dtau: number[];
+      qdd: number[];
+    } & AnswerMsg
+  > {
+    const { count, dof } = await this.shape(modelId, input.q, input, call);
+    return this.unary(
+      (md, o, cb) =>
+        this.stub.Derivatives(
+          {
+            model_id: modelId,
+            count,
+            dof,
+            of,
+            q: toArray(input.q),
+            qd: toArray(input.qd),
+            ...third,
+            tip_wrench: toArray(input.tipWrench),
+            payload: payloadToProto(input.payload),
+          },
+          md,
+          o,
+          cb,
+        ),
+      call,
+    );
   }
 
   /**
