@@ -1,5 +1,7 @@
 // denoc::client's planning calls (kinematics, derivatives, rollouts, payloads) against a real denocd: every
 // answer equals the core computed in this process to 1e-12.
+#include <nlohmann/json.hpp>
+
 #include "client_support.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
@@ -143,6 +145,56 @@ TEST_F(ClientPlanning, RolloutsWithLinearizationsEqualTheCore) {
                                       2 * n, n)));
     }
   }
+}
+
+// the CLI's fk, jacobian, derivatives and rollout equal the core
+TEST_F(ClientPlanning, CliCommandsEqualTheCore) {
+  const std::string q = "0.1,-0.4,0.2,-2.0,0.1,1.6,0.7";
+  Eigen::VectorXd qv(7);
+  qv << 0.1, -0.4, 0.2, -2.0, 0.1, 1.6, 0.7;
+  Data d(model_);
+  const auto rowsOf = [](const nlohmann::json& j) {
+    Eigen::MatrixXd m(static_cast<Eigen::Index>(j.size()), static_cast<Eigen::Index>(j.at(0).size()));
+    for (std::size_t i = 0; i < j.size(); ++i)
+      for (std::size_t k = 0; k < j.at(i).size(); ++k)
+        m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = j.at(i).at(k).get<double>();
+    return m;
+  };
+  auto run = test::runDenoc(dir_, {"--server", server_->address(), "jacobian", id_, "--q=" + q, "--link",
+                                   "panda_link4", "--point", "0,0.1,0", "--local", "--format", "json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto doc = nlohmann::json::parse(run.out);
+  const int frame = frameIndex(model_, "panda_link4");
+  EXPECT_TRUE(
+      close(rowsOf(doc.at("states").at(0).at("jacobian")),
+            computeFrameJacobian(model_, d, qv, frame, Eigen::Vector3d(0, 0.1, 0), ReferenceFrame::Local)));
+  Eigen::Matrix3d R;
+  Eigen::Vector3d p;
+  framePlacement(model_, d, qv, frame, R, p);
+  EXPECT_TRUE(close(rowsOf(doc.at("states").at(0).at("rotation")), R));
+
+  run = test::runDenoc(dir_, {"--server", server_->address(), "derivatives", id_, "--of", "id", "--q=" + q,
+                              "--qd", "0.1,0.1,0.1,0.1,0.1,0.1,0.1", "--format", "json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  doc = nlohmann::json::parse(run.out);
+  computeInverseDynamicsDerivatives(model_, d, qv, Eigen::VectorXd::Constant(7, 0.1),
+                                    Eigen::VectorXd::Zero(7));
+  EXPECT_TRUE(close(rowsOf(doc.at("states").at(0).at("dtau_dq")), d.dtau_dq));
+
+  run = test::runDenoc(dir_, {"--server", server_->address(), "rollout", id_, "--q0=" + q, "--tau",
+                              "1,1,1,1,0.5,0.5,0.5", "--steps", "5", "--dt", "0.01", "--format", "json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  doc = nlohmann::json::parse(run.out);
+  denoc::RolloutOptions core;
+  core.step = 0.01;
+  core.steps = 5;
+  Eigen::VectorXd x0 = Eigen::VectorXd::Zero(14);
+  x0.head(7) = qv;
+  Eigen::Matrix<double, 5, 7, Eigen::RowMajor> u;
+  u.rowwise() = (Eigen::RowVectorXd(7) << 1, 1, 1, 1, 0.5, 0.5, 0.5).finished();
+  std::vector<double> states(6 * 14);
+  rollout(model_, d, core, x0.data(), u.data(), states.data());
+  EXPECT_TRUE(close(rowsOf(doc.at("states")), fromFlat(states, 6, 14)));
 }
 
 // the computed-torque example (clients/cpp/examples/computed_torque_payload.cpp): a plant carrying a 3 kg
