@@ -46,6 +46,14 @@ struct Options {
   std::string name, gravity;
   bool quiet = false;
 
+  // planning (remote): fk, jacobian, derivatives, rollout
+  std::string link, point;
+  bool local = false;
+  std::string of = "id";
+  std::uint32_t steps = 100;
+  std::string scheme = "rk4";
+  bool linearize = false;
+
   // bench (remote)
   int bench_calls = 1000;
   int bench_batch = 1;

@@ -169,6 +169,9 @@ int main(int argc, char** argv) {
 
   CLI::App* info = app.add_subcommand("info", "joints, types, masses and limits of a model");
   addModel(info, o);
+  // with --server and no MODEL: the server's version and limits
+  info->get_option("MODEL")->required(false)->description(
+      "model file: .json (denoc-dh/1) or .urdf; none with --server: the server's version and limits");
 
   CLI::App* id = app.add_subcommand("id", "inverse dynamics: tau = I(q) qdd + C(q, qd) qd + g(q)");
   addModel(id, o);
@@ -260,6 +263,43 @@ int main(int argc, char** argv) {
   del->add_option("--format", o.format, "output: table (default) or json")
       ->check(CLI::IsMember({"table", "json", "csv"}));
 
+  // planning (remote only)
+  const char* model_help = "model id, unique id prefix (6+ digits), name, or a model file";
+  CLI::App* fk = app.add_subcommand("fk", "with --server: pose of a link frame (rotation, origin) per state");
+  CLI::App* jacobian = app.add_subcommand(
+      "jacobian", "with --server: Jacobian [angular; linear] of a point on a link per state");
+  for (CLI::App* sub : {fk, jacobian}) {
+    sub->add_option("MODEL", o.model, model_help)->required();
+    sub->add_option("--link", o.link, "link name (default: the tip frame)");
+    sub->add_option("--format", o.format, "output: table (default), json or csv")
+        ->check(CLI::IsMember({"table", "json", "csv"}));
+    addStates(sub, o, kQ);
+  }
+  jacobian->add_option("--point", o.point, "x,y,z of the point in the link's frame, m (default its origin)");
+  jacobian->add_flag("--local", o.local, "in the link frame's axes (default: the base frame's)");
+  CLI::App* derivatives = app.add_subcommand(
+      "derivatives",
+      "with --server: analytic derivatives of ID (dtau/dq, dtau/dqd) or FD (dqdd/dq, dqdd/dqd, "
+      "dqdd/dtau) per state");
+  derivatives->add_option("MODEL", o.model, model_help)->required();
+  derivatives->add_option("--of", o.of, "id (default) or fd")->check(CLI::IsMember({"id", "fd"}));
+  derivatives->add_option("--format", o.format, "output: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  addStates(derivatives, o, kQ | kQd | kQdd | kTau);
+  CLI::App* rollout = app.add_subcommand(
+      "rollout", "with --server: a fixed-step rollout under constant torques; CSV out: step, q0.., qd0..");
+  rollout->add_option("MODEL", o.model, model_help)->required();
+  rollout->add_option("--q0", o.q0, "initial positions (comma-separated, default zeros)");
+  rollout->add_option("--qd0", o.qd0, "initial velocities (comma-separated, default zeros)");
+  rollout->add_option("--tau", o.tau, "constant joint torques/forces (comma-separated, default zero)");
+  rollout->add_option("--steps", o.steps, "steps T (default 100)");
+  rollout->add_option("--dt", o.dt, "step, s (default 0.1; give e.g. 0.001)");
+  rollout->add_option("--scheme", o.scheme, "rk4 (default) or euler (semi-implicit)")
+      ->check(CLI::IsMember({"rk4", "euler"}));
+  rollout->add_flag("--linearize", o.linearize, "also A_t and B_t per step (--format json)");
+  rollout->add_option("--format", o.format, "output: csv (default) or json")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+
   CLI::App* bench =
       app.add_subcommand("bench", "with --server: time calls of one computation (latency, states/s)");
   bench->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")
@@ -298,7 +338,7 @@ int main(int argc, char** argv) {
       std::cerr
           << "denoc: error: unknown command '" << command
           << "' (expected info, id, fd, factor, simulate, torques, demo, or with --server register, list, "
-             "get, delete, bench; "
+             "get, delete, bench, fk, jacobian, derivatives, rollout; "
           << "see denoc --help)\n";
       return 2;
     }
@@ -313,10 +353,17 @@ int main(int argc, char** argv) {
   try {
     if (demo->parsed()) return runDemo(o);
     if (torques->parsed()) return runTorques(o);
-    const bool remote_only =
-        reg->parsed() || list->parsed() || get->parsed() || del->parsed() || bench->parsed();
+    const bool remote_only = reg->parsed() || list->parsed() || get->parsed() || del->parsed() ||
+                             bench->parsed() || fk->parsed() || jacobian->parsed() || derivatives->parsed() ||
+                             rollout->parsed();
+    if (info->parsed() && o.model.empty()) {
+      if (o.server.empty())
+        throw InputError("info needs MODEL (or --server HOST:PORT for the server's limits)");
+      return runRemote(o, "info");
+    }
     if (!o.server.empty() && !info->parsed()) {
-      for (CLI::App* sub : {reg, list, get, del, id, fd, factor, simulate, bench}) {
+      for (CLI::App* sub :
+           {reg, list, get, del, id, fd, factor, simulate, bench, fk, jacobian, derivatives, rollout}) {
         if (sub->parsed()) return runRemote(o, sub->get_name());
       }
     }

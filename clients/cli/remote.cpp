@@ -308,6 +308,125 @@ int benchRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, Format 
   return 0;
 }
 
+ojson matrixJson(const Eigen::MatrixXd& m) {
+  ojson rows = ojson::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    ojson row = ojson::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// a matrix as text: one row per line (table) or the rows of a CSV block after a label
+void writeMatrix(std::ostream& out, const std::string& label, const Eigen::MatrixXd& m, Format format) {
+  out << label << (format == Format::Csv ? "\n" : ":\n");
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      out << (j ? (format == Format::Csv ? "," : "  ") : (format == Format::Csv ? "" : "  "))
+          << full(m(i, j));
+    }
+    out << '\n';
+  }
+}
+
+// denoc --server ... fk | jacobian | derivatives | rollout MODEL ...
+int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, const std::string& command,
+                   Format format) {
+  const int n = m.dof;
+  std::ostream& out = std::cout;
+  ojson doc = ojson::object();
+  doc["model_id"] = m.model_id;
+  if (command == "rollout") {
+    dc::RolloutOptions r;
+    r.steps = o.steps;
+    r.dt = o.dt;
+    r.scheme = o.scheme == "euler" ? dc::StepScheme::SemiImplicitEuler : dc::StepScheme::RK4;
+    r.linearize = o.linearize;
+    Eigen::MatrixXd x0(1, 2 * n);
+    x0 << vectorOption(o.q0, n, "--q0").transpose(), vectorOption(o.qd0, n, "--qd0").transpose();
+    const Eigen::RowVectorXd tau = vectorOption(o.tau, n, "--tau").transpose();
+    const Eigen::MatrixXd U = tau.replicate(static_cast<Eigen::Index>(o.steps), 1);
+    const dc::RolloutResult res = c.rollout(m.model_id, x0, {U}, r);
+    const Eigen::MatrixXd& states = res.states.at(0);
+    if (format == Format::Json) {
+      doc["dt"] = o.dt;
+      doc["states"] = matrixJson(states);
+      if (o.linearize) {
+        ojson a = ojson::array(), b = ojson::array();
+        for (const auto& x : res.A.at(0)) a.push_back(matrixJson(x));
+        for (const auto& x : res.B.at(0)) b.push_back(matrixJson(x));
+        doc["A"] = a;
+        doc["B"] = b;
+      }
+      out << doc.dump(2) << '\n';
+      return 0;
+    }
+    out << "step";
+    for (int j = 0; j < n; ++j) out << ",q" << j;
+    for (int j = 0; j < n; ++j) out << ",qd" << j;
+    out << '\n';
+    for (Eigen::Index t = 0; t < states.rows(); ++t) {
+      out << t;
+      for (Eigen::Index j = 0; j < states.cols(); ++j) out << ',' << full(states(t, j));
+      out << '\n';
+    }
+    return 0;
+  }
+  const unsigned fields = command == "derivatives" ? (o.of == "fd" ? kQ | kQd | kTau : kQ | kQd | kQdd) : kQ;
+  const std::vector<State> states = readStateOptions(o, n, fields);
+  const Eigen::MatrixXd Q = stack(states, &State::q, n);
+  ojson list = ojson::array();
+  std::vector<std::vector<std::pair<std::string, Eigen::MatrixXd>>> blocks(states.size());
+  if (command == "fk" || command == "jacobian") {
+    dc::KinematicsOptions k;
+    k.link = o.link;
+    if (!o.point.empty()) k.point = vectorOption(o.point, 3, "--point");
+    k.reference = o.local ? dc::Reference::Local : dc::Reference::Base;
+    k.jacobian = command == "jacobian";
+    const dc::KinematicsResult res = c.kinematics(m.model_id, Q, k);
+    for (std::size_t s = 0; s < states.size(); ++s) {
+      blocks[s].emplace_back("rotation", res.rotation[s]);
+      blocks[s].emplace_back("origin", res.origin.row(static_cast<Eigen::Index>(s)));
+      if (k.jacobian) blocks[s].emplace_back("jacobian", res.jacobian[s]);
+    }
+  } else {
+    const Eigen::MatrixXd Qd = stack(states, &State::qd, n);
+    if (o.of == "fd") {
+      const auto res = c.forwardDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::tau, n));
+      for (std::size_t s = 0; s < states.size(); ++s) {
+        blocks[s] = {{"dqdd_dq", res.dqdd_dq[s]},
+                     {"dqdd_dqd", res.dqdd_dqd[s]},
+                     {"dqdd_dtau", res.dqdd_dtau[s]},
+                     {"qdd", res.qdd.row(static_cast<Eigen::Index>(s))}};
+      }
+    } else {
+      const auto res = c.inverseDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::qdd, n));
+      for (std::size_t s = 0; s < states.size(); ++s) {
+        blocks[s] = {{"dtau_dq", res.dtau_dq[s]},
+                     {"dtau_dqd", res.dtau_dqd[s]},
+                     {"tau", res.tau.row(static_cast<Eigen::Index>(s))}};
+      }
+    }
+  }
+  for (std::size_t s = 0; s < states.size(); ++s) {
+    if (format == Format::Json) {
+      ojson state = ojson::object();
+      for (const auto& [name, mat] : blocks[s])
+        state[name] = mat.rows() == 1 ? matrixJson(mat)[0] : matrixJson(mat);
+      list.push_back(state);
+    } else {
+      if (states.size() > 1) out << (format == Format::Csv ? "# state " : "state ") << s << '\n';
+      for (const auto& [name, mat] : blocks[s]) writeMatrix(out, name, mat, format);
+    }
+  }
+  if (format == Format::Json) {
+    doc["states"] = list;
+    out << doc.dump(2) << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 
 int runRemote(const Options& o, const std::string& command) {
@@ -332,6 +451,38 @@ int runRemote(const Options& o, const std::string& command) {
         out << m.model_id << "  " << m.dof << " dof  " << m.source << (m.pinned ? " (built in)" : "") << "  "
             << m.name << '\n';
       }
+    }
+    return 0;
+  }
+  if (command == "info") {
+    const dc::ServerInfo s = c.serverInfo();
+    if (format == Format::Json) {
+      ojson doc = ojson::object();
+      doc["server"] = o.server;
+      doc["version"] = s.version;
+      doc["proto_package"] = s.proto_package;
+      doc["max_dof"] = s.max_dof;
+      doc["max_states"] = s.max_states;
+      doc["max_receive_message_bytes"] = s.max_receive_message_bytes;
+      doc["max_send_message_bytes"] = s.max_send_message_bytes;
+      doc["max_streams"] = s.max_streams;
+      doc["tokens_required"] = s.tokens_required;
+      out << doc.dump(2) << '\n';
+    } else if (format == Format::Csv) {
+      out << "version,proto_package,max_dof,max_states,max_receive_message_bytes,max_send_message_bytes,"
+             "max_streams,tokens_required\n"
+          << s.version << ',' << s.proto_package << ',' << s.max_dof << ',' << s.max_states << ','
+          << s.max_receive_message_bytes << ',' << s.max_send_message_bytes << ',' << s.max_streams << ','
+          << (s.tokens_required ? 1 : 0) << '\n';
+    } else {
+      out << "server:         " << o.server << '\n'
+          << "version:        denocd " << s.version << " (" << s.proto_package << ")\n"
+          << "max dof:        " << s.max_dof << '\n'
+          << "max states:     " << s.max_states << " per call\n"
+          << "max message:    " << s.max_receive_message_bytes << " bytes in, " << s.max_send_message_bytes
+          << " bytes out\n"
+          << "max streams:    " << s.max_streams << '\n'
+          << "tokens:         " << (s.tokens_required ? "required" : "not required") << '\n';
     }
     return 0;
   }
@@ -391,6 +542,8 @@ int runRemote(const Options& o, const std::string& command) {
     return 0;
   }
   if (command == "simulate") return simulateRemote(c, o, m);
+  if (command == "fk" || command == "jacobian" || command == "derivatives" || command == "rollout")
+    return planningRemote(c, o, m, command, format);
   if (command == "bench") return benchRemote(c, o, m, format);
 
   const int n = m.dof;

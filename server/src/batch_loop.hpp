@@ -1,6 +1,7 @@
-// The one loop over the states of a batch in denocd (to be replaced by the core's batch engine): small
-// batches on the calling thread with its cached workspace, large ones in chunks over the batch pool, a stop
-// condition polled between states.
+// The loop over the states of the planning RPCs' batches (Kinematics, Derivatives: the core's
+// planning_batch.hpp functions take no stop condition yet), and the per-thread workspace of Stream
+// messages. Inverse dynamics, forward dynamics and the full factor run on the core's batch engine
+// (batch.hpp) instead.
 #pragma once
 
 #include <cstddef>

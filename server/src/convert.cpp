@@ -12,29 +12,34 @@ namespace denoc::server {
 
 using VecX = Eigen::VectorXd;
 
-void copyRowMajor(const Eigen::MatrixXd& m, double* out) {
-  const Eigen::Index n = m.rows();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index j = 0; j < n; ++j) out[i * n + j] = m(i, j);
-  }
-}
-
 double* resized(google::protobuf::RepeatedField<double>* field, std::uint64_t n) {
   field->Resize(static_cast<int>(n), 0.0);
   return field->mutable_data();
 }
 
+ForwardRoute forwardRoute(v1::ForwardRoute route) {
+  switch (route) {
+    case v1::FORWARD_ROUTE_CHOLESKY:
+      return ForwardRoute::Cholesky;
+    case v1::FORWARD_ROUTE_FIXMAN:
+      return ForwardRoute::Fixman;
+    default:
+      return ForwardRoute::Saha;
+  }
+}
+
 const VecX& forwardDynamicsBy(v1::ForwardRoute route, const Model& m, Data& d,
                               const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& qd,
                               const Eigen::Ref<const VecX>& tau) {
-  switch (route) {
-    case v1::FORWARD_ROUTE_CHOLESKY:
+  switch (forwardRoute(route)) {
+    case ForwardRoute::Cholesky:
       return forwardDynamicsCholesky(m, d, q, qd, tau);
-    case v1::FORWARD_ROUTE_FIXMAN:
+    case ForwardRoute::Fixman:
       return forwardDynamicsFixman(m, d, q, qd, tau);
-    default:
-      return forwardDynamics(m, d, q, qd, tau);
+    case ForwardRoute::Saha:
+      break;
   }
+  return forwardDynamics(m, d, q, qd, tau);
 }
 
 SimulationOptions toSimulationOptions(const v1::SimulateRequest& req, int n) {

@@ -22,11 +22,12 @@ void setHeader(Response& resp, const Entry& entry) {
   *resp.mutable_gravity() = entry.info.gravity();
 }
 
-/// An n x n matrix written row-major to out (n * n values).
-void copyRowMajor(const Eigen::MatrixXd& m, double* out);
-
 /// The field resized to n values (zeros), its storage returned for the answer to be written in place.
 double* resized(google::protobuf::RepeatedField<double>* field, std::uint64_t n);
+
+/// The core's forward-dynamics route of a request's route (the one mapping; the route must be valid:
+/// checkRoute; FORWARD_ROUTE_SAHA and the unset value are Saha's O(n) route).
+ForwardRoute forwardRoute(v1::ForwardRoute route);
 
 /// qdd by the requested route (SAHA, FIXMAN or CHOLESKY; the route must be valid: checkRoute).
 const Eigen::VectorXd& forwardDynamicsBy(v1::ForwardRoute route, const Model& m, Data& d,

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "batch_loop.hpp"
 #include "convert.hpp"
@@ -10,9 +12,11 @@
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/version.hpp"
 #include "errors.hpp"
 #include "log.hpp"
 #include "model_source.hpp"
+#include "planning_validate.hpp"
 
 namespace denoc::server {
 
@@ -25,6 +29,13 @@ using Wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
 
 std::int64_t nanosSince(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+/// The core batch engine's options for a call: its stop condition (cancellation and deadline).
+BatchOptions batchOptions(const StopCondition& stop) {
+  BatchOptions o;
+  o.stop = &stop;
+  return o;
 }
 
 // room in an answer for everything but its models (the page token, framing)
@@ -91,30 +102,33 @@ void Handlers::deleteModel(const Caller& caller, const v1::DeleteModelRequest& r
                caller.authenticated ? " (by " + escaped(caller.principal) + ")" : "");
 }
 
+void Handlers::serverInfo(const Caller& caller, const v1::GetServerInfoRequest&,
+                          v1::GetServerInfoResponse& resp) {
+  resp.set_version(DENOC_VERSION_STRING);
+  resp.set_proto_package(v1::GetServerInfoRequest::descriptor()->file()->package());
+  resp.set_max_dof(limits_.max_dof);
+  resp.set_max_states(limits_.max_states);
+  resp.set_max_receive_message_bytes(limits_.max_message_bytes);
+  resp.set_max_send_message_bytes(limits_.max_message_bytes);
+  resp.set_max_streams(static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(admission_.bounds().streams, std::numeric_limits<std::uint32_t>::max())));
+  resp.set_tokens_required(caller.authenticated);
+}
+
 std::uint64_t Handlers::inverseDynamics(const Caller& caller, const v1::InverseDynamicsRequest& req,
                                         v1::InverseDynamicsResponse& resp, const StopCondition& stop) {
   const BatchInput in = validateInverseDynamics(registry_, limits_, req);
   const Admission::Ticket ticket = admission_.admitStates(caller.principal, in.count);
-  const Model& m = *in.entry->model;
+  // a payload: this call's own copy of the model (planning_validate.hpp)
+  const std::shared_ptr<const Model> model =
+      modelWithPayload(in.entry->model, req.has_payload(), req.payload());
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
   resp.set_dof(req.dof());
   double* out = resized(resp.mutable_tau(), in.total);
-  const bool wrench = req.tip_wrench_size() != 0;
-  const Eigen::Index n = m.n;
   const auto t0 = Clock::now();
-  forEachState(
-      pool_, in.entry->model, in.count, workspaces_,
-      [&](std::uint32_t k, Data& d) {
-        const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
-        const CMap q(req.q().data() + o, n), qd(req.qd().data() + o, n), qdd(req.qdd().data() + o, n);
-        const VecX& tau =
-            wrench ? denoc::inverseDynamics(m, d, q, qd, qdd,
-                                            Wrench(req.tip_wrench().data() + 6 * static_cast<std::size_t>(k)))
-                   : denoc::inverseDynamics(m, d, q, qd, qdd);
-        Eigen::Map<VecX>(out + o, n) = tau;
-      },
-      stop);
+  inverseDynamicsBatch(*pool_, model, in.count, req.q().data(), req.qd().data(), req.qdd().data(), out,
+                       req.tip_wrench_size() != 0 ? req.tip_wrench().data() : nullptr, batchOptions(stop));
   resp.set_compute_time_ns(nanosSince(t0));
   return in.count;
 }
@@ -123,22 +137,17 @@ std::uint64_t Handlers::forwardDynamics(const Caller& caller, const v1::ForwardD
                                         v1::ForwardDynamicsResponse& resp, const StopCondition& stop) {
   const BatchInput in = validateForwardDynamics(registry_, limits_, req);
   const Admission::Ticket ticket = admission_.admitStates(caller.principal, in.count);
-  const Model& m = *in.entry->model;
+  // a payload: this call's own copy of the model (planning_validate.hpp)
+  const std::shared_ptr<const Model> model =
+      modelWithPayload(in.entry->model, req.has_payload(), req.payload());
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
   resp.set_dof(req.dof());
   resp.set_route(req.route());
   double* out = resized(resp.mutable_qdd(), in.total);
-  const Eigen::Index n = m.n;
   const auto t0 = Clock::now();
-  forEachState(
-      pool_, in.entry->model, in.count, workspaces_,
-      [&](std::uint32_t k, Data& d) {
-        const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
-        const CMap q(req.q().data() + o, n), qd(req.qd().data() + o, n), tau(req.tau().data() + o, n);
-        Eigen::Map<VecX>(out + o, n) = forwardDynamicsBy(req.route(), m, d, q, qd, tau);
-      },
-      stop);
+  forwardDynamicsBatch(*pool_, model, forwardRoute(req.route()), in.count, req.q().data(), req.qd().data(),
+                       req.tau().data(), out, batchOptions(stop));
   resp.set_compute_time_ns(nanosSince(t0));
   return in.count;
 }
@@ -147,7 +156,9 @@ std::uint64_t Handlers::fullFactor(const Caller& caller, const v1::FullFactorReq
                                    v1::FullFactorResponse& resp, const StopCondition& stop) {
   const BatchInput in = validateFullFactor(registry_, limits_, req);
   const Admission::Ticket ticket = admission_.admitStates(caller.principal, in.count);
-  const Model& m = *in.entry->model;
+  // a payload: this call's own copy of the model (planning_validate.hpp)
+  const std::shared_ptr<const Model> model =
+      modelWithPayload(in.entry->model, req.has_payload(), req.payload());
   const std::uint64_t square = in.total * req.dof();
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
@@ -160,25 +171,9 @@ std::uint64_t Handlers::fullFactor(const Caller& caller, const v1::FullFactorReq
   double* C = req.convective() ? resized(resp.mutable_convective(), square) : nullptr;
   double* bias = req.bias() ? resized(resp.mutable_bias(), in.total) : nullptr;
   double* grav = req.gravity_torque() ? resized(resp.mutable_gravity_torque(), in.total) : nullptr;
-  const Eigen::Index n = m.n;
   const auto t0 = Clock::now();
-  forEachState(
-      pool_, in.entry->model, in.count, workspaces_,
-      [&](std::uint32_t k, Data& d) {
-        const std::size_t o = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
-        const std::size_t oo = o * static_cast<std::size_t>(n);
-        const CMap q(req.q().data() + o, n);
-        computeFullFactor(m, d, q);
-        copyRowMajor(d.M, I + oo);
-        copyRowMajor(d.U, U + oo);
-        Eigen::Map<VecX>(D + o, n) = d.D;
-        logdet[k] = d.log_det;
-        if (Minv) copyRowMajor(computeInverseInertia(m, d, q), Minv + oo);
-        if (C) copyRowMajor(computeConvectiveMatrix(m, d, q, CMap(req.qd().data() + o, n)), C + oo);
-        if (bias) Eigen::Map<VecX>(bias + o, n) = computeBias(m, d, q, CMap(req.qd().data() + o, n));
-        if (grav) Eigen::Map<VecX>(grav + o, n) = computeGravity(m, d, q);
-      },
-      stop);
+  fullFactorBatch(*pool_, model, in.count, req.q().data(), (C || bias) ? req.qd().data() : nullptr,
+                  FullFactorBatchOutput{I, U, D, logdet, Minv, C, bias, grav}, batchOptions(stop));
   resp.set_compute_time_ns(nanosSince(t0));
   return in.count;
 }
@@ -239,9 +234,24 @@ void StreamSession::answer(const v1::StreamRequest& req, v1::StreamResponse& res
   resp.set_sequence(req.sequence());
   ++messages_;
   if (req.computation() == v1::COMPUTATION_ECHO) return;
-  const Model& m = *entry_->model;
+  const Model* model = entry_->model.get();
+  Data* data = nullptr;
+  if (req.has_payload()) {
+    // the model with this payload, kept while the messages send the same one
+    std::string key = entry_->id + req.payload().SerializeAsString();
+    if (key != payload_key_) {
+      payload_model_ = modelWithPayload(entry_->model, true, req.payload());
+      payload_data_ = std::make_unique<Data>(*payload_model_);
+      payload_key_ = std::move(key);
+    }
+    model = payload_model_.get();
+    data = payload_data_.get();
+  } else {
+    data = &workspace(entry_->model, workspaces_);
+  }
+  const Model& m = *model;
+  Data& d = *data;
   setHeader(resp, *entry_);
-  Data& d = workspace(entry_->model, workspaces_);
   const auto t0 = Clock::now();
   const CMap q(req.q().data(), m.n), qd(req.qd().data(), m.n);
   const VecX* result;

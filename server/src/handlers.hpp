@@ -29,9 +29,15 @@ struct Caller {
 
 class Handlers {
  public:
-  /// pool: where large batches are split over cores (null: every batch on the calling thread).
+  /// pool: the core's batch engine, where batches are split over cores and SIMD lanes (null: a pool of the
+  /// calling thread alone).
   Handlers(Registry& registry, Limits limits, Admission& admission, BatchPool* pool, std::size_t workspaces)
-      : registry_(registry), limits_(limits), admission_(admission), pool_(pool), workspaces_(workspaces) {}
+      : registry_(registry),
+        limits_(limits),
+        admission_(admission),
+        own_pool_(pool ? nullptr : std::make_unique<BatchPool>(1)),
+        pool_(pool ? pool : own_pool_.get()),
+        workspaces_(workspaces) {}
 
   Registry& registry() { return registry_; }
   const Limits& limits() const { return limits_; }
@@ -48,6 +54,18 @@ class Handlers {
   /// Removes the model from the cache and the store; with access control only its owner may.
   void deleteModel(const Caller& caller, const v1::DeleteModelRequest& req, v1::DeleteModelResponse& resp);
 
+  /// The version and the limits this server enforces; tokens_required when the caller had to show one.
+  void serverInfo(const Caller& caller, const v1::GetServerInfoRequest& req, v1::GetServerInfoResponse& resp);
+
+  /// The planners' RPCs (planning_handlers.cpp): kinematics and derivatives return the states computed,
+  /// rollout the steps (count * steps); `stop` is polled between states (rollouts: between steps).
+  std::uint64_t kinematics(const Caller& caller, const v1::KinematicsRequest& req,
+                           v1::KinematicsResponse& resp, const StopCondition& stop);
+  std::uint64_t derivatives(const Caller& caller, const v1::DerivativesRequest& req,
+                            v1::DerivativesResponse& resp, const StopCondition& stop);
+  std::uint64_t rollout(const Caller& caller, const v1::RolloutRequest& req, v1::RolloutResponse& resp,
+                        const StopCondition& stop);
+
   /// The batch RPCs: return the states computed; `stop` is polled between states.
   std::uint64_t inverseDynamics(const Caller& caller, const v1::InverseDynamicsRequest& req,
                                 v1::InverseDynamicsResponse& resp, const StopCondition& stop);
@@ -60,7 +78,8 @@ class Handlers {
   Registry& registry_;
   Limits limits_;
   Admission& admission_;
-  BatchPool* pool_;
+  std::unique_ptr<BatchPool> own_pool_;  // a pool of the calling thread alone when none is given
+  BatchPool* pool_;                      // never null
   std::size_t workspaces_;
 };
 
@@ -108,6 +127,9 @@ class StreamSession {
   Registry& registry_;
   std::size_t workspaces_;
   std::shared_ptr<const Entry> entry_;
+  std::string payload_key_;  // model id and payload of payload_model_
+  std::shared_ptr<const Model> payload_model_;
+  std::unique_ptr<Data> payload_data_;
   std::uint64_t messages_ = 0;
   std::uint64_t computed_ = 0;
 };

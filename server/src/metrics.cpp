@@ -18,9 +18,10 @@
 namespace denoc::server {
 
 const char* rpcName(Rpc rpc) {
-  static constexpr const char* names[kRpcCount] = {"RegisterModel", "GetModel",        "ListModels",
-                                                   "DeleteModel",   "InverseDynamics", "ForwardDynamics",
-                                                   "FullFactor",    "Simulate",        "Stream"};
+  static constexpr const char* names[kRpcCount] = {
+      "RegisterModel",   "GetModel",    "ListModels", "DeleteModel", "InverseDynamics",
+      "ForwardDynamics", "FullFactor",  "Simulate",   "Stream",      "GetServerInfo",
+      "Kinematics",      "Derivatives", "Rollout"};
   return names[static_cast<std::size_t>(rpc)];
 }
 

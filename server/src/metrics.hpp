@@ -35,8 +35,12 @@ enum class Rpc {
   FullFactor,
   Simulate,
   Stream,
+  GetServerInfo,
+  Kinematics,
+  Derivatives,
+  Rollout,
 };
-inline constexpr std::size_t kRpcCount = 9;
+inline constexpr std::size_t kRpcCount = 13;
 const char* rpcName(Rpc rpc);
 
 /// What the scrape reads from the registry, the store and the admission control.

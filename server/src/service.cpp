@@ -194,6 +194,43 @@ grpc::ServerUnaryReactor* DynamicsService::FullFactor(grpc::CallbackServerContex
       });
 }
 
+grpc::ServerUnaryReactor* DynamicsService::GetServerInfo(grpc::CallbackServerContext* ctx,
+                                                         const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
+  return serve<v1::GetServerInfoRequest, v1::GetServerInfoResponse>(
+      s_, Rpc::GetServerInfo, ctx, in, out,
+      [](Handlers& h, const Caller& c, const auto& q, auto& a, const auto&) {
+        h.serverInfo(c, q, a);
+        return std::uint64_t{0};
+      });
+}
+
+grpc::ServerUnaryReactor* DynamicsService::Kinematics(grpc::CallbackServerContext* ctx,
+                                                      const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
+  return serve<v1::KinematicsRequest, v1::KinematicsResponse>(
+      s_, Rpc::Kinematics, ctx, in, out,
+      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
+        return h.kinematics(c, q, a, stop);
+      });
+}
+
+grpc::ServerUnaryReactor* DynamicsService::Derivatives(grpc::CallbackServerContext* ctx,
+                                                       const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
+  return serve<v1::DerivativesRequest, v1::DerivativesResponse>(
+      s_, Rpc::Derivatives, ctx, in, out,
+      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
+        return h.derivatives(c, q, a, stop);
+      });
+}
+
+grpc::ServerUnaryReactor* DynamicsService::Rollout(grpc::CallbackServerContext* ctx,
+                                                   const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
+  return serve<v1::RolloutRequest, v1::RolloutResponse>(
+      s_, Rpc::Rollout, ctx, in, out,
+      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
+        return h.rollout(c, q, a, stop);
+      });
+}
+
 grpc::ServerWriteReactor<grpc::ByteBuffer>* DynamicsService::Simulate(grpc::CallbackServerContext* ctx,
                                                                       const grpc::ByteBuffer* in) {
   return new SimulateReactor(s_, ctx, in);

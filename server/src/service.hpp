@@ -15,20 +15,29 @@ using RawDynamics = v1::Dynamics::WithRawCallbackMethod_RegisterModel<
     v1::Dynamics::WithRawCallbackMethod_GetModel<v1::Dynamics::WithRawCallbackMethod_ListModels<
         v1::Dynamics::WithRawCallbackMethod_DeleteModel<v1::Dynamics::WithRawCallbackMethod_InverseDynamics<
             v1::Dynamics::WithRawCallbackMethod_ForwardDynamics<
-                v1::Dynamics::WithRawCallbackMethod_FullFactor<v1::Dynamics::WithRawCallbackMethod_Simulate<
-                    v1::Dynamics::WithRawCallbackMethod_Stream<v1::Dynamics::Service>>>>>>>>>;
+                v1::Dynamics::WithRawCallbackMethod_FullFactor<
+                    v1::Dynamics::WithRawCallbackMethod_Simulate<v1::Dynamics::WithRawCallbackMethod_Stream<
+                        v1::Dynamics::WithRawCallbackMethod_GetServerInfo<
+                            v1::Dynamics::WithRawCallbackMethod_Kinematics<
+                                v1::Dynamics::WithRawCallbackMethod_Derivatives<
+                                    v1::Dynamics::WithRawCallbackMethod_Rollout<
+                                        v1::Dynamics::Service>>>>>>>>>>>>>;
 
 class DynamicsService final : public RawDynamics {
  public:
   explicit DynamicsService(ServiceContext& s) : s_(s) {}
   // the generated synchronous versions (never called: they abort), named so that they are not hidden
   using RawDynamics::DeleteModel;
+  using RawDynamics::Derivatives;
   using RawDynamics::ForwardDynamics;
   using RawDynamics::FullFactor;
   using RawDynamics::GetModel;
+  using RawDynamics::GetServerInfo;
   using RawDynamics::InverseDynamics;
+  using RawDynamics::Kinematics;
   using RawDynamics::ListModels;
   using RawDynamics::RegisterModel;
+  using RawDynamics::Rollout;
   using RawDynamics::Simulate;
   using RawDynamics::Stream;
 
@@ -46,6 +55,14 @@ class DynamicsService final : public RawDynamics {
                                             grpc::ByteBuffer* out) override;
   grpc::ServerUnaryReactor* FullFactor(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
                                        grpc::ByteBuffer* out) override;
+  grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
+                                          grpc::ByteBuffer* out) override;
+  grpc::ServerUnaryReactor* Kinematics(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
+                                       grpc::ByteBuffer* out) override;
+  grpc::ServerUnaryReactor* Derivatives(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
+                                        grpc::ByteBuffer* out) override;
+  grpc::ServerUnaryReactor* Rollout(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
+                                    grpc::ByteBuffer* out) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Simulate(grpc::CallbackServerContext* ctx,
                                                        const grpc::ByteBuffer* in) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Stream(

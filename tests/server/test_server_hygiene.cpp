@@ -174,7 +174,8 @@ TEST(ServerHygiene, LongNamesGiveInvalidArgumentWithACutMessage) {
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << st.error_message().substr(0, 300);
   EXPECT_LE(st.error_message().size(), 1024u + 32u);
   EXPECT_NE(st.error_message().find("aaaaaaaaaaaaaaaa"), std::string::npos) << st.error_message();
-  EXPECT_NE(st.error_message().find("longer than the limit of 256 bytes"), std::string::npos) << st.error_message();
+  EXPECT_NE(st.error_message().find("longer than the limit of 256 bytes"), std::string::npos)
+      << st.error_message();
   // the server is fine and the log line is bounded too
   v1::ListModelsResponse list;
   EXPECT_EQ(stub->ListModels(context().get(), {}, &list).error_code(), grpc::StatusCode::OK);

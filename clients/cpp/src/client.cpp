@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -70,6 +71,38 @@ void expectSize(int got, std::int64_t want, const char* field, const char* call)
                     std::to_string(want),
                 call);
   }
+}
+
+// A matrix's rows [first, first + size), or the empty matrix as it is (an absent optional input).
+Eigen::MatrixXd rowsOf(const Eigen::MatrixXd& m, Eigen::Index first, Eigen::Index size) {
+  return m.size() == 0 ? m : Eigen::MatrixXd(m.middleRows(first, size));
+}
+
+// The parts' rows one after the other (the empty matrix when the parts are empty).
+Eigen::MatrixXd stackRows(const std::vector<Eigen::MatrixXd>& parts) {
+  Eigen::Index rows = 0, cols = 0;
+  for (const auto& p : parts) {
+    rows += p.rows();
+    cols = std::max(cols, p.cols());
+  }
+  if (rows == 0) return {};
+  Eigen::MatrixXd out(rows, cols);
+  Eigen::Index at = 0;
+  for (const auto& p : parts) {
+    if (p.rows() == 0) continue;
+    out.middleRows(at, p.rows()) = p;
+    at += p.rows();
+  }
+  return out;
+}
+
+// The answer of a split batch: the first part's model and gravity, the parts' compute times summed.
+void joinInfo(AnswerInfo& into, const AnswerInfo& part, bool first) {
+  if (first) {
+    into.model_id = part.model_id;
+    into.gravity = part.gravity;
+  }
+  into.compute_time += part.compute_time;
 }
 
 std::vector<Eigen::MatrixXd> matrices(const google::protobuf::RepeatedField<double>& f, int count, int dof,
@@ -245,6 +278,7 @@ void Client::retarget(const std::string& target) {
   options_.target = target;
   channel_ = std::move(channel);
   stub_ = std::move(stub);
+  max_states_.reset();  // another server, perhaps other limits
 }
 
 bool Client::waitForConnected(std::chrono::milliseconds timeout) const {
@@ -385,13 +419,80 @@ ModelInfo Client::getModel(const std::string& model_id) {
 }
 
 std::vector<ModelInfo> Client::listModels() {
-  v1::ListModelsResponse response;
-  call("ListModels", {}, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
-    response.Clear();
-    return stub.ListModels(&ctx, v1::ListModelsRequest(), &response);
-  });
   std::vector<ModelInfo> out;
-  for (const auto& m : response.models()) out.push_back(convert::modelInfo(m));
+  v1::ListModelsRequest request;
+  do {
+    v1::ListModelsResponse response;
+    call("ListModels", {}, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+      response.Clear();
+      return stub.ListModels(&ctx, request, &response);
+    });
+    for (const auto& m : response.models()) out.push_back(convert::modelInfo(m));
+    if (!response.next_page_token().empty() && response.next_page_token() <= request.page_token()) {
+      throw Error(grpc::StatusCode::INTERNAL, "the server's next_page_token does not advance", "ListModels");
+    }
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  return out;
+}
+
+ModelInfo Client::findModel(const std::string& name) {
+  std::vector<ModelInfo> hits;
+  for (ModelInfo& m : listModels()) {
+    if (m.name == name) hits.push_back(std::move(m));
+  }
+  if (hits.size() == 1) return hits.front();
+  if (hits.empty()) {
+    throw Error(grpc::StatusCode::NOT_FOUND, "no model named '" + name + "' on " + options_.target,
+                "ListModels");
+  }
+  std::string ids;
+  for (const auto& m : hits) ids += (ids.empty() ? "" : ", ") + m.model_id;
+  throw Error(grpc::StatusCode::FAILED_PRECONDITION,
+              std::to_string(hits.size()) + " models are named '" + name + "'; give the id: " + ids,
+              "ListModels");
+}
+
+ServerInfo Client::serverInfo() {
+  v1::GetServerInfoResponse response;
+  call("GetServerInfo", {}, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.GetServerInfo(&ctx, v1::GetServerInfoRequest(), &response);
+  });
+  ServerInfo s;
+  s.version = response.version();
+  s.proto_package = response.proto_package();
+  s.max_dof = response.max_dof();
+  s.max_states = response.max_states();
+  s.max_receive_message_bytes = response.max_receive_message_bytes();
+  s.max_send_message_bytes = response.max_send_message_bytes();
+  s.max_streams = response.max_streams();
+  s.tokens_required = response.tokens_required();
+  return s;
+}
+
+std::uint32_t Client::maxStates() {
+  {
+    std::lock_guard lock(mutex_);
+    if (max_states_) return *max_states_;
+  }
+  std::uint32_t limit = 0;
+  try {
+    limit = serverInfo().max_states;
+  } catch (const Error& e) {
+    if (e.code() != grpc::StatusCode::UNIMPLEMENTED) throw;  // a server without GetServerInfo: no split
+  }
+  std::lock_guard lock(mutex_);
+  max_states_ = limit;
+  return limit;
+}
+
+std::vector<std::pair<Eigen::Index, Eigen::Index>> Client::chunks(Eigen::Index rows) {
+  const Eigen::Index limit = rows > 1 ? static_cast<Eigen::Index>(maxStates()) : 0;
+  if (limit == 0 || rows <= limit) return {{0, rows}};
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> out;
+  for (Eigen::Index first = 0; first < rows; first += limit)
+    out.emplace_back(first, std::min(limit, rows - first));
   return out;
 }
 
@@ -408,6 +509,22 @@ void Client::deleteModel(const std::string& model_id) {
 InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                       const Eigen::MatrixXd& tip_wrench) {
+  const auto parts = Qd.rows() == Q.rows() && Qdd.rows() == Q.rows() &&
+                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
+                         ? chunks(Q.rows())
+                         : decltype(chunks(0)){{0, Q.rows()}};  // a shape the server refuses: as it is
+  if (parts.size() > 1) {
+    InverseDynamicsResult r;
+    std::vector<Eigen::MatrixXd> tau;
+    for (const auto& [first, size] : parts) {
+      InverseDynamicsResult p = idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+                                        Qdd.middleRows(first, size), rowsOf(tip_wrench, first, size));
+      joinInfo(r, p, tau.empty());
+      tau.push_back(std::move(p.tau));
+    }
+    r.tau = stackRows(tau);
+    return r;
+  }
   v1::InverseDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
@@ -431,6 +548,21 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
 
 ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_) {
+  const auto parts =
+      Qd.rows() == Q.rows() && Tau.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  if (parts.size() > 1) {
+    ForwardDynamicsResult r;
+    std::vector<Eigen::MatrixXd> qdd;
+    for (const auto& [first, size] : parts) {
+      ForwardDynamicsResult p = fdBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+                                        Tau.middleRows(first, size), route_);
+      joinInfo(r, p, qdd.empty());
+      r.route = p.route;
+      qdd.push_back(std::move(p.qdd));
+    }
+    r.qdd = stackRows(qdd);
+    return r;
+  }
   v1::ForwardDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
@@ -455,6 +587,32 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
 
 FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                      const FactorFlags& flags, const Eigen::MatrixXd& Qd) {
+  const auto parts =
+      Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  if (parts.size() > 1) {
+    FullFactorResult r;
+    std::vector<Eigen::MatrixXd> d, log_det, bias, gravity_torque;
+    const auto append = [](std::vector<Eigen::MatrixXd>& to, std::vector<Eigen::MatrixXd>& from) {
+      to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    };
+    for (const auto& [first, size] : parts) {
+      FullFactorResult p = factorBatch(model_id, Q.middleRows(first, size), flags, rowsOf(Qd, first, size));
+      joinInfo(r, p, d.empty());
+      append(r.inertia, p.inertia);
+      append(r.u, p.u);
+      append(r.convective, p.convective);
+      append(r.inverse, p.inverse);
+      d.push_back(std::move(p.d));
+      log_det.emplace_back(p.log_det);
+      bias.push_back(std::move(p.bias));
+      gravity_torque.push_back(std::move(p.gravity_torque));
+    }
+    r.d = stackRows(d);
+    r.log_det = stackRows(log_det);
+    r.bias = stackRows(bias);
+    r.gravity_torque = stackRows(gravity_torque);
+    return r;
+  }
   v1::FullFactorRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
@@ -687,6 +845,7 @@ Eigen::VectorXd StreamSession::inverseDynamics(const std::string& model_id, cons
   request.mutable_q()->Add(q.data(), q.data() + q.size());
   request.mutable_qd()->Add(qd.data(), qd.data() + qd.size());
   request.mutable_qdd()->Add(qdd.data(), qdd.data() + qdd.size());
+  if (payload_) *request.mutable_payload() = *payload_;
   const v1::StreamResponse r = exchange(std::move(request));
   if (info) fillInfo(*info, r);
   return vector(r.result());
@@ -701,6 +860,7 @@ Eigen::VectorXd StreamSession::forwardDynamics(const std::string& model_id, cons
   request.mutable_q()->Add(q.data(), q.data() + q.size());
   request.mutable_qd()->Add(qd.data(), qd.data() + qd.size());
   request.mutable_tau()->Add(tau.data(), tau.data() + tau.size());
+  if (payload_) *request.mutable_payload() = *payload_;
   request.set_route(wireRoute(route_));
   const v1::StreamResponse r = exchange(std::move(request));
   if (info) fillInfo(*info, r);
@@ -713,6 +873,200 @@ void StreamSession::close() {
   stream_->WritesDone();
   const grpc::Status status = stream_->Finish();
   if (!status.ok()) throw Error(status.error_code(), status.error_message(), "Stream");
+}
+
+}  // namespace denoc::client
+
+namespace denoc::client {
+
+namespace {
+
+void writePayload(v1::Payload* out, const Payload& p) {
+  out->set_mass(p.mass);
+  *out->mutable_com() = vec3(p.com);
+  v1::Inertia* i = out->mutable_inertia();
+  i->set_ixx(p.inertia(0, 0));
+  i->set_ixy(p.inertia(0, 1));
+  i->set_ixz(p.inertia(0, 2));
+  i->set_iyy(p.inertia(1, 1));
+  i->set_iyz(p.inertia(1, 2));
+  i->set_izz(p.inertia(2, 2));
+}
+
+// count matrices rows x cols from a row-major field (empty when the field is)
+std::vector<Eigen::MatrixXd> blocks(const google::protobuf::RepeatedField<double>& f, std::int64_t count,
+                                    int rows, int cols, const char* field, const char* call) {
+  std::vector<Eigen::MatrixXd> out;
+  if (f.empty()) return out;
+  expectSize(f.size(), count * rows * cols, field, call);
+  out.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k)
+    out.push_back(convert::rows(f.data() + k * rows * cols, rows, cols));
+  return out;
+}
+
+Eigen::MatrixXd rowsOrEmpty(const google::protobuf::RepeatedField<double>& f, int count, int cols,
+                            const char* field, const char* call) {
+  if (f.empty()) return {};
+  expectSize(f.size(), static_cast<std::int64_t>(count) * cols, field, call);
+  return convert::rows(f.data(), count, cols);
+}
+
+}  // namespace
+
+void StreamSession::setPayload(const std::optional<Payload>& payload) {
+  payload_.reset();
+  if (payload) writePayload(&payload_.emplace(), *payload);
+}
+
+KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                    const KinematicsOptions& o, const Eigen::MatrixXd& Qd) {
+  v1::KinematicsRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(Q.rows()));
+  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  convert::append(request.mutable_q(), Q);
+  convert::append(request.mutable_qd(), Qd);
+  request.set_link(o.link);
+  *request.mutable_point() = vec3(o.point);
+  request.set_reference(o.reference == Reference::Local ? v1::REFERENCE_FRAME_LOCAL
+                                                        : v1::REFERENCE_FRAME_BASE);
+  request.set_jacobian(o.jacobian);
+  request.set_jdot_qd(o.jdot_qd);
+  request.set_lambda(o.lambda);
+  request.set_lambda_rows(o.lambda_rows == TaskRows::Linear    ? v1::TASK_ROWS_LINEAR
+                          : o.lambda_rows == TaskRows::Angular ? v1::TASK_ROWS_ANGULAR
+                                                               : v1::TASK_ROWS_FULL);
+  request.set_all_frames(o.all_frames);
+  if (o.payload) writePayload(request.mutable_payload(), *o.payload);
+  v1::KinematicsResponse response;
+  call("Kinematics", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Kinematics(&ctx, request, &response);
+  });
+  KinematicsResult r;
+  fillInfo(r, response);
+  const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
+  const char* call = "Kinematics";
+  for (const auto& m : blocks(response.rotation(), count, 3, 3, "rotation", call)) r.rotation.emplace_back(m);
+  expectSize(response.rotation_size(), 9LL * count, "rotation", call);
+  r.origin = rowsOrEmpty(response.origin(), count, 3, "origin", call);
+  r.jacobian = blocks(response.jacobian(), count, 6, n, "jacobian", call);
+  r.jdot_qd = rowsOrEmpty(response.jdot_qd(), count, 6, "jdot_qd", call);
+  const int rr = o.lambda_rows == TaskRows::Full ? 6 : 3;
+  r.lambda = blocks(response.lambda(), count, rr, rr, "lambda", call);
+  if (!response.frame_rotations().empty()) {
+    const auto rot = blocks(response.frame_rotations(), static_cast<std::int64_t>(count) * (n + 1), 3, 3,
+                            "frame_rotations", call);
+    r.frame_origins = blocks(response.frame_origins(), count, n + 1, 3, "frame_origins", call);
+    for (int k = 0; k < count; ++k) {
+      r.frame_rotations.emplace_back();
+      for (int i = 0; i <= n; ++i)
+        r.frame_rotations.back().emplace_back(rot[static_cast<std::size_t>(k * (n + 1) + i)]);
+    }
+  }
+  return r;
+}
+
+DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                                     const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
+                                                     const std::optional<Payload>& payload,
+                                                     const Eigen::MatrixXd& tip_wrench) {
+  v1::DerivativesRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(Q.rows()));
+  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_of(v1::DERIVATIVE_OF_INVERSE_DYNAMICS);
+  convert::append(request.mutable_q(), Q);
+  convert::append(request.mutable_qd(), Qd);
+  convert::append(request.mutable_qdd(), Qdd);
+  convert::append(request.mutable_tip_wrench(), tip_wrench);
+  if (payload) writePayload(request.mutable_payload(), *payload);
+  v1::DerivativesResponse response;
+  call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Derivatives(&ctx, request, &response);
+  });
+  DerivativesResult r;
+  fillInfo(r, response);
+  const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
+  expectSize(response.dtau_dq_size(), static_cast<std::int64_t>(count) * n * n, "dtau_dq", "Derivatives");
+  r.dtau_dq = blocks(response.dtau_dq(), count, n, n, "dtau_dq", "Derivatives");
+  r.dtau_dqd = blocks(response.dtau_dqd(), count, n, n, "dtau_dqd", "Derivatives");
+  r.tau = rowsOrEmpty(response.tau(), count, n, "tau", "Derivatives");
+  return r;
+}
+
+DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                                     const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
+                                                     const std::optional<Payload>& payload,
+                                                     const Eigen::MatrixXd& tip_wrench) {
+  v1::DerivativesRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(Q.rows()));
+  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_of(v1::DERIVATIVE_OF_FORWARD_DYNAMICS);
+  convert::append(request.mutable_q(), Q);
+  convert::append(request.mutable_qd(), Qd);
+  convert::append(request.mutable_tau(), Tau);
+  convert::append(request.mutable_tip_wrench(), tip_wrench);
+  if (payload) writePayload(request.mutable_payload(), *payload);
+  v1::DerivativesResponse response;
+  call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Derivatives(&ctx, request, &response);
+  });
+  DerivativesResult r;
+  fillInfo(r, response);
+  const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
+  expectSize(response.dqdd_dq_size(), static_cast<std::int64_t>(count) * n * n, "dqdd_dq", "Derivatives");
+  r.dqdd_dq = blocks(response.dqdd_dq(), count, n, n, "dqdd_dq", "Derivatives");
+  r.dqdd_dqd = blocks(response.dqdd_dqd(), count, n, n, "dqdd_dqd", "Derivatives");
+  r.dqdd_dtau = blocks(response.dqdd_dtau(), count, n, n, "dqdd_dtau", "Derivatives");
+  r.qdd = rowsOrEmpty(response.qdd(), count, n, "qdd", "Derivatives");
+  return r;
+}
+
+RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
+                              const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options) {
+  v1::RolloutRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(X0.rows()));
+  request.set_dof(static_cast<std::uint32_t>(X0.cols() / 2));
+  request.set_steps(options.steps);
+  request.set_dt(options.dt);
+  request.set_scheme(options.scheme == StepScheme::SemiImplicitEuler ? v1::STEP_SCHEME_SEMI_IMPLICIT_EULER
+                                                                     : v1::STEP_SCHEME_RK4);
+  convert::append(request.mutable_x0(), X0);
+  for (const Eigen::MatrixXd& u : U) convert::append(request.mutable_u(), u);
+  request.set_shared_controls(U.size() == 1 && X0.rows() != 1);
+  request.set_linearize(options.linearize);
+  if (options.payload) writePayload(request.mutable_payload(), *options.payload);
+  v1::RolloutResponse response;
+  call("Rollout", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Rollout(&ctx, request, &response);
+  });
+  RolloutResult r;
+  fillInfo(r, response);
+  r.steps = response.steps();
+  const std::int64_t K = response.count(), T = response.steps();
+  const int n = static_cast<int>(response.dof()), x = 2 * n;
+  r.states = blocks(response.states(), K, static_cast<int>(T + 1), x, "states", "Rollout");
+  expectSize(response.states_size(), K * (T + 1) * x, "states", "Rollout");
+  const auto a = blocks(response.a(), K * T, x, x, "a", "Rollout");
+  const auto b = blocks(response.b(), K * T, x, n, "b", "Rollout");
+  if (!a.empty() && !b.empty()) {
+    r.A.resize(static_cast<std::size_t>(K));
+    r.B.resize(static_cast<std::size_t>(K));
+    for (std::int64_t k = 0; k < K; ++k) {
+      for (std::int64_t t = 0; t < T; ++t) {
+        r.A[static_cast<std::size_t>(k)].push_back(a[static_cast<std::size_t>(k * T + t)]);
+        r.B[static_cast<std::size_t>(k)].push_back(b[static_cast<std::size_t>(k * T + t)]);
+      }
+    }
+  }
+  return r;
 }
 
 }  // namespace denoc::client

@@ -9,6 +9,7 @@ import {
   fromVec3,
   integratorToProto,
   invalid,
+  payloadToProto,
   modelInfoFromProto,
   routeFromProto,
   routeToProto,
@@ -25,8 +26,15 @@ import type {
   CallOptions,
   ClientOptions,
   DHLink,
+  DerivativesInput,
+  ForwardDynamicsDerivatives,
   ForwardDynamicsInput,
   ForwardDynamicsResult,
+  InverseDynamicsDerivatives,
+  KinematicsInput,
+  KinematicsResult,
+  RolloutInput,
+  RolloutResult,
   FullFactorInput,
   FullFactorResult,
   InverseDynamicsInput,
@@ -36,7 +44,9 @@ import type {
   RegisteredModel,
   SimulateInput,
   SimulationBatch,
+  Numbers,
   Pem,
+  ServerInfo,
   TlsOptions,
   UrdfOptions,
 } from './types';
@@ -47,7 +57,38 @@ import type { SimulateRequest } from '../generated/denoc/v1/SimulateRequest';
 import type { SimulateResponse__Output } from '../generated/denoc/v1/SimulateResponse';
 import type { Vec3__Output } from '../generated/denoc/v1/Vec3';
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** The default deadline of a unary call, ms: the same in every denoc client. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** values[from, to) as a plain array (undefined stays undefined). */
+function slice(values: Numbers | undefined, from: number, to: number): number[] | undefined {
+  if (values === undefined) return undefined;
+  return Array.prototype.slice.call(values, from, to) as number[];
+}
+
+/** The arrays one after the other. */
+function concat(parts: readonly Float64Array[]): Float64Array {
+  const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The answer of a split batch: the first part's model and gravity, compute times and counts summed. */
+function joined(parts: readonly Answer[]): Answer {
+  const first = parts[0];
+  if (first === undefined) throw errorFor(Status.INTERNAL, 'a split batch without parts');
+  return {
+    modelId: first.modelId,
+    gravity: first.gravity,
+    computeTimeNs: parts.reduce((s, p) => s + p.computeTimeNs, 0),
+    count: parts.reduce((s, p) => s + p.count, 0),
+    dof: first.dof,
+  };
+}
 
 /** PEM bytes from a Buffer, PEM text or a file path; null when not given. */
 function pem(value: Pem | undefined): Buffer | null {
@@ -107,6 +148,7 @@ export class DenocClient {
   private readonly sources = new Map<string, RegisterModelRequest>();
   private readonly dofs = new Map<string, number>();
   private readonly inFlightRegistrations = new Map<string, Promise<void>>();
+  private maxStatesKnown: Promise<number> | undefined;
 
   /** `address`: host:port, e.g. '127.0.0.1:50051' (any grpc-js target, such as 'dns:///denoc:50051'). */
   /**
@@ -150,6 +192,7 @@ export class DenocClient {
   reconnect(address: string): void {
     const old = this.stub;
     this.stub = this.connect(address);
+    this.maxStatesKnown = undefined; // another server, perhaps other limits
     old.close();
   }
 
@@ -201,15 +244,82 @@ export class DenocClient {
     return this.withModel(modelId, () => this.describe(modelId, call));
   }
 
-  /** Every model the server holds (in memory and in its store), sorted by id. */
+  /** Every model the server holds (in memory and in its store), sorted by id (every page of ListModels). */
   async listModels(call?: CallOptions): Promise<ModelInfo[]> {
-    const res = await this.unary<{ models: Parameters<typeof modelInfoFromProto>[0][] }>(
-      (md, o, cb) => this.stub.ListModels({}, md, o, cb),
-      call,
-    );
-    const models = res.models.map((m) => modelInfoFromProto(m));
+    const models: ModelInfo[] = [];
+    let token = '';
+    for (;;) {
+      const pageToken = token;
+      const res = await this.unary<{ models: Parameters<typeof modelInfoFromProto>[0][]; next_page_token: string }>(
+        (md, o, cb) => this.stub.ListModels({ page_token: pageToken }, md, o, cb),
+        call,
+      );
+      models.push(...res.models.map((m) => modelInfoFromProto(m)));
+      if (res.next_page_token === '') break;
+      if (res.next_page_token <= token) throw errorFor(Status.INTERNAL, "the server's next_page_token does not advance");
+      token = res.next_page_token;
+    }
     for (const m of models) this.dofs.set(m.modelId, m.dof);
     return models;
+  }
+
+  /**
+   * The one model with this display name. Rejects with a NotFoundError when there is none and a
+   * FailedPreconditionError listing the ids when several models carry the name.
+   */
+  async findModel(name: string, call?: CallOptions): Promise<ModelInfo> {
+    const hits = (await this.listModels(call)).filter((m) => m.name === name);
+    const [first] = hits;
+    if (first === undefined) throw errorFor(Status.NOT_FOUND, `no model named '${name}'`);
+    if (hits.length > 1) {
+      throw errorFor(
+        Status.FAILED_PRECONDITION,
+        `${hits.length} models are named '${name}'; give the id: ${hits.map((m) => m.modelId).join(', ')}`,
+      );
+    }
+    return first;
+  }
+
+  // ---- the server ---------------------------------------------------------------------------------------
+
+  /** The server's version and limits (GetServerInfo; needs a token when tokens are on). */
+  async getServerInfo(call?: CallOptions): Promise<ServerInfo> {
+    const r = await this.unary<{
+      version: string;
+      proto_package: string;
+      max_dof: number;
+      max_states: number;
+      max_receive_message_bytes: number;
+      max_send_message_bytes: number;
+      max_streams: number;
+      tokens_required: boolean;
+    }>((md, o, cb) => this.stub.GetServerInfo({}, md, o, cb), call);
+    return {
+      version: r.version,
+      protoPackage: r.proto_package,
+      maxDof: r.max_dof,
+      maxStates: r.max_states,
+      maxReceiveMessageBytes: Number(r.max_receive_message_bytes),
+      maxSendMessageBytes: Number(r.max_send_message_bytes),
+      maxStreams: r.max_streams,
+      tokensRequired: r.tokens_required,
+    };
+  }
+
+  /** The server's maxStates, asked once and kept (0 for a server without GetServerInfo: no split). */
+  maxStates(call?: CallOptions): Promise<number> {
+    if (this.maxStatesKnown === undefined) {
+      const asked = this.getServerInfo(call).then(
+        (s) => s.maxStates,
+        (e: unknown) => {
+          if (e instanceof DenocError && e.code === Status.UNIMPLEMENTED) return 0;
+          this.maxStatesKnown = undefined; // ask again next time
+          throw e;
+        },
+      );
+      this.maxStatesKnown = asked;
+    }
+    return this.maxStatesKnown;
   }
 
   /**
@@ -250,6 +360,24 @@ export class DenocClient {
   inverseDynamics(modelId: string, input: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
     return this.withModel(modelId, async () => {
       const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof], [input.qdd, dof], [input.tipWrench, 6]], call);
+      if (parts.length > 1) {
+        const results: InverseDynamicsResult[] = [];
+        for (const [a, b] of parts) {
+          const part: InverseDynamicsInput = {
+            count: b - a,
+            dof,
+            q: slice(input.q, a * dof, b * dof) ?? [],
+            qd: slice(input.qd, a * dof, b * dof) ?? [],
+            qdd: slice(input.qdd, a * dof, b * dof) ?? [],
+          };
+          if (input.payload !== undefined) part.payload = input.payload;
+          const wrench = slice(input.tipWrench, 6 * a, 6 * b);
+          if (wrench !== undefined) part.tipWrench = wrench;
+          results.push(await this.inverseDynamics(modelId, part, call));
+        }
+        return { ...joined(results), tau: concat(results.map((r) => r.tau)) };
+      }
       const res = await this.unary<{ tau: number[] } & AnswerMsg>(
         (md, o, cb) =>
           this.stub.InverseDynamics(
@@ -261,6 +389,7 @@ export class DenocClient {
               qd: toArray(input.qd),
               qdd: toArray(input.qdd),
               tip_wrench: toArray(input.tipWrench),
+              payload: payloadToProto(input.payload),
             },
             md,
             o,
@@ -277,6 +406,24 @@ export class DenocClient {
     return this.withModel(modelId, async () => {
       const route = routeToProto(input.route);
       const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof], [input.tau, dof]], call);
+      if (parts.length > 1) {
+        const results: ForwardDynamicsResult[] = [];
+        for (const [a, b] of parts) {
+          const part: ForwardDynamicsInput = {
+            count: b - a,
+            dof,
+            q: slice(input.q, a * dof, b * dof) ?? [],
+            qd: slice(input.qd, a * dof, b * dof) ?? [],
+            tau: slice(input.tau, a * dof, b * dof) ?? [],
+          };
+          if (input.route !== undefined) part.route = input.route;
+          if (input.payload !== undefined) part.payload = input.payload;
+          results.push(await this.forwardDynamics(modelId, part, call));
+        }
+        const route0 = results[0]?.route ?? 'saha';
+        return { ...joined(results), qdd: concat(results.map((r) => r.qdd)), route: route0 };
+      }
       const res = await this.unary<{ qdd: number[]; route: string } & AnswerMsg>(
         (md, o, cb) =>
           this.stub.ForwardDynamics(
@@ -288,6 +435,7 @@ export class DenocClient {
               qd: toArray(input.qd),
               tau: toArray(input.tau),
               route,
+              payload: payloadToProto(input.payload),
             },
             md,
             o,
@@ -303,6 +451,36 @@ export class DenocClient {
   fullFactor(modelId: string, input: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
     return this.withModel(modelId, async () => {
       const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof]], call);
+      if (parts.length > 1) {
+        const results: FullFactorResult[] = [];
+        for (const [a, b] of parts) {
+          const part: FullFactorInput = { ...input, count: b - a, dof, q: slice(input.q, a * dof, b * dof) ?? [] };
+          const qd = slice(input.qd, a * dof, b * dof);
+          if (qd !== undefined) part.qd = qd;
+          results.push(await this.fullFactor(modelId, part, call));
+        }
+        const all = (pick: (r: FullFactorResult) => Float64Array | undefined): Float64Array | undefined => {
+          const arrays = results.map(pick);
+          return arrays.every((x): x is Float64Array => x !== undefined) ? concat(arrays) : undefined;
+        };
+        const result: FullFactorResult = {
+          ...joined(results),
+          inertia: concat(results.map((r) => r.inertia)),
+          u: concat(results.map((r) => r.u)),
+          d: concat(results.map((r) => r.d)),
+          logDet: concat(results.map((r) => r.logDet)),
+        };
+        const convective = all((r) => r.convective);
+        const bias = all((r) => r.bias);
+        const gravityTorque = all((r) => r.gravityTorque);
+        const inverse = all((r) => r.inverse);
+        if (convective) result.convective = convective;
+        if (bias) result.bias = bias;
+        if (gravityTorque) result.gravityTorque = gravityTorque;
+        if (inverse) result.inverse = inverse;
+        return result;
+      }
       const res = await this.unary<
         {
           inertia: number[];
@@ -327,6 +505,7 @@ export class DenocClient {
               bias: input.bias === true,
               gravity_torque: input.gravityTorque === true,
               inverse: input.inverse === true,
+              payload: payloadToProto(input.payload),
             },
             md,
             o,
@@ -349,6 +528,134 @@ export class DenocClient {
       if (bias) result.bias = bias;
       if (gravityTorque) result.gravityTorque = gravityTorque;
       if (inverse) result.inverse = inverse;
+      return result;
+    });
+  }
+
+  // ---- planning -----------------------------------------------------------------------------------------
+
+  /**
+   * A link frame's pose per state (input.link; '' the tip) and on request the Jacobian of a point on it,
+   * (dJ/dt) qd (needs qd), the operational-space inertia and the poses of every frame.
+   */
+  kinematics(modelId: string, input: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
+    return this.withModel(modelId, async () => {
+      const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const rows = input.lambdaRows ?? 'full';
+      const res = await this.unary<
+        {
+          rotation: number[];
+          origin: number[];
+          jacobian: number[];
+          jdot_qd: number[];
+          lambda: number[];
+          frame_rotations: number[];
+          frame_origins: number[];
+        } & AnswerMsg
+      >(
+        (md, o, cb) =>
+          this.stub.Kinematics(
+            {
+              model_id: modelId,
+              count,
+              dof,
+              q: toArray(input.q),
+              qd: toArray(input.qd),
+              link: input.link ?? '',
+              point: toVec3(input.point ?? [0, 0, 0], 'point'),
+              reference: input.reference === 'local' ? 'REFERENCE_FRAME_LOCAL' : 'REFERENCE_FRAME_BASE',
+              jacobian: input.jacobian === true,
+              jdot_qd: input.jdotQd === true,
+              lambda: input.lambda === true,
+              lambda_rows: rows === 'linear' ? 'TASK_ROWS_LINEAR' : rows === 'angular' ? 'TASK_ROWS_ANGULAR' : 'TASK_ROWS_FULL',
+              all_frames: input.allFrames === true,
+              payload: payloadToProto(input.payload),
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      const result: KinematicsResult = { ...answer(res), rotation: toF64(res.rotation), origin: toF64(res.origin) };
+      const jacobian = optional(res.jacobian, input.jacobian);
+      const jdotQd = optional(res.jdot_qd, input.jdotQd);
+      const lambda = optional(res.lambda, input.lambda);
+      const frameRotations = optional(res.frame_rotations, input.allFrames);
+      const frameOrigins = optional(res.frame_origins, input.allFrames);
+      if (jacobian) result.jacobian = jacobian;
+      if (jdotQd) result.jdotQd = jdotQd;
+      if (lambda) result.lambda = lambda;
+      if (frameRotations) result.frameRotations = frameRotations;
+      if (frameOrigins) result.frameOrigins = frameOrigins;
+      return result;
+    });
+  }
+
+  /** dtau/dq, dtau/dqd (and tau) per state, analytic (count * dof * dof row-major matrices). */
+  inverseDynamicsDerivatives(
+    modelId: string,
+    input: DerivativesInput & { qdd: Numbers },
+    call?: CallOptions,
+  ): Promise<InverseDynamicsDerivatives> {
+    return this.withModel(modelId, async () => {
+      const res = await this.derivatives(modelId, input, 'DERIVATIVE_OF_INVERSE_DYNAMICS', { qdd: toArray(input.qdd) }, call);
+      return { ...answer(res), dtauDq: toF64(res.dtau_dq), dtauDqd: toF64(res.dtau_dqd), tau: toF64(res.tau) };
+    });
+  }
+
+  /** dqdd/dq, dqdd/dqd, dqdd/dtau = I^-1 (and qdd) per state, analytic. */
+  forwardDynamicsDerivatives(
+    modelId: string,
+    input: DerivativesInput & { tau: Numbers },
+    call?: CallOptions,
+  ): Promise<ForwardDynamicsDerivatives> {
+    return this.withModel(modelId, async () => {
+      const res = await this.derivatives(modelId, input, 'DERIVATIVE_OF_FORWARD_DYNAMICS', { tau: toArray(input.tau) }, call);
+      return {
+        ...answer(res),
+        dqddDq: toF64(res.dqdd_dq),
+        dqddDqd: toF64(res.dqdd_dqd),
+        dqddDtau: toF64(res.dqdd_dtau),
+        qdd: toF64(res.qdd),
+      };
+    });
+  }
+
+  /**
+   * K fixed-step rollouts from x0 (K * 2 dof) under u (K * T * dof, or T * dof shared); with linearize also
+   * A_t and B_t of every step.
+   */
+  rollout(modelId: string, input: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
+    return this.withModel(modelId, async () => {
+      const dof = await this.dofOf(modelId, call);
+      const res = await this.unary<{ steps: number; states: number[]; a: number[]; b: number[] } & AnswerMsg>(
+        (md, o, cb) =>
+          this.stub.Rollout(
+            {
+              model_id: modelId,
+              count: input.count,
+              dof,
+              steps: input.steps,
+              dt: input.dt,
+              scheme: input.scheme === 'semiImplicitEuler' ? 'STEP_SCHEME_SEMI_IMPLICIT_EULER' : 'STEP_SCHEME_RK4',
+              x0: toArray(input.x0),
+              u: toArray(input.u),
+              shared_controls: input.sharedControls === true,
+              linearize: input.linearize === true,
+              payload: payloadToProto(input.payload),
+            },
+            md,
+            o,
+            cb,
+          ),
+        call,
+      );
+      const result: RolloutResult = { ...answer(res), steps: res.steps, states: toF64(res.states) };
+      if (input.linearize === true) {
+        result.a = toF64(res.a);
+        result.b = toF64(res.b);
+      }
       return result;
     });
   }
@@ -520,6 +827,64 @@ export class DenocClient {
       }
     }
     return { count, dof };
+  }
+
+  private async derivatives(
+    modelId: string,
+    input: DerivativesInput,
+    of: 'DERIVATIVE_OF_INVERSE_DYNAMICS' | 'DERIVATIVE_OF_FORWARD_DYNAMICS',
+    third: { qdd: number[] } | { tau: number[] },
+    call?: CallOptions,
+  ): Promise<
+    {
+      dtau_dq: number[];
+      dtau_dqd: number[];
+      tau: number[];
+      dqdd_dq: number[];
+      dqdd_dqd: number[];
+      dqdd_dtau: number[];
+      qdd: number[];
+    } & AnswerMsg
+  > {
+    const { count, dof } = await this.shape(modelId, input.q, input, call);
+    return this.unary(
+      (md, o, cb) =>
+        this.stub.Derivatives(
+          {
+            model_id: modelId,
+            count,
+            dof,
+            of,
+            q: toArray(input.q),
+            qd: toArray(input.qd),
+            ...third,
+            tip_wrench: toArray(input.tipWrench),
+            payload: payloadToProto(input.payload),
+          },
+          md,
+          o,
+          cb,
+        ),
+      call,
+    );
+  }
+
+  /**
+   * The [from, to) state ranges a batch of `count` states is sent in: one range when it fits in the server's
+   * maxStates, or when an array's length is not count * its width (a shape the server refuses, sent as is).
+   */
+  private async parts(
+    count: number,
+    arrays: readonly (readonly [Numbers | undefined, number])[],
+    call?: CallOptions,
+  ): Promise<[number, number][]> {
+    const whole: [number, number][] = [[0, count]];
+    if (count <= 1 || arrays.some(([a, w]) => a !== undefined && a.length !== count * w)) return whole;
+    const limit = await this.maxStates(call);
+    if (limit <= 0 || count <= limit) return whole;
+    const out: [number, number][] = [];
+    for (let a = 0; a < count; a += limit) out.push([a, Math.min(a + limit, count)]);
+    return out;
   }
 
   private canReRegister(err: unknown, modelId: string): boolean {

@@ -10,11 +10,13 @@ import type {
   JointType,
   ModelInfo,
   Numbers,
+  Payload,
   StreamAnswer,
   Vec3,
 } from './types';
 import type { DHLink as DHLinkMsg } from '../generated/denoc/v1/DHLink';
 import type { ModelInfo__Output } from '../generated/denoc/v1/ModelInfo';
+import type { Payload as PayloadMsg } from '../generated/denoc/v1/Payload';
 import type { StreamResponse__Output } from '../generated/denoc/v1/StreamResponse';
 import type { Vec3__Output } from '../generated/denoc/v1/Vec3';
 
@@ -141,5 +143,16 @@ export function streamAnswerFromProto(m: StreamResponse__Output): StreamAnswer {
     computation: m.computation === 'COMPUTATION_FORWARD_DYNAMICS' ? 'forward' : 'inverse',
     sequence: Number(m.sequence),
     result: toF64(m.result),
+  };
+}
+
+/** The wire form of a payload (undefined stays undefined: no payload). */
+export function payloadToProto(p: Payload | undefined): PayloadMsg | undefined {
+  if (p === undefined) return undefined;
+  const i = p.inertia ?? { ixx: 0, iyy: 0, izz: 0 };
+  return {
+    mass: p.mass,
+    com: toVec3(p.com ?? [0, 0, 0], 'payload.com'),
+    inertia: { ixx: i.ixx, iyy: i.iyy, izz: i.izz, ixy: i.ixy ?? 0, ixz: i.ixz ?? 0, iyz: i.iyz ?? 0 },
   };
 }

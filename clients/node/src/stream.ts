@@ -2,9 +2,9 @@
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { status as Status } from '@grpc/grpc-js';
 
-import { routeToProto, streamAnswerFromProto, toArray } from './convert';
+import { payloadToProto, routeToProto, streamAnswerFromProto, toArray } from './convert';
 import { DenocError, errorFor, toDenocError } from './errors';
-import type { CallOptions, ForwardRoute, Numbers, StreamAnswer } from './types';
+import type { CallOptions, ForwardRoute, Numbers, Payload, StreamAnswer } from './types';
 import type { StreamRequest } from '../generated/denoc/v1/StreamRequest';
 import type { StreamResponse__Output } from '../generated/denoc/v1/StreamResponse';
 
@@ -53,6 +53,9 @@ export class StreamSession {
     this.open();
   }
 
+  /** The payload held by the tip that every following message declares (undefined: none). */
+  payload: Payload | undefined = undefined;
+
   /** tau for one state (dof values each); tipWrench: [mx, my, mz, fx, fy, fz] on the last link, or none. */
   inverseDynamics(modelId: string, q: Numbers, qd: Numbers, qdd: Numbers, tipWrench?: Numbers): Promise<StreamAnswer> {
     return this.send({
@@ -62,6 +65,7 @@ export class StreamSession {
       qd: toArray(qd),
       qdd: toArray(qdd),
       tip_wrench: toArray(tipWrench),
+      payload: payloadToProto(this.payload),
       sequence: 0,
     });
   }
@@ -81,6 +85,7 @@ export class StreamSession {
       qd: toArray(qd),
       tau: toArray(tau),
       route: r,
+      payload: payloadToProto(this.payload),
       sequence: 0,
     });
   }

@@ -44,7 +44,7 @@ export interface ClientOptions {
   credentials?: ChannelCredentials;
   /** Bearer token sent as `authorization: Bearer <token>` on every call (visible ASCII only). */
   token?: string;
-  /** Deadline of unary calls, ms (default 60000). Simulate and stream sessions have none unless given. */
+  /** Deadline of unary calls, ms (default 30000, as in every denoc client). Simulate and stream sessions have none unless given. */
   timeoutMs?: number;
   /** Re-register a model this client registered when a server answers NOT_FOUND for it (default true). */
   reRegister?: boolean;
@@ -144,6 +144,8 @@ export interface BatchShape {
 }
 
 export interface InverseDynamicsInput extends BatchShape {
+  /** A body held by the tip for this call (every dynamics call takes one). */
+  payload?: Payload;
   q: Numbers;
   qd: Numbers;
   qdd: Numbers;
@@ -156,6 +158,7 @@ export interface InverseDynamicsResult extends Answer {
 }
 
 export interface ForwardDynamicsInput extends BatchShape {
+  payload?: Payload;
   q: Numbers;
   qd: Numbers;
   tau: Numbers;
@@ -168,6 +171,7 @@ export interface ForwardDynamicsResult extends Answer {
 }
 
 export interface FullFactorInput extends BatchShape {
+  payload?: Payload;
   q: Numbers;
   /** Required with convective or bias. */
   qd?: Numbers;
@@ -248,4 +252,111 @@ export interface StreamAnswer {
   sequence: number;
   /** tau (inverse dynamics) or qdd (forward dynamics), dof values. */
   result: Float64Array;
+}
+
+/** The server's version and the limits it enforces (GetServerInfo). */
+export interface ServerInfo {
+  /** denocd's version, e.g. '0.2.0'. */
+  version: string;
+  /** The wire contract's package: 'denoc.v1'. */
+  protoPackage: string;
+  maxDof: number;
+  /** Most states per batch call; larger batches are split by the client. */
+  maxStates: number;
+  maxReceiveMessageBytes: number;
+  maxSendMessageBytes: number;
+  maxStreams: number;
+  tokensRequired: boolean;
+}
+
+/** A rigid body held by the tip for one call (a tool, a grasped part), merged into the last link. */
+export interface Payload {
+  /** kg, > 0. */
+  mass: number;
+  /** Mass centre in the tip frame, m (default the tip frame's origin). */
+  com?: Vec3 | Numbers;
+  /** About the mass centre, tip-frame axes, kg m^2 (default: a point mass). */
+  inertia?: { ixx: number; iyy: number; izz: number; ixy?: number; ixz?: number; iyz?: number };
+}
+
+export interface KinematicsInput extends BatchShape {
+  q: Numbers;
+  /** Needed for jdotQd. */
+  qd?: Numbers;
+  /** A link name of ModelInfo.linkNames; '' or absent: the tip frame. */
+  link?: string;
+  /** A point on that link, in the frame's coordinates (default its origin). */
+  point?: Vec3 | Numbers;
+  /** Axes of jacobian, jdotQd and lambda: 'base' (default) or 'local'. */
+  reference?: 'base' | 'local';
+  jacobian?: boolean;
+  jdotQd?: boolean;
+  lambda?: boolean;
+  /** The task of lambda: 'full' 6 x 6 (default), 'linear' or 'angular' 3 x 3. */
+  lambdaRows?: 'full' | 'linear' | 'angular';
+  allFrames?: boolean;
+  payload?: Payload;
+}
+
+export interface KinematicsResult extends Answer {
+  /** count * 9: the frame's rotation (base <- frame), row-major. */
+  rotation: Float64Array;
+  /** count * 3: its origin in the base frame. */
+  origin: Float64Array;
+  /** count * 6 * dof, rows [angular; linear]. */
+  jacobian?: Float64Array;
+  /** count * 6. */
+  jdotQd?: Float64Array;
+  /** count * r * r. */
+  lambda?: Float64Array;
+  /** count * (dof + 1) * 9 and count * (dof + 1) * 3: every frame, the tip last. */
+  frameRotations?: Float64Array;
+  frameOrigins?: Float64Array;
+}
+
+export interface DerivativesInput extends BatchShape {
+  q: Numbers;
+  qd: Numbers;
+  /** [mx, my, mz, fx, fy, fz] per state on the last link (count * 6), or none. */
+  tipWrench?: Numbers;
+  payload?: Payload;
+}
+
+/** count * dof * dof matrices (row-major, entry (i, j) = d out_i / d in_j) and count * dof vectors. */
+export interface InverseDynamicsDerivatives extends Answer {
+  dtauDq: Float64Array;
+  dtauDqd: Float64Array;
+  tau: Float64Array;
+}
+
+export interface ForwardDynamicsDerivatives extends Answer {
+  dqddDq: Float64Array;
+  dqddDqd: Float64Array;
+  /** I(q)^-1. */
+  dqddDtau: Float64Array;
+  qdd: Float64Array;
+}
+
+export interface RolloutInput {
+  /** K * 2 dof initial states [q, qd]. */
+  x0: Numbers;
+  /** K * T * dof torques, or T * dof shared by every rollout (sharedControls). */
+  u: Numbers;
+  count: number;
+  steps: number;
+  dt: number;
+  sharedControls?: boolean;
+  /** 'rk4' (default) or 'semiImplicitEuler'. */
+  scheme?: 'rk4' | 'semiImplicitEuler';
+  linearize?: boolean;
+  payload?: Payload;
+}
+
+export interface RolloutResult extends Answer {
+  steps: number;
+  /** K * (T + 1) * 2 dof. */
+  states: Float64Array;
+  /** linearize: K * T * (2 dof)^2 and K * T * 2 dof * dof, row-major. */
+  a?: Float64Array;
+  b?: Float64Array;
 }

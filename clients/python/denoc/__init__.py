@@ -24,11 +24,12 @@ from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocE
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError, UnavailableError,
                      UnimplementedError)
-from .client import (Client, FullFactor, ModelInfo, SimulationBatch, StreamSession,  # noqa: E402
-                     Trajectory)
+from .client import (DEFAULT_TIMEOUT, Client, Derivatives, FullFactor, Kinematics, ModelInfo,  # noqa: E402
+                     Payload, Rollouts, ServerInfo, SimulationBatch, StreamSession, Trajectory)
 
 __all__ = [
-    "__version__", "Client", "StreamSession", "ModelInfo", "FullFactor", "SimulationBatch", "Trajectory", "DenocError",
+    "__version__", "DEFAULT_TIMEOUT", "Client", "StreamSession", "ModelInfo", "ServerInfo", "FullFactor",
+    "SimulationBatch", "Trajectory", "Payload", "Kinematics", "Derivatives", "Rollouts", "DenocError",
     "InvalidArgumentError", "NotFoundError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "UnavailableError", "DeadlineExceededError", "PermissionDeniedError",
     "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError",

@@ -8,6 +8,7 @@ import os
 import queue
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
@@ -26,8 +27,13 @@ PathOrBytes = Union[str, bytes, os.PathLike, None]
 _ROUTES = {"saha": pb.FORWARD_ROUTE_SAHA, "fixman": pb.FORWARD_ROUTE_FIXMAN,
            "cholesky": pb.FORWARD_ROUTE_CHOLESKY}
 _INTEGRATORS = {"dopri5": pb.INTEGRATOR_DOPRI5, "rk4": pb.INTEGRATOR_RK4}
+_SCHEMES = {"rk4": pb.STEP_SCHEME_RK4, "semi_implicit_euler": pb.STEP_SCHEME_SEMI_IMPLICIT_EULER}
+_REFERENCES = {"base": pb.REFERENCE_FRAME_BASE, "local": pb.REFERENCE_FRAME_LOCAL}
+_TASK_ROWS = {"full": (pb.TASK_ROWS_FULL, 6), "linear": (pb.TASK_ROWS_LINEAR, 3),
+              "angular": (pb.TASK_ROWS_ANGULAR, 3)}
 _JOINT_TYPES = {pb.JOINT_TYPE_REVOLUTE: "revolute", pb.JOINT_TYPE_PRISMATIC: "prismatic"}
 _DEG = math.pi / 180.0  # the same constant as the C++ parser of denoc-dh/1 files
+DEFAULT_TIMEOUT = 30.0  # s: the default deadline of a call, the same in every denoc client
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -80,9 +86,104 @@ class FullFactor:
     log_det: Any
     convective: Optional[np.ndarray] = None  # C(q, qd)
     bias: Optional[np.ndarray] = None  # C(q, qd) qd + g(q)
-    gravity_vector: Optional[np.ndarray] = None  # g(q)
+    gravity_torque: Optional[np.ndarray] = None  # g(q)
     inverse: Optional[np.ndarray] = None  # I(q)^-1
     compute_time_ns: int = 0
+
+    @property
+    def gravity_vector(self) -> Optional[np.ndarray]:
+        """Deprecated name of :attr:`gravity_torque`."""
+        warnings.warn("FullFactor.gravity_vector is deprecated: use gravity_torque", DeprecationWarning,
+                      stacklevel=2)
+        return self.gravity_torque
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A rigid body held by the tip for one call (a tool, a grasped part): ``mass`` (kg, > 0), ``com`` (its
+    mass centre in the tip frame, m) and ``inertia`` (3x3 about its mass centre, tip-frame axes, kg m^2;
+    zeros: a point mass). Merged into the last link for that call only."""
+
+    mass: float
+    com: Sequence[float] = (0.0, 0.0, 0.0)
+    inertia: Any = None  # 3x3; None: a point mass
+
+    def _pb(self) -> "pb.Payload":
+        i = np.zeros((3, 3)) if self.inertia is None else np.asarray(self.inertia, dtype=np.float64)
+        if i.shape != (3, 3):
+            raise errors.InvalidArgumentError(f"payload.inertia: expected a 3x3 array, got shape {i.shape}")
+        return pb.Payload(mass=float(self.mass), com=_vec3(self.com),
+                          inertia=pb.Inertia(ixx=i[0, 0], ixy=i[0, 1], ixz=i[0, 2], iyy=i[1, 1], iyz=i[1, 2],
+                                             izz=i[2, 2]))
+
+
+@dataclass(frozen=True)
+class Kinematics:
+    """Result of :meth:`Client.kinematics`: the frame's ``rotation`` (count, 3, 3) (base <- frame) and
+    ``origin`` (count, 3), and when requested ``jacobian`` (count, 6, dof) with rows [angular; linear],
+    ``jdot_qd`` (count, 6), ``lambda_`` (count, r, r) and the poses of every frame ``frame_rotations``
+    (count, dof + 1, 3, 3), ``frame_origins`` (count, dof + 1, 3). One state: no count axis."""
+
+    rotation: np.ndarray
+    origin: np.ndarray
+    jacobian: Optional[np.ndarray] = None
+    jdot_qd: Optional[np.ndarray] = None
+    lambda_: Optional[np.ndarray] = None
+    frame_rotations: Optional[np.ndarray] = None
+    frame_origins: Optional[np.ndarray] = None
+    compute_time_ns: int = 0
+
+
+@dataclass(frozen=True)
+class Derivatives:
+    """Result of :meth:`Client.inverse_dynamics_derivatives` (``dtau_dq``, ``dtau_dqd``, ``tau``) or
+    :meth:`Client.forward_dynamics_derivatives` (``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` = I^-1, ``qdd``);
+    matrices (count, dof, dof) with entry (i, j) = d out_i / d in_j, vectors (count, dof); the others None."""
+
+    dtau_dq: Optional[np.ndarray] = None
+    dtau_dqd: Optional[np.ndarray] = None
+    tau: Optional[np.ndarray] = None
+    dqdd_dq: Optional[np.ndarray] = None
+    dqdd_dqd: Optional[np.ndarray] = None
+    dqdd_dtau: Optional[np.ndarray] = None
+    qdd: Optional[np.ndarray] = None
+    compute_time_ns: int = 0
+
+
+@dataclass(frozen=True)
+class Rollouts:
+    """Result of :meth:`Client.rollout`: ``states`` (K, T + 1, 2 dof) with x = [q, qd], and when linearized
+    ``A`` (K, T, 2 dof, 2 dof) = dx_{t+1}/dx_t and ``B`` (K, T, 2 dof, dof) = dx_{t+1}/du_t. One rollout
+    (a 1-D ``x0``): no K axis."""
+
+    states: np.ndarray
+    A: Optional[np.ndarray] = None
+    B: Optional[np.ndarray] = None
+    compute_time_ns: int = 0
+
+
+def _payload(payload: Any) -> Optional["pb.Payload"]:
+    if payload is None:
+        return None
+    if isinstance(payload, Mapping):
+        payload = Payload(**payload)
+    if not isinstance(payload, Payload):
+        raise errors.InvalidArgumentError("payload: expected a denoc.Payload or a dict with mass, com, inertia")
+    return payload._pb()
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """The server's version and the limits it enforces (:meth:`Client.get_server_info`)."""
+
+    version: str  # denocd's version, e.g. "0.2.0"
+    proto_package: str  # "denoc.v1"
+    max_dof: int
+    max_states: int  # most states per batch call (larger batches are split by the client)
+    max_receive_message_bytes: int
+    max_send_message_bytes: int
+    max_streams: int
+    tokens_required: bool
 
 
 @dataclass(frozen=True)
@@ -173,6 +274,13 @@ def _states(q: ArrayLike, **others: ArrayLike):
     return single, count, dof, qa.reshape(-1), flat
 
 
+def _split(count: int, limit: int) -> list:
+    """The (start, stop) ranges a batch of count states is sent in: one when it fits in limit (0: no limit)."""
+    if limit <= 0 or count <= limit:
+        return [(0, count)]
+    return [(s, min(s + limit, count)) for s in range(0, count, limit)]
+
+
 def _shape(values, single: bool, count: int, *tail: int) -> np.ndarray:
     a = np.array(values, dtype=np.float64)  # a copy: the answer's memory belongs to protobuf
     if a.size != count * math.prod(tail):  # never expected: the server checks its answers
@@ -239,19 +347,23 @@ class Client:
     """A connection to a ``denocd`` server.
 
     ``target`` is ``host:port`` (any gRPC target, e.g. ``dns:///denoc:50051``). ``timeout`` is the
-    default deadline of each call in seconds (``None``: no deadline; every method also takes ``timeout=``).
+    default deadline of each call in seconds (default 30; ``None``: no deadline; every method also takes
+    ``timeout=``). Batches above the server's ``max_states`` (asked once with :meth:`get_server_info`) are
+    split into several calls and the answers joined in order.
     TLS is used when ``tls`` is true or any of ``root_certificates``, ``certificate_chain``,
     ``private_key``, ``server_name`` is given. The first three are PEM material (bytes, PEM text or a file
     path): ``root_certificates`` the CA(s) to trust (default: the system's roots), ``certificate_chain`` and
     ``private_key`` together the client certificate for mutual TLS. ``server_name`` is the name the
     server's certificate must carry when it differs from the target's host (e.g. ``"localhost"`` when
     dialling ``127.0.0.1``; gRPC's ``grpc.ssl_target_name_override``). ``token`` is sent as
-    ``authorization: Bearer <token>`` on every call (visible ASCII only). A failed TLS handshake (untrusted
-    server, client certificate missing or refused) surfaces as :class:`denoc.UnavailableError`; a missing
-    or unknown token as :class:`denoc.UnauthenticatedError`; deleting another token's model as
-    :class:`denoc.PermissionDeniedError`. ``model_sources``: see :attr:`model_sources`. ``retries`` is how
-    many times an idempotent call (everything but :meth:`delete_model` and the control-loop stream) is
-    retried on UNAVAILABLE, with an exponential backoff starting at ``retry_backoff`` seconds.
+    ``authorization: Bearer <token>`` on every call (visible ASCII only). ``timeout`` defaults to 30 s
+    (``DEFAULT_TIMEOUT``), as in the C++ and Node clients; it bounds each unary call and a whole :meth:`simulate`
+    run, while a :meth:`stream` session has no deadline unless given one. A failed TLS handshake (untrusted server,
+    client certificate missing or refused) surfaces as :class:`denoc.UnavailableError`; a missing or unknown token
+    as :class:`denoc.UnauthenticatedError`; deleting another token's model as :class:`denoc.PermissionDeniedError`.
+    ``model_sources``: see :attr:`model_sources`. ``retries`` is how many times an idempotent call (everything but
+    :meth:`delete_model` and the control-loop stream) is retried on UNAVAILABLE, with an exponential backoff
+    starting at ``retry_backoff`` seconds.
 
     The client remembers the source of every model it registered; when a call on such a model gets
     NOT_FOUND (a server with another store, a model deleted meanwhile) it registers the model again and
@@ -260,7 +372,7 @@ class Client:
     Use it as a context manager (``with denoc.Client(...) as c:``) or call :meth:`close`.
     """
 
-    def __init__(self, target: str, *, timeout: Optional[float] = None, tls: bool = False,
+    def __init__(self, target: str, *, timeout: Optional[float] = DEFAULT_TIMEOUT, tls: bool = False,
                  root_certificates: PathOrBytes = None, private_key: PathOrBytes = None,
                  certificate_chain: PathOrBytes = None, server_name: Optional[str] = None,
                  token: Optional[str] = None, retries: int = 3,
@@ -294,6 +406,7 @@ class Client:
         # model id -> RegisterModelRequest this client registered (or was given)
         self._sources: dict = dict(model_sources or {})
         self._lock = threading.Lock()
+        self._max_states: Optional[int] = None  # the server's, once asked (0: it does not say)
 
     @property
     def model_sources(self) -> dict:
@@ -411,16 +524,53 @@ class Client:
         return ModelInfo._from_pb(response.model)
 
     def list_models(self, *, timeout: Optional[float] = None) -> list:
-        """Every model the server holds (memory and store), sorted by id."""
-        response = self._call(self._stub.ListModels, pb.ListModelsRequest(), timeout)
-        return [ModelInfo._from_pb(m) for m in response.models]
+        """Every model the server holds (memory and store), sorted by id (every page of ListModels)."""
+        models, token = [], ""
+        while True:
+            response = self._call(self._stub.ListModels, pb.ListModelsRequest(page_token=token), timeout)
+            models.extend(ModelInfo._from_pb(m) for m in response.models)
+            if not response.next_page_token:
+                return models
+            if response.next_page_token <= token:
+                raise errors.InternalError("the server's next_page_token does not advance",
+                                           grpc.StatusCode.INTERNAL)
+            token = response.next_page_token
 
     def find_model(self, name: str, *, timeout: Optional[float] = None) -> ModelInfo:
-        """The model with this display name (e.g. the built-in ``stanford_arm`` and ``planar_3r``)."""
-        for m in self.list_models(timeout=timeout):
-            if m.name == name:
-                return m
-        raise errors.NotFoundError(f"no model named '{name}' on {self.target}", grpc.StatusCode.NOT_FOUND)
+        """The one model with this display name (e.g. the built-in ``stanford_arm`` and ``planar_3r``).
+        Raises :class:`denoc.NotFoundError` when there is none and :class:`denoc.FailedPreconditionError`
+        listing the ids when several models carry the name."""
+        hits = [m for m in self.list_models(timeout=timeout) if m.name == name]
+        if not hits:
+            raise errors.NotFoundError(f"no model named '{name}' on {self.target}", grpc.StatusCode.NOT_FOUND)
+        if len(hits) > 1:
+            raise errors.FailedPreconditionError(
+                f"{len(hits)} models are named '{name}'; give the id: " + ", ".join(m.model_id for m in hits),
+                grpc.StatusCode.FAILED_PRECONDITION)
+        return hits[0]
+
+    # -- the server ----------------------------------------------------------------------------------------
+
+    def get_server_info(self, *, timeout: Optional[float] = None) -> ServerInfo:
+        """The server's version and limits (``GetServerInfo``; needs a token when tokens are on)."""
+        r = self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout)
+        return ServerInfo(version=r.version, proto_package=r.proto_package, max_dof=r.max_dof,
+                          max_states=r.max_states, max_receive_message_bytes=r.max_receive_message_bytes,
+                          max_send_message_bytes=r.max_send_message_bytes, max_streams=r.max_streams,
+                          tokens_required=r.tokens_required)
+
+    def max_states(self, *, timeout: Optional[float] = None) -> int:
+        """The server's ``max_states``, asked once and kept (0 for a server without ``GetServerInfo``)."""
+        if self._max_states is None:
+            try:
+                limit = self.get_server_info(timeout=timeout).max_states
+            except errors.UnimplementedError:
+                limit = 0
+            self._max_states = limit
+        return self._max_states
+
+    def _parts(self, count: int, timeout: Optional[float]) -> list:
+        return _split(count, self.max_states(timeout=timeout) if count > 1 else 0)
 
     def delete_model(self, model_id: ModelRef, *, timeout: Optional[float] = None) -> None:
         """Deletes a model from the server (not retried). The client forgets its source, unless the server
@@ -443,7 +593,8 @@ class Client:
     # -- dynamics ------------------------------------------------------------------------------------------
 
     def inverse_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, qdd: ArrayLike = None,
-                         *, tip_wrench: ArrayLike = None, timeout: Optional[float] = None) -> np.ndarray:
+                         *, tip_wrench: ArrayLike = None, payload: Any = None,
+                         timeout: Optional[float] = None) -> np.ndarray:
         """tau = I(q) qdd + C(q, qd) qd + g(q) (- J^T f_tip).
 
         ``q``, ``qd``, ``qdd``: one state as 1-D arrays of dof values, or a batch as (count, dof) arrays
@@ -453,15 +604,26 @@ class Client:
         """
         mid = _model_id(model_id)
         single, count, dof, qf, f = _states(q, qd=qd, qdd=qdd)
-        request = pb.InverseDynamicsRequest(model_id=mid, count=count, dof=dof, q=qf, qd=f["qd"],
-                                            qdd=f["qdd"])
-        if tip_wrench is not None:
-            request.tip_wrench.extend(_batch("tip_wrench", tip_wrench).reshape(-1))
-        response = self._call(self._stub.InverseDynamics, request, timeout, model_id=mid)
-        return _shape(response.tau, single, count, dof)
+        wrench = None if tip_wrench is None else _batch("tip_wrench", tip_wrench).reshape(-1)
+        parts = self._parts(count, timeout) if all(v.size == count * dof for v in f.values()) else [(0, count)]
+        if wrench is not None and wrench.size != 6 * count:
+            parts = [(0, count)]  # a shape the server refuses, sent as it is
+        tau = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.InverseDynamicsRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], qd=f["qd"][rows],
+                                                qdd=f["qdd"][rows])
+            if wrench is not None:
+                request.tip_wrench.extend(wrench[6 * a:6 * b] if len(parts) > 1 else wrench)
+            if payload is not None:
+                request.payload.CopyFrom(_payload(payload))
+            response = self._call(self._stub.InverseDynamics, request, timeout, model_id=mid)
+            tau.append(_shape(response.tau, False, b - a, dof))
+        out = np.concatenate(tau)
+        return out.reshape(dof) if single else out
 
     def forward_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, tau: ArrayLike = None,
-                         *, route: str = "saha", timeout: Optional[float] = None) -> np.ndarray:
+                         *, route: str = "saha", payload: Any = None, timeout: Optional[float] = None) -> np.ndarray:
         """qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)), by ``route`` ``'saha'`` (O(n) DeNOC, default),
         ``'fixman'`` (O(n) Fixman / Wang-Chirikjian) or ``'cholesky'`` (dense reference). Arrays as in
         :meth:`inverse_dynamics`; returns ``qdd`` with the shape of ``q``."""
@@ -469,36 +631,166 @@ class Client:
         if route not in _ROUTES:
             raise errors.InvalidArgumentError(f"route: expected one of {sorted(_ROUTES)}, got {route!r}")
         single, count, dof, qf, f = _states(q, qd=qd, tau=tau)
-        request = pb.ForwardDynamicsRequest(model_id=mid, count=count, dof=dof, q=qf, qd=f["qd"], tau=f["tau"],
-                                            route=_ROUTES[route])
-        response = self._call(self._stub.ForwardDynamics, request, timeout, model_id=mid)
-        return _shape(response.qdd, single, count, dof)
+        parts = self._parts(count, timeout) if all(v.size == count * dof for v in f.values()) else [(0, count)]
+        qdd = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.ForwardDynamicsRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], qd=f["qd"][rows],
+                                                tau=f["tau"][rows], route=_ROUTES[route])
+            if payload is not None:
+                request.payload.CopyFrom(_payload(payload))
+            response = self._call(self._stub.ForwardDynamics, request, timeout, model_id=mid)
+            qdd.append(_shape(response.qdd, False, b - a, dof))
+        out = np.concatenate(qdd)
+        return out.reshape(dof) if single else out
 
     def full_factor(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, *, convective: bool = False,
-                    bias: bool = False, gravity_vector: bool = False, inverse: bool = False,
-                    timeout: Optional[float] = None) -> FullFactor:
+                    bias: bool = False, gravity_torque: bool = False, inverse: bool = False,
+                    timeout: Optional[float] = None, gravity_vector: Optional[bool] = None,
+                    payload: Any = None) -> FullFactor:
         """I(q) and its U D U^T factors and log det, per state; on request C(q, qd) (``convective``), the
-        bias C(q, qd) qd + g(q) (``bias``), g(q) (``gravity_vector``) and I(q)^-1 (``inverse``). ``qd``
-        is needed for ``convective`` and ``bias``. Returns a :class:`FullFactor`."""
+        bias C(q, qd) qd + g(q) (``bias``), g(q) (``gravity_torque``) and I(q)^-1 (``inverse``). ``qd``
+        is needed for ``convective`` and ``bias``. ``gravity_vector`` is the deprecated name of
+        ``gravity_torque``. Returns a :class:`FullFactor`."""
+        if gravity_vector is not None:
+            warnings.warn("full_factor(gravity_vector=...) is deprecated: use gravity_torque=",
+                          DeprecationWarning, stacklevel=2)
+            gravity_torque = gravity_torque or gravity_vector
         mid = _model_id(model_id)
         qa = _batch("q", q)
         single = qa.ndim == 1
         count, dof = (1, qa.shape[0]) if single else qa.shape
-        request = pb.FullFactorRequest(model_id=mid, count=count, dof=dof, q=qa.reshape(-1),
-                                       convective=convective, bias=bias, gravity_torque=gravity_vector,
-                                       inverse=inverse)
+        qf = qa.reshape(-1)
+        qdf = None if qd is None else _batch("qd", qd).reshape(-1)
+        parts = self._parts(count, timeout) if qdf is None or qdf.size == count * dof else [(0, count)]
+        answers = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.FullFactorRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], convective=convective,
+                                           bias=bias, gravity_torque=gravity_torque, inverse=inverse)
+            if qdf is not None:
+                request.qd.extend(qdf[rows])
+            if payload is not None:
+                request.payload.CopyFrom(_payload(payload))
+            answers.append((b - a, self._call(self._stub.FullFactor, request, timeout, model_id=mid)))
+
+        def join(field: str, *tail: int) -> np.ndarray:
+            out = np.concatenate([_shape(getattr(r, field), False, n, *tail) for n, r in answers])
+            return out.reshape(tail) if single else out
+
+        log_det = join("log_det")
+        return FullFactor(
+            inertia=join("inertia", dof, dof), u=join("u", dof, dof), d=join("d", dof),
+            log_det=float(log_det) if single else log_det,
+            convective=join("convective", dof, dof) if convective else None,
+            bias=join("bias", dof) if bias else None,
+            gravity_torque=join("gravity_torque", dof) if gravity_torque else None,
+            inverse=join("inverse", dof, dof) if inverse else None,
+            compute_time_ns=sum(r.compute_time_ns for _, r in answers))
+
+    # -- planning ------------------------------------------------------------------------------------------
+
+    def kinematics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, *, link: str = "",
+                   point: Optional[Sequence[float]] = None, reference: str = "base", jacobian: bool = False,
+                   jdot_qd: bool = False, lambda_: bool = False, lambda_rows: str = "full",
+                   all_frames: bool = False, payload: Any = None,
+                   timeout: Optional[float] = None) -> Kinematics:
+        """The pose of a link frame (``link``, a name of ``ModelInfo.link_names``; ``""``: the tip frame) per
+        state and, on request, the Jacobian of ``point`` (in that frame's coordinates) in ``reference``
+        axes (``"base"`` or ``"local"``), (dJ/dt) qd (needs ``qd``), the operational-space inertia
+        (``lambda_``; ``lambda_rows`` ``"full"`` 6x6, ``"linear"`` or ``"angular"`` 3x3) and the poses of
+        every frame. ``payload``: a :class:`Payload` for this call."""
+        mid = _model_id(model_id)
+        if reference not in _REFERENCES:
+            raise errors.InvalidArgumentError(f"reference: expected one of {sorted(_REFERENCES)}, got {reference!r}")
+        if lambda_rows not in _TASK_ROWS:
+            raise errors.InvalidArgumentError(f"lambda_rows: expected one of {sorted(_TASK_ROWS)}, got {lambda_rows!r}")
+        qa = _batch("q", q)
+        single = qa.ndim == 1
+        count, dof = (1, qa.shape[0]) if single else qa.shape
+        rows, r = _TASK_ROWS[lambda_rows]
+        request = pb.KinematicsRequest(model_id=mid, count=count, dof=dof, q=qa.reshape(-1), link=link,
+                                       reference=_REFERENCES[reference], jacobian=jacobian, jdot_qd=jdot_qd,
+                                       all_frames=all_frames, lambda_rows=rows)
+        setattr(request, "lambda", lambda_)
+        if point is not None:
+            request.point.CopyFrom(_vec3(point))
         if qd is not None:
             request.qd.extend(_batch("qd", qd).reshape(-1))
-        r = self._call(self._stub.FullFactor, request, timeout, model_id=mid)
-        log_det = np.array(r.log_det, dtype=np.float64)
-        return FullFactor(
-            inertia=_shape(r.inertia, single, count, dof, dof), u=_shape(r.u, single, count, dof, dof),
-            d=_shape(r.d, single, count, dof), log_det=float(log_det[0]) if single else log_det,
-            convective=_shape(r.convective, single, count, dof, dof) if convective else None,
-            bias=_shape(r.bias, single, count, dof) if bias else None,
-            gravity_vector=_shape(r.gravity_torque, single, count, dof) if gravity_vector else None,
-            inverse=_shape(r.inverse, single, count, dof, dof) if inverse else None,
-            compute_time_ns=r.compute_time_ns)
+        if payload is not None:
+            request.payload.CopyFrom(_payload(payload))
+        a = self._call(self._stub.Kinematics, request, timeout, model_id=mid)
+        return Kinematics(
+            rotation=_shape(a.rotation, single, count, 3, 3), origin=_shape(a.origin, single, count, 3),
+            jacobian=_shape(a.jacobian, single, count, 6, dof) if jacobian else None,
+            jdot_qd=_shape(a.jdot_qd, single, count, 6) if jdot_qd else None,
+            lambda_=_shape(getattr(a, "lambda"), single, count, r, r) if lambda_ else None,
+            frame_rotations=_shape(a.frame_rotations, single, count, dof + 1, 3, 3) if all_frames else None,
+            frame_origins=_shape(a.frame_origins, single, count, dof + 1, 3) if all_frames else None,
+            compute_time_ns=a.compute_time_ns)
+
+    def _derivatives(self, of, model_id: ModelRef, q, qd, third, third_name: str, tip_wrench, payload,
+                     timeout) -> tuple:
+        mid = _model_id(model_id)
+        single, count, dof, qf, f = _states(q, qd=qd, **{third_name: third})
+        request = pb.DerivativesRequest(model_id=mid, count=count, dof=dof, of=of, q=qf, qd=f["qd"],
+                                        **{third_name: f[third_name]})
+        if tip_wrench is not None:
+            request.tip_wrench.extend(_batch("tip_wrench", tip_wrench).reshape(-1))
+        if payload is not None:
+            request.payload.CopyFrom(_payload(payload))
+        return single, count, dof, self._call(self._stub.Derivatives, request, timeout, model_id=mid)
+
+    def inverse_dynamics_derivatives(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None,
+                                     qdd: ArrayLike = None, *, tip_wrench: ArrayLike = None, payload: Any = None,
+                                     timeout: Optional[float] = None) -> Derivatives:
+        """dtau/dq and dtau/dqd (and tau) per state, analytic (arrays as in :meth:`inverse_dynamics`)."""
+        single, count, dof, a = self._derivatives(pb.DERIVATIVE_OF_INVERSE_DYNAMICS, model_id, q, qd, qdd, "qdd",
+                                                  tip_wrench, payload, timeout)
+        return Derivatives(dtau_dq=_shape(a.dtau_dq, single, count, dof, dof),
+                           dtau_dqd=_shape(a.dtau_dqd, single, count, dof, dof),
+                           tau=_shape(a.tau, single, count, dof), compute_time_ns=a.compute_time_ns)
+
+    def forward_dynamics_derivatives(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None,
+                                     tau: ArrayLike = None, *, tip_wrench: ArrayLike = None, payload: Any = None,
+                                     timeout: Optional[float] = None) -> Derivatives:
+        """dqdd/dq, dqdd/dqd and dqdd/dtau = I^-1 (and qdd) per state, analytic."""
+        single, count, dof, a = self._derivatives(pb.DERIVATIVE_OF_FORWARD_DYNAMICS, model_id, q, qd, tau, "tau",
+                                                  tip_wrench, payload, timeout)
+        return Derivatives(dqdd_dq=_shape(a.dqdd_dq, single, count, dof, dof),
+                           dqdd_dqd=_shape(a.dqdd_dqd, single, count, dof, dof),
+                           dqdd_dtau=_shape(a.dqdd_dtau, single, count, dof, dof),
+                           qdd=_shape(a.qdd, single, count, dof), compute_time_ns=a.compute_time_ns)
+
+    def rollout(self, model_id: ModelRef, x0: ArrayLike, u: ArrayLike, *, dt: float, scheme: str = "rk4",
+                linearize: bool = False, payload: Any = None, timeout: Optional[float] = None) -> Rollouts:
+        """Fixed-step rollouts: from ``x0`` ((K, 2 dof) or one (2 dof,) state, x = [q, qd]) under torques
+        ``u`` ((K, T, dof), or (T, dof) shared by every rollout), steps of ``dt`` by ``scheme`` (``"rk4"`` or
+        ``"semi_implicit_euler"``). With ``linearize``, A_t and B_t of every step. Returns :class:`Rollouts`."""
+        mid = _model_id(model_id)
+        if scheme not in _SCHEMES:
+            raise errors.InvalidArgumentError(f"scheme: expected one of {sorted(_SCHEMES)}, got {scheme!r}")
+        xa = _batch("x0", x0)
+        single = xa.ndim == 1
+        count, width = (1, xa.shape[0]) if single else xa.shape
+        ua = np.ascontiguousarray(u, dtype=np.float64)
+        if ua.ndim not in (2, 3) or width % 2:
+            raise errors.InvalidArgumentError(
+                f"x0 (K, 2 dof) and u (K, T, dof) or (T, dof): got shapes {xa.shape} and {ua.shape}")
+        dof = width // 2
+        shared = ua.ndim == 2
+        steps = ua.shape[0] if shared else ua.shape[1]
+        request = pb.RolloutRequest(model_id=mid, count=count, dof=dof, steps=steps, dt=dt, scheme=_SCHEMES[scheme],
+                                    x0=xa.reshape(-1), u=ua.reshape(-1), shared_controls=shared and count > 1,
+                                    linearize=linearize)
+        if payload is not None:
+            request.payload.CopyFrom(_payload(payload))
+        a = self._call(self._stub.Rollout, request, timeout, model_id=mid)
+        x = 2 * dof
+        return Rollouts(states=_shape(a.states, single, count, steps + 1, x),
+                        A=_shape(a.a, single, count, steps, x, x) if linearize else None,
+                        B=_shape(a.b, single, count, steps, x, dof) if linearize else None,
+                        compute_time_ns=a.compute_time_ns)
 
     # -- simulation ----------------------------------------------------------------------------------------
 
@@ -589,7 +881,8 @@ class Client:
 
     def stream(self, *, timeout: Optional[float] = None) -> "StreamSession":
         """Opens a bidirectional stream for control loops: one state in, one answer out, in order.
-        Use as a context manager; see :class:`StreamSession`."""
+        Use as a context manager; see :class:`StreamSession`. ``timeout`` bounds the whole session (default:
+        none, whatever the client's ``timeout``)."""
         return StreamSession(self, timeout)
 
 
@@ -605,7 +898,7 @@ class StreamSession:
         self._client = client
         self._requests: "queue.Queue" = queue.Queue()
         self._sequence = 0
-        timeout = client.timeout if timeout is None else timeout
+        # no default deadline: a control loop runs as long as it runs (timeout= bounds the session)
         self._call = client._stub.Stream(iter(self._requests.get, self._END), timeout=timeout,
                                          metadata=client._metadata)
         self._closed = False
@@ -635,8 +928,8 @@ class StreamSession:
         return self._sequence
 
     def inverse_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, qdd: ArrayLike = None,
-                         *, tip_wrench: ArrayLike = None) -> np.ndarray:
-        """tau for one state (1-D arrays; ``None``: zeros)."""
+                         *, tip_wrench: ArrayLike = None, payload: Any = None) -> np.ndarray:
+        """tau for one state (1-D arrays; ``None``: zeros); ``payload``: a :class:`Payload` held by the tip."""
         q = _batch("q", q).reshape(-1)
         zeros = np.zeros(q.size)
         request = pb.StreamRequest(model_id=_model_id(model_id), computation=pb.COMPUTATION_INVERSE_DYNAMICS,
@@ -644,11 +937,13 @@ class StreamSession:
                                    qdd=zeros if qdd is None else _batch("qdd", qdd).reshape(-1))
         if tip_wrench is not None:
             request.tip_wrench.extend(_batch("tip_wrench", tip_wrench).reshape(-1))
+        if payload is not None:
+            request.payload.CopyFrom(_payload(payload))
         return self._exchange(request)
 
     def forward_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, tau: ArrayLike = None,
-                         *, route: str = "saha") -> np.ndarray:
-        """qdd for one state (1-D arrays; ``None``: zeros) by ``route``."""
+                         *, route: str = "saha", payload: Any = None) -> np.ndarray:
+        """qdd for one state (1-D arrays; ``None``: zeros) by ``route``; ``payload`` as above."""
         if route not in _ROUTES:
             raise errors.InvalidArgumentError(f"route: expected one of {sorted(_ROUTES)}, got {route!r}")
         q = _batch("q", q).reshape(-1)
@@ -657,6 +952,8 @@ class StreamSession:
                                    q=q, qd=zeros if qd is None else _batch("qd", qd).reshape(-1),
                                    tau=zeros if tau is None else _batch("tau", tau).reshape(-1),
                                    route=_ROUTES[route])
+        if payload is not None:
+            request.payload.CopyFrom(_payload(payload))
         return self._exchange(request)
 
     def close(self) -> None:

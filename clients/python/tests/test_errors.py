@@ -72,8 +72,14 @@ def test_bad_urdf(client):
 
 
 def test_limits_and_preconditions(client, arm):
-    with pytest.raises(denoc.ResourceExhaustedError, match="max-states"):
-        client.inverse_dynamics(arm, np.zeros((20001, 6)))
+    # the server refuses a batch above --max-states (the raw stub); the client splits it (docs/clients.md)
+    from denoc.v1 import dynamics_pb2 as pb
+    zeros = [0.0] * (20001 * 6)
+    with pytest.raises(grpc.RpcError) as raw:
+        client._stub.InverseDynamics(pb.InverseDynamicsRequest(model_id=arm.model_id, count=20001, dof=6, q=zeros,
+                                                               qd=zeros, qdd=zeros), timeout=30)
+    assert raw.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "max-states" in raw.value.details()
+    assert client.inverse_dynamics(arm, np.zeros((20001, 6))).shape == (20001, 6)
     with pytest.raises(denoc.FailedPreconditionError):
         client.delete_model(arm)
     with pytest.raises(denoc.InvalidArgumentError, match="t_end"):

@@ -78,7 +78,7 @@ def test_forward_dynamics_equals_core(client, panda, states, route, tmp_path):
 
 def test_full_factor_equals_core(client, panda, states, tmp_path):
     q, qd, _, _ = states
-    f = client.full_factor(panda, q, qd, convective=True, bias=True, gravity_vector=True, inverse=True)
+    f = client.full_factor(panda, q, qd, convective=True, bias=True, gravity_torque=True, inverse=True)
     ref = run_cli("factor", PANDA_HAND, as_json(q=q), tmp_path, "--tip-link", PANDA_TIP, "--inverse")
     assert f.inertia.shape == (COUNT, 7, 7) and f.d.shape == (COUNT, 7) and f.log_det.shape == (COUNT,)
     close(f.inertia, [s["I"] for s in ref], "I")
@@ -89,14 +89,14 @@ def test_full_factor_equals_core(client, panda, states, tmp_path):
     # the terms the CLI does not print, against the inverse dynamics checked above
     zeros = np.zeros_like(q)
     np.testing.assert_allclose(f.bias, client.inverse_dynamics(panda, q, qd, zeros), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(f.gravity_vector, client.inverse_dynamics(panda, q, zeros, zeros),
+    np.testing.assert_allclose(f.gravity_torque, client.inverse_dynamics(panda, q, zeros, zeros),
                                rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(np.einsum("kij,kj->ki", f.convective, qd) + f.gravity_vector, f.bias,
+    np.testing.assert_allclose(np.einsum("kij,kj->ki", f.convective, qd) + f.gravity_torque, f.bias,
                                rtol=1e-10, atol=1e-10)
     # without the optional terms they are None; one state drops the count axis
     one = client.full_factor(panda, q[0])
     assert one.inertia.shape == (7, 7) and isinstance(one.log_det, float)
-    assert one.convective is None and one.bias is None and one.inverse is None and one.gravity_vector is None
+    assert one.convective is None and one.bias is None and one.inverse is None and one.gravity_torque is None
     close(one.inertia, ref[0]["I"], "I of state 0")
 
 

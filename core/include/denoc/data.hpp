@@ -34,6 +34,27 @@ struct JointWork {
   S tau_hat;          // tauh_i
 };
 
+/// What the derivative sweeps of the inverse dynamics keep per joint (algorithm/
+/// inverse_dynamics_derivatives.hxx), common frame (base axes, base origin), one record per joint.
+template <typename S>
+struct DerivativeWork {
+  using Vec6 = Eigen::Matrix<S, 6, 1>;
+  // forward sweep
+  Vec6 p;             // p_i
+  Vec6 pdot;          // pdot_i = t_{i-1} x p_i
+  Vec6 pddot;         // tdot_{i-1} x p_i + t_{i-1} x pdot_i (tdot with gravity as a base acceleration)
+  RigidInertia<S> M;  // link inertia M_i
+  Vec6 h;             // momentum M_i t_i
+  Vec6 w;             // Newton-Euler wrench of link i, M_i tdot_i + t_i x* (M_i t_i)
+  Sym3<S> Mdot_I;     // dM_i/dt: rate of the rotational inertia about the base origin (the mass rate is zero,
+                      // the first-moment rate is the linear part of h)
+  // backward sweep (subchain i..n-1: composite inertia Mt_i, its rate Mtdot_i, momentum ht_i, wrench w_i)
+  Vec6 F1;  // Mt_i p_i
+  Vec6 F2;  // (Mtdot_i + ht_i x*)^T p_i
+  Vec6 G;   // p_i x* w_i + Mt_i pddot_i + (Mtdot_i + ht_i x*) pdot_i
+  Vec6 H;   // 2 Mt_i pdot_i + (Mtdot_i + ht_i x*) p_i
+};
+
 template <typename S>
 struct DataTpl {
   using T = Types<S>;
@@ -108,6 +129,32 @@ struct DataTpl {
   VecX fx_c;                     // H11 b
   VecX fx_x;                     // solution work vector
   S fx_log_det = S(0);           // log det I(q) (armature included) by Fixman's theorem
+
+  // forwardKinematics (every frame), framePlacement, computeFrameJacobian, computeFrameJdotQd,
+  // computeOperationalSpaceInertia (the frame asked for) (algorithm/kinematics.hpp): user base frame
+  std::vector<Mat3> kin_R;  // n + 1: user base <- link i's user frame (i < n), tip frame (i = n)
+  std::vector<Vec3> kin_p;  // n + 1: their origins
+  std::vector<Vec3> kin_e;  // n: joint i's unit axis e_i (up to the frame's link)
+  // computeFrameJacobian, computeFrameJdotQd (algorithm/kinematics.hpp)
+  Eigen::Matrix<S, 6, Eigen::Dynamic> J;  // 6 x n: [angular; linear] rows, one column per joint
+  Vec6 Jdot_qd;                           // 6: (dJ/dt) qd, same rows and frame as J
+  // computeOperationalSpaceInertia (algorithm/operational_space.hpp)
+  Mat6 Lambda;      // 6 x 6 (top-left 3 x 3 for a 3-row task): (J I^-1 J^T)^-1
+  Mat6 Lambda_inv;  // 6 x 6 (or 3 x 3): J I^-1 J^T
+  // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hpp); also tau
+  std::vector<DerivativeWork<S>> dw;  // n records
+  MatX dtau_dq;                       // n x n
+  MatX dtau_dqd;                      // n x n
+  // computeForwardDynamicsDerivatives (algorithm/forward_dynamics_derivatives.hpp); also qdd, Minv
+  // (dqdd/dtau = I^-1) and the above at qdd
+  MatX dqdd_dq;   // n x n
+  MatX dqdd_dqd;  // n x n
+  VecX tau_eff;   // n: tau with the tip wrench's joint torques moved to the right-hand side
+  // rollout (rollout.hpp): integrator state and the chain rule through the stages
+  VecX ro_xs, ro_k, ro_ksum;  // 2n each: stage state, stage slope, weighted sum of the slopes
+  MatX ro_D;                  // 2n x 2n: d(stage state)/dx
+  MatX ro_E;                  // 2n x n: d(stage state)/du
+  MatX ro_W;                  // n x 2n: work rows of d(stage slope)/dx, then d(stage slope)/du
 };
 
 template <typename S>
@@ -169,6 +216,26 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   fx_v.resize(un);
   fx_c = VecX::Zero(n);
   fx_x = VecX::Zero(n);
+  // kinematics, derivatives, rollouts
+  kin_R.assign(un + 1, Mat3::Identity());
+  kin_p.assign(un + 1, Vec3::Zero());
+  kin_e.assign(un, Vec3::UnitZ());
+  J = Eigen::Matrix<S, 6, Eigen::Dynamic>::Zero(6, n);
+  Jdot_qd.setZero();
+  Lambda.setZero();
+  Lambda_inv.setZero();
+  dw.resize(un);
+  dtau_dq = MatX::Zero(n, n);
+  dtau_dqd = MatX::Zero(n, n);
+  dqdd_dq = MatX::Zero(n, n);
+  dqdd_dqd = MatX::Zero(n, n);
+  tau_eff = VecX::Zero(n);
+  ro_xs = VecX::Zero(2 * n);
+  ro_k = VecX::Zero(2 * n);
+  ro_ksum = VecX::Zero(2 * n);
+  ro_D = MatX::Zero(2 * n, 2 * n);
+  ro_E = MatX::Zero(2 * n, n);
+  ro_W = MatX::Zero(n, 2 * n);
 }
 
 extern template struct DataTpl<double>;

@@ -23,6 +23,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "denoc/client/version.hpp"
@@ -136,6 +137,17 @@ struct AnswerInfo {
   std::chrono::nanoseconds compute_time{0};           // the server's time in the dynamics core
 };
 
+/// The server's version and the limits it enforces (v1::GetServerInfoResponse).
+struct ServerInfo {
+  std::string version;        // denocd's version, e.g. "0.2.0"
+  std::string proto_package;  // "denoc.v1"
+  std::uint32_t max_dof = 0;
+  std::uint32_t max_states = 0;  // most states per batch call
+  std::uint64_t max_receive_message_bytes = 0, max_send_message_bytes = 0;
+  std::uint32_t max_streams = 0;
+  bool tokens_required = false;
+};
+
 struct Registration {
   std::string model_id;
   ModelInfo model;
@@ -222,6 +234,69 @@ struct SimulationResult {
   AnswerInfo info;
 };
 
+/// A rigid body held by the tip for one call (v1::Payload): merged into the last link of the model for that
+/// call only. Checked by the server as a link's inertia; an all-zero inertia is a point mass.
+struct Payload {
+  double mass = 0.0;                                  // kg, > 0
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();      // mass centre in the tip frame, m
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();  // about the mass centre, tip-frame axes, kg m^2
+};
+
+/// Axes of a Jacobian, (dJ/dt) qd or operational-space inertia.
+enum class Reference { Base, Local };
+/// The rows of a task for its operational-space inertia: 6 x 6 (Full) or 3 x 3.
+enum class TaskRows { Full, Linear, Angular };
+
+/// What Client::kinematics computes besides the frame's pose (v1::KinematicsRequest).
+struct KinematicsOptions {
+  std::string link;                                 // a link name of ModelInfo::link_names; empty: the tip
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();  // a point on that link, in the frame's coordinates
+  Reference reference = Reference::Base;
+  bool jacobian = false;  // 6 x dof, rows [angular; linear]
+  bool jdot_qd = false;   // (dJ/dt) qd: needs Qd
+  bool lambda = false;    // operational-space inertia (J I^-1 J^T)^-1
+  TaskRows lambda_rows = TaskRows::Full;
+  bool all_frames = false;  // the poses of every link frame and the tip frame
+  std::optional<Payload> payload;
+};
+
+struct KinematicsResult : AnswerInfo {
+  std::vector<Eigen::Matrix3d> rotation;                      // count: base <- frame
+  Eigen::MatrixXd origin;                                     // count x 3
+  std::vector<Eigen::MatrixXd> jacobian;                      // count matrices 6 x dof when requested
+  Eigen::MatrixXd jdot_qd;                                    // count x 6 when requested
+  std::vector<Eigen::MatrixXd> lambda;                        // count matrices r x r when requested
+  std::vector<std::vector<Eigen::Matrix3d>> frame_rotations;  // all_frames: count x (dof + 1)
+  std::vector<Eigen::MatrixXd> frame_origins;                 // all_frames: count matrices (dof + 1) x 3
+};
+
+/// Analytic derivatives per state (entry (i, j) is d out_i / d in_j); the inverse-dynamics fields or the
+/// forward-dynamics ones are filled, the others empty.
+struct DerivativesResult : AnswerInfo {
+  std::vector<Eigen::MatrixXd> dtau_dq, dtau_dqd;             // inverse dynamics
+  Eigen::MatrixXd tau;                                        // inverse dynamics: count x dof
+  std::vector<Eigen::MatrixXd> dqdd_dq, dqdd_dqd, dqdd_dtau;  // forward dynamics (dqdd_dtau = I^-1)
+  Eigen::MatrixXd qdd;                                        // forward dynamics: count x dof
+};
+
+enum class StepScheme { RK4, SemiImplicitEuler };
+
+/// Options of Client::rollout (v1::RolloutRequest).
+struct RolloutOptions {
+  std::uint32_t steps = 0;  // T
+  double dt = 1e-3;         // s
+  StepScheme scheme = StepScheme::RK4;
+  bool linearize = false;  // also A_t (2n x 2n) and B_t (2n x n) per step
+  std::optional<Payload> payload;
+};
+
+struct RolloutResult : AnswerInfo {
+  std::uint32_t steps = 0;
+  std::vector<Eigen::MatrixXd> states;          // K matrices (T + 1) x 2n: x_0 .. x_T, x = [q; qd]
+  std::vector<std::vector<Eigen::MatrixXd>> A;  // linearize: K x T matrices 2n x 2n
+  std::vector<std::vector<Eigen::MatrixXd>> B;  // linearize: K x T matrices 2n x n
+};
+
 class Client;
 
 /// A bidirectional Stream session for control loops: one state in, one answer out, in order. Not
@@ -241,6 +316,9 @@ class StreamSession {
   Eigen::VectorXd forwardDynamics(const std::string& model_id, const Eigen::VectorXd& q,
                                   const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                   Route route = Route::Saha, AnswerInfo* info = nullptr);
+  /// The payload held by the tip that every following message declares (none: the model as registered); the
+  /// server keeps the model with it while it stays the same.
+  void setPayload(const std::optional<Payload>& payload);
   /// Ends the stream (WritesDone, then the final status); throws Error if the server ended it with an error.
   void close();
   /// Messages answered so far.
@@ -258,6 +336,7 @@ class StreamSession {
   std::unique_ptr<grpc::ClientReaderWriter<v1::StreamRequest, v1::StreamResponse>> stream_;
   std::uint64_t sequence_ = 0;
   bool closed_ = false;
+  std::optional<v1::Payload> payload_;
 };
 
 class Client {
@@ -294,7 +373,19 @@ class Client {
   /// Any registration request.
   Registration registerModel(const v1::RegisterModelRequest& request);
   ModelInfo getModel(const std::string& model_id);
+  /// Every model on the server, sorted by id (all pages of ListModels).
   std::vector<ModelInfo> listModels();
+  /// The one model with this display name. Throws Error NOT_FOUND when there is none, FAILED_PRECONDITION
+  /// listing the ids when several models carry the name.
+  ModelInfo findModel(const std::string& name);
+
+  // --- the server
+  /// The server's version and limits (GetServerInfo, asked every time).
+  ServerInfo serverInfo();
+  /// The server's max_states, asked once and kept until retarget(); 0 when the server does not say (a
+  /// server without GetServerInfo). Batches above it are split into calls of at most max_states states
+  /// and the answers joined in order.
+  std::uint32_t maxStates();
   /// Deletes a model (not retried: a retry could answer NOT_FOUND for a deletion that happened). The model's
   /// source is forgotten too, so it is not re-registered behind the caller's back.
   void deleteModel(const std::string& model_id);
@@ -331,6 +422,27 @@ class Client {
                               const FactorFlags& flags, const Eigen::MatrixBase<B>& Qd) {
     return factorBatch(model_id, batchOf(Q), flags, batchOf(Qd));
   }
+
+  // --- for planners: batches of count x dof matrices as above
+
+  /// The pose of a link frame (options.link; empty: the tip) per state, and on request the Jacobian of a
+  /// point on it, (dJ/dt) qd (needs Qd), the operational-space inertia and the poses of every frame.
+  KinematicsResult kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
+                              const KinematicsOptions& options,
+                              const Eigen::MatrixXd& Qd = Eigen::MatrixXd());
+  /// dtau/dq, dtau/dqd (and tau) per state; tip_wrench count x 6 or empty.
+  DerivativesResult inverseDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                               const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
+                                               const std::optional<Payload>& payload = std::nullopt,
+                                               const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd());
+  /// dqdd/dq, dqdd/dqd, dqdd/dtau = I^-1 (and qdd) per state.
+  DerivativesResult forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                               const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
+                                               const std::optional<Payload>& payload = std::nullopt,
+                                               const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd());
+  /// K rollouts from X0 (K x 2n, rows [q; qd]) under U: K matrices T x n, or one shared by all.
+  RolloutResult rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
+                        const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options);
 
   /// A batch from a matrix (as it is) or a compile-time vector (one row).
   template <typename A>
@@ -372,9 +484,13 @@ class Client {
   FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                const FactorFlags& flags, const Eigen::MatrixXd& Qd);
 
+  /// The row ranges [first, first + size) a batch of `rows` states is split into (one range when it fits).
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> chunks(Eigen::Index rows);
+
   ClientOptions options_;
   std::shared_ptr<ModelSources> sources_;
-  mutable std::mutex mutex_;  // guards channel_ and stub_
+  std::optional<std::uint32_t> max_states_;  // guarded by mutex_
+  mutable std::mutex mutex_;                 // guards channel_ and stub_
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::Dynamics::Stub> stub_;
 };

@@ -1,0 +1,65 @@
+// Analytic derivatives of the forward dynamics qdd = FD(q, qd, tau): differentiating
+// ID(q, qd, FD(q, qd, tau)) = tau gives, at qdd = FD(q, qd, tau),
+//   dqdd/dq = -I(q)^-1 dtau/dq,   dqdd/dqd = -I(q)^-1 dtau/dqd,   dqdd/dtau = I(q)^-1,
+// with dtau/dq, dtau/dqd from computeInverseDynamicsDerivatives and I^-1 applied through the U D U^T
+// factors of the forward dynamics (never by inverting I(q) densely for large n). docs/planning.md.
+#pragma once
+
+#include "denoc/data.hpp"
+
+namespace denoc {
+
+/// qdd = FD(q, qd, tau) into data.qdd, dqdd/dq and dqdd/dqd (n x n) into data.dqdd_dq and data.dqdd_dqd, and
+/// dqdd/dtau = I(q)^-1 into data.Minv. Also leaves dtau/dq, dtau/dqd at (q, qd, qdd) in data.dtau_dq,
+/// data.dtau_dqd. For n up to kDenseUDUMaxDof, I^-1 from the dense factors and two n x n products (cheaper at
+/// these sizes); above, every column by the O(n) three sweeps with the factors of the forward dynamics:
+/// O(n^2) in all. No allocation. Throws std::invalid_argument on a wrong size or a non-finite entry.
+template <typename S>
+void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau);
+
+/// As above with a wrench [moment; force] applied by the environment on the last link, in the model's tip
+/// frame about its origin (fixed in that frame), as inverseDynamics takes it: qdd solves
+/// inverseDynamics(q, qd, qdd, tip_wrench) = tau.
+template <typename S>
+void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                       const typename Types<S>::Vec6& tip_wrench);
+
+namespace detail {
+/// The unchecked derivatives (tip_wrench null: none).
+template <typename S>
+void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                    const Eigen::Ref<const typename Types<S>::VecX>& q,
+                    const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                    const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                    const typename Types<S>::Vec6* tip_wrench);
+
+/// Column j of data.Minv = I^-1, of data.dqdd_dq = -I^-1 dtau/dq and of data.dqdd_dqd = -I^-1 dtau/dqd at
+/// once, by the three sweeps of section 5.2 (solveUDU) on the three right-hand sides e_j, -dtau/dq e_j,
+/// -dtau/dqd e_j with the O(n) factors of the forward dynamics (data.p0, data.work[k].psi, inv_mh): three
+/// independent chains per joint; the tauh_i are kept in the output columns between the sweeps. O(n).
+template <typename S>
+void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data, int j);
+}  // namespace detail
+
+}  // namespace denoc
+
+#include "denoc/algorithm/forward_dynamics_derivatives.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate_planning.cpp
+extern template void computeForwardDynamicsDerivatives<double>(const Model&, Data&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&);
+extern template void computeForwardDynamicsDerivatives<double>(const Model&, Data&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Types<double>::Vec6&);
+}  // namespace denoc

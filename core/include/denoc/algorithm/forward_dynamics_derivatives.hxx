@@ -1,0 +1,124 @@
+#pragma once
+
+#include <type_traits>
+
+#include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/forward_dynamics.hpp"
+#include "denoc/algorithm/inertia_matrix.hpp"
+#include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
+#include "denoc/algorithm/udu.hpp"
+
+namespace denoc {
+namespace detail {
+
+template <typename S>
+DENOC_FLATTEN void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data, int j) {
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  const JointWork<S>* work = data.work.data();
+  const Vec6* p = data.p0.data();
+  const Eigen::Index c = static_cast<Eigen::Index>(j) * n;
+  const S* b1 = data.dtau_dq.data() + c;
+  const S* b2 = data.dtau_dqd.data() + c;
+  S* x0 = data.Minv.data() + c;
+  S* x1 = data.dqdd_dq.data() + c;
+  S* x2 = data.dqdd_dqd.data() + c;
+  Vec6 eta0 = Vec6::Zero(), eta1 = Vec6::Zero(), eta2 = Vec6::Zero();
+  for (int i = n - 1; i >= 0; --i) {
+    const S t0 = (i == j ? S(1) : S(0)) - p[i].dot(eta0);
+    const S t1 = -b1[i] - p[i].dot(eta1);
+    const S t2 = -b2[i] - p[i].dot(eta2);
+    eta0 += work[i].psi * t0;
+    eta1 += work[i].psi * t1;
+    eta2 += work[i].psi * t2;
+    x0[i] = t0;
+    x1[i] = t1;
+    x2[i] = t2;
+  }
+  Vec6 mu0 = Vec6::Zero(), mu1 = Vec6::Zero(), mu2 = Vec6::Zero();
+  for (int i = 0; i < n; ++i) {
+    const S inv_mh = work[i].inv_mh;
+    x0[i] = x0[i] * inv_mh - work[i].psi.dot(mu0);
+    x1[i] = x1[i] * inv_mh - work[i].psi.dot(mu1);
+    x2[i] = x2[i] * inv_mh - work[i].psi.dot(mu2);
+    mu0 += p[i] * x0[i];
+    mu1 += p[i] * x1[i];
+    mu2 += p[i] * x2[i];
+  }
+}
+
+/// out = -A B for A symmetric (both triangles stored), all n x n column-major; out must not alias B.
+template <typename S>
+DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typename Types<S>::MatX& B,
+                                  typename Types<S>::MatX& out) {
+  const Eigen::Index n = A.rows();
+  const S* a = A.data();
+  const S* b = B.data();
+  S* o = out.data();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    S* oj = o + j * n;
+    for (Eigen::Index i = 0; i < n; ++i) oj[i] = S(0);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const S bkj = -b[k + j * n];
+      const S* ak = a + k * n;
+      for (Eigen::Index i = 0; i < n; ++i) oj[i] += ak[i] * bkj;
+    }
+  }
+}
+
+template <typename S>
+DENOC_FLATTEN void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                  const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                  const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                  const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                  const typename Types<S>::Vec6* tip_wrench) {
+  const int n = model.n;
+  // the tip wrench's joint torques, ID(q, 0, 0, wrench) without gravity, move to the right-hand side
+  if (tip_wrench) {
+    rnea<S>(model, data, q, data.zeros, nullptr, tip_wrench, false, data.tau_eff);
+    data.tau_eff = tau - data.tau_eff;
+    forwardDynamicsSaha<S>(model, data, q, qd, data.tau_eff);
+  } else {
+    forwardDynamicsSaha<S>(model, data, q, qd, tau);
+  }
+  // dtau/dq, dtau/dqd at qdd (the factors of the forward dynamics stay in data.work, data.p0)
+  rneaDerivatives<S>(model, data, q, qd, data.qdd, tip_wrench);
+  if (n <= kDenseUDUMaxDof) {
+    crba(model, data);  // the link inertias and p_k of the forward dynamics
+    denseUDU(model, data);
+    inverseFromUDU(model, data);
+    negatedProduct<S>(data.Minv, data.dtau_dq, data.dqdd_dq);
+    negatedProduct<S>(data.Minv, data.dtau_dqd, data.dqdd_dqd);
+  } else {
+    for (int j = 0; j < n; ++j) solveThreeColumns(model, data, j);
+  }
+}
+
+}  // namespace detail
+
+template <typename S>
+void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
+  detail::abaDerivatives<S>(model, data, q, qd, tau, nullptr);
+}
+
+template <typename S>
+void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                       const typename Types<S>::Vec6& tip_wrench) {
+  detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
+  if constexpr (std::is_floating_point_v<S>) {
+    if (!tip_wrench.allFinite()) {
+      throw std::invalid_argument("computeForwardDynamicsDerivatives: tip_wrench has a non-finite entry");
+    }
+  }
+  detail::abaDerivatives<S>(model, data, q, qd, tau, &tip_wrench);
+}
+
+}  // namespace denoc

@@ -1,0 +1,58 @@
+// Analytic derivatives of the inverse dynamics: d tau / d q and d tau / d qd of
+//   tau = I(q) qdd + C(q, qd) qd + g(q) (+ armature qdd) - (tip wrench's joint torques),
+// by one base-to-tip and one tip-to-base sweep in the common frame (base axes, base origin) and an O(n^2)
+// assembly, after Carpentier and Mansard (RSS 2018) written in Saha's quantities: joint-rate propagation
+// vectors p_i, twists t_i, twist rates tdot_i, wrenches w_i, composite inertias Mt_i. d tau / d qdd is
+// I(q) (computeInertiaMatrix). The derivation is in docs/planning.md.
+#pragma once
+
+#include "denoc/data.hpp"
+
+namespace denoc {
+
+/// d tau / d q and d tau / d qd (n x n each) into data.dtau_dq and data.dtau_dqd, and tau itself into
+/// data.tau, at (q, qd, qdd), gravity from the model. q, qd, qdd: n entries. Entry (i, j) is
+/// d tau_i / d q_j. O(n^2), no allocation. Throws std::invalid_argument on a wrong size or a non-finite
+/// entry.
+template <typename S>
+void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qdd);
+
+/// As above with a wrench [moment; force] applied by the environment on the last link, in the model's tip
+/// frame, moment about its origin (as inverseDynamics takes it); the wrench is fixed in the tip frame.
+template <typename S>
+void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qdd,
+                                       const typename Types<S>::Vec6& tip_wrench);
+
+namespace detail {
+/// The unchecked derivatives (tip_wrench null: none): the two sweeps (data.dw, data.tau) and the assembly
+/// of data.dtau_dq, data.dtau_dqd.
+template <typename S>
+void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                     const Eigen::Ref<const typename Types<S>::VecX>& q,
+                     const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                     const Eigen::Ref<const typename Types<S>::VecX>& qdd,
+                     const typename Types<S>::Vec6* tip_wrench);
+}  // namespace detail
+
+}  // namespace denoc
+
+#include "denoc/algorithm/inverse_dynamics_derivatives.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate_planning.cpp
+extern template void computeInverseDynamicsDerivatives<double>(const Model&, Data&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&);
+extern template void computeInverseDynamicsDerivatives<double>(const Model&, Data&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Types<double>::Vec6&);
+}  // namespace denoc

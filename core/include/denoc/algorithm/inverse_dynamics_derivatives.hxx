@@ -1,0 +1,171 @@
+#pragma once
+
+#include <type_traits>
+
+#include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/inertia_matrix.hpp"
+#include "denoc/algorithm/kinematics.hpp"
+
+namespace denoc {
+namespace detail {
+
+/// dM/dt of a rigid inertia M = (m, h, I) about the base origin moving with the twist t = [w; v]
+/// (v: the velocity of the body point at the base origin): t x* M - M t x, which keeps the rigid form with
+/// mass rate 0, first-moment rate m v + w x h (the linear part of the momentum M t: not computed here) and
+/// rotational rate
+///   Idot = W I - I W + 2 (h . v) 1 - (v h^T + h v^T)     (W: the cross-product matrix of w).
+/// 34 multiplications.
+template <typename S>
+DENOC_INLINE void inertiaRate(const RigidInertia<S>& M, const typename Types<S>::Vec6& t, Sym3<S>& Idot) {
+  using Vec3 = typename Types<S>::Vec3;
+  const Vec3 w = t.template head<3>(), v = t.template tail<3>();
+  const Sym3<S>& I = M.I;
+  const Vec3& h = M.h;
+  const S hv = S(2) * h.dot(v);
+  const S x = w.x(), y = w.y(), z = w.z();
+  // W I - I W = W I + (W I)^T, entry by entry
+  Idot.xx = S(2) * (y * I.xz - z * I.xy) + hv - S(2) * v.x() * h.x();
+  Idot.yy = S(2) * (z * I.xy - x * I.yz) + hv - S(2) * v.y() * h.y();
+  Idot.zz = S(2) * (x * I.yz - y * I.xz) + hv - S(2) * v.z() * h.z();
+  Idot.xy = z * (I.xx - I.yy) + y * I.yz - x * I.xz - (v.x() * h.y() + h.x() * v.y());
+  Idot.xz = y * (I.zz - I.xx) + x * I.xy - z * I.yz - (v.x() * h.z() + h.x() * v.z());
+  Idot.yz = x * (I.yy - I.zz) + z * I.xz - y * I.xy - (v.y() * h.z() + h.y() * v.z());
+}
+
+/// The two parts of Bt x = (Mtdot + ht x*) x, the matrix Bt of the derivation (docs/planning.md), for the
+/// composite rate (hdot, Idot) and momentum ht, without forming Bt: the rate part r = Mtdot x (symmetric in
+/// x) and the momentum part c = x x* ht (skew), so that Bt x = r + c and Bt^T x = r - c. 39 multiplications.
+template <typename S>
+DENOC_INLINE void coriolisParts(const typename Types<S>::Vec3& hdot, const Sym3<S>& Idot,
+                                const typename Types<S>::Vec6& ht, const typename Types<S>::Vec6& x,
+                                typename Types<S>::Vec6& r, typename Types<S>::Vec6& c) {
+  using Vec3 = typename Types<S>::Vec3;
+  const Vec3 xa = x.template head<3>(), xl = x.template tail<3>();
+  const Vec3 ha = ht.template head<3>(), hl = ht.template tail<3>();
+  // x x* ht = [xa x ha + xl x hl; xa x hl]
+  c << xa.cross(ha) + xl.cross(hl), xa.cross(hl);
+  // Mtdot x = [Idot xa + hdot x xl; -hdot x xa]
+  r << Idot * xa + hdot.cross(xl), xa.cross(hdot);
+}
+
+template <typename S>
+DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& qdd,
+                                   const typename Types<S>::Vec6* tip_wrench) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Mat3 = typename Types<S>::Mat3;
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  const JointConstants<S>* joint = model.joint.data();
+  DerivativeWork<S>* dw = data.dw.data();
+
+  // base to tip (common frame): placements, p_k, M_k; with t_{-1} = 0 and tdot_{-1} = [0; -g] (eq. 32)
+  //   pdot_k = t_{k-1} x p_k,  pddot_k = tdot_{k-1} x p_k + t_{k-1} x pdot_k,
+  //   t_k = t_{k-1} + p_k qd_k,  tdot_k = tdot_{k-1} + p_k qdd_k + pdot_k qd_k,
+  //   h_k = M_k t_k,  w_k = M_k tdot_k + t_k x* h_k,  Mdot_k = t_k x* M_k - M_k t_k x
+  jointAngles(model, data, q);
+  Mat3 R0 = Mat3::Identity();
+  Vec3 O = Vec3::Zero();
+  Vec6 t = Vec6::Zero(), tdot;
+  tdot << Vec3::Zero(), -model.gravity_base;
+  for (int k = 0; k < n; ++k) {
+    const JointConstants<S>& jc = joint[k];
+    DerivativeWork<S>& d = dw[k];
+    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[k], data.sin_theta[k]};
+    placeCommon(R, jointOffset(jc, R, S(q[k])), k == 0, R0, O);
+    d.p = jointVector<S>(jc.revolute, R0, O);
+    d.M = linkInertiaCommon(jc, R0, O);
+    if (k == 0) {  // t_{-1} = 0
+      d.pdot.setZero();
+      d.pddot = motionCross(tdot, d.p);
+    } else {
+      d.pdot = motionCross(t, d.p);
+      d.pddot = motionCross(tdot, d.p) + motionCross(t, d.pdot);
+    }
+    const S qd_k = qd[k];
+    t += d.p * qd_k;
+    tdot += d.p * S(qdd[k]) + d.pdot * qd_k;
+    d.h = d.M * t;
+    d.w = d.M * tdot + forceCross(t, d.h);
+    inertiaRate(d.M, t, d.Mdot_I);
+  }
+
+  // tip to base: composite inertia Mt_k, its rate, momentum ht_k and the wrench w_k transmitted by joint k
+  // (the environment's wrench on the last link moved to the base origin, as inverseDynamics applies it);
+  // tau_k = p_k^T w_k and the four products the assembly reads
+  RigidInertia<S> Mt{S(0), Vec3::Zero(), Sym3<S>::zero()};
+  Sym3<S> Mt_Idot = Sym3<S>::zero();
+  Vec6 ht = Vec6::Zero(), w = Vec6::Zero();
+  if (tip_wrench) {
+    const Vec3 f = R0 * (model.tip_rotation * tip_wrench->template tail<3>());
+    const Vec3 P = O + R0 * model.tip_origin;
+    w << -(R0 * (model.tip_rotation * tip_wrench->template head<3>()) + P.cross(f)), -f;
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    DerivativeWork<S>& d = dw[k];
+    Mt += d.M;
+    Mt_Idot += d.Mdot_I;
+    ht += d.h;
+    const Vec3 Mt_hdot = ht.template tail<3>();  // the first-moment rate of the subchain: its linear momentum
+    w += d.w;
+    data.tau[k] = d.p.dot(w) + joint[k].armature * S(qdd[k]);
+    Vec6 r, c;
+    coriolisParts<S>(Mt_hdot, Mt_Idot, ht, d.p, r, c);
+    d.F1 = Mt * d.p;
+    d.F2 = r - c;
+    if (k == 0) break;  // G_0, H_0 serve rows above joint 0: none
+    d.H = S(2) * (Mt * d.pdot) + r + c;
+    coriolisParts<S>(Mt_hdot, Mt_Idot, ht, d.pdot, r, c);
+    d.G = forceCross(d.p, w) + Mt * d.pddot + r + c;
+  }
+
+  // assembly, column j: rows i >= j from the row products F1_i, F2_i, rows i < j from p_i and the column
+  // products G_j, H_j (docs/planning.md)
+  S* dq = data.dtau_dq.data();
+  S* dv = data.dtau_dqd.data();
+  for (int j = 0; j < n; ++j) {
+    const DerivativeWork<S>& c = dw[j];
+    S* dq_j = dq + static_cast<Eigen::Index>(j) * n;
+    S* dv_j = dv + static_cast<Eigen::Index>(j) * n;
+    for (int i = 0; i < j; ++i) {
+      dq_j[i] = dw[i].p.dot(c.G);
+      dv_j[i] = dw[i].p.dot(c.H);
+    }
+    for (int i = j; i < n; ++i) {
+      const DerivativeWork<S>& r = dw[i];
+      const S f1_pdot = r.F1.dot(c.pdot);
+      dq_j[i] = r.F1.dot(c.pddot) + r.F2.dot(c.pdot);
+      dv_j[i] = f1_pdot + f1_pdot + r.F2.dot(c.p);
+    }
+  }
+}
+
+}  // namespace detail
+
+template <typename S>
+void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
+  detail::checkVectors(model, "computeInverseDynamicsDerivatives", q, "q", qd, "qd", qdd, "qdd");
+  detail::rneaDerivatives<S>(model, data, q, qd, qdd, nullptr);
+}
+
+template <typename S>
+void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qdd,
+                                       const typename Types<S>::Vec6& tip_wrench) {
+  detail::checkVectors(model, "computeInverseDynamicsDerivatives", q, "q", qd, "qd", qdd, "qdd");
+  if constexpr (std::is_floating_point_v<S>) {
+    if (!tip_wrench.allFinite()) {
+      throw std::invalid_argument("computeInverseDynamicsDerivatives: tip_wrench has a non-finite entry");
+    }
+  }
+  detail::rneaDerivatives<S>(model, data, q, qd, qdd, &tip_wrench);
+}
+
+}  // namespace denoc

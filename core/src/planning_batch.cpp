@@ -1,0 +1,155 @@
+#include "denoc/planning_batch.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "denoc/algorithm/forward_dynamics_derivatives.hpp"
+#include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
+
+namespace denoc {
+
+namespace {
+
+using CMap = Eigen::Map<const Eigen::VectorXd>;
+using WrenchMap = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void requireModel(const std::shared_ptr<const Model>& model, const char* function) {
+  if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
+}
+
+void requireArray(const void* p, std::size_t count, const char* function, const char* name) {
+  if (count != 0 && p == nullptr)
+    throw std::invalid_argument(std::string(function) + ": " + name + " is null");
+}
+
+/// Runs one state's computation; its errors get the batch function and the state index in front.
+template <typename F>
+void state(const char* function, std::size_t k, F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(function) + ": state " + std::to_string(k) + ": " + e.what());
+  } catch (const NumericalError& e) {
+    throw NumericalError(std::string(function) + ": state " + std::to_string(k) + ": " + e.what());
+  }
+}
+
+/// Row-major copy of a matrix.
+template <typename M>
+void copyRowMajor(const Eigen::MatrixBase<M>& m, double* out) {
+  Eigen::Map<RowMajor>(out, m.rows(), m.cols()) = m;
+}
+
+}  // namespace
+
+void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
+                                     std::size_t count, const double* q, const double* qd, const double* qdd,
+                                     double* dtau_dq, double* dtau_dqd, double* tau, const double* tip_wrench,
+                                     std::size_t grain) {
+  constexpr const char* kFn = "inverseDynamicsDerivativesBatch";
+  requireModel(model, kFn);
+  requireArray(q, count, kFn, "q");
+  requireArray(qd, count, kFn, "qd");
+  requireArray(qdd, count, kFn, "qdd");
+  requireArray(dtau_dq, count, kFn, "dtau_dq");
+  requireArray(dtau_dqd, count, kFn, "dtau_dqd");
+  const Model& m = *model;
+  const auto n = static_cast<std::size_t>(m.n);
+  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::size_t o = k * n;
+      const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
+      state(kFn, k, [&] {
+        if (tip_wrench) {
+          computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk, WrenchMap(tip_wrench + 6 * k));
+        } else {
+          computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk);
+        }
+      });
+      copyRowMajor(d.dtau_dq, dtau_dq + o * n);
+      copyRowMajor(d.dtau_dqd, dtau_dqd + o * n);
+      if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.n) = d.tau;
+    }
+  });
+}
+
+void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
+                                     std::size_t count, const double* q, const double* qd, const double* tau,
+                                     double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
+                                     const double* tip_wrench, std::size_t grain) {
+  constexpr const char* kFn = "forwardDynamicsDerivativesBatch";
+  requireModel(model, kFn);
+  requireArray(q, count, kFn, "q");
+  requireArray(qd, count, kFn, "qd");
+  requireArray(tau, count, kFn, "tau");
+  requireArray(dqdd_dq, count, kFn, "dqdd_dq");
+  requireArray(dqdd_dqd, count, kFn, "dqdd_dqd");
+  const Model& m = *model;
+  const auto n = static_cast<std::size_t>(m.n);
+  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::size_t o = k * n;
+      const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
+      state(kFn, k, [&] {
+        if (tip_wrench) {
+          computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk, WrenchMap(tip_wrench + 6 * k));
+        } else {
+          computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk);
+        }
+      });
+      copyRowMajor(d.dqdd_dq, dqdd_dq + o * n);
+      copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * n);
+      if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * n);
+      if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.n) = d.qdd;
+    }
+  });
+}
+
+void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                const double* q, const double* qd, const FrameQuery& query, const FrameBatchOutput& out,
+                std::size_t grain) {
+  constexpr const char* kFn = "frameBatch";
+  requireModel(model, kFn);
+  requireArray(q, count, kFn, "q");
+  if (out.jdot_qd) requireArray(qd, count, kFn, "qd");
+  // the query once, before any state
+  detail::checkFrame<double>(*model, query.frame, &query.point, kFn);
+  if (query.reference != ReferenceFrame::Base && query.reference != ReferenceFrame::Local) {
+    throw std::invalid_argument(std::string(kFn) + ": unknown reference frame");
+  }
+  if (query.rows != TaskRows::Full && query.rows != TaskRows::Linear && query.rows != TaskRows::Angular) {
+    throw std::invalid_argument(std::string(kFn) + ": unknown task rows");
+  }
+  const Model& m = *model;
+  const auto n = static_cast<std::size_t>(m.n);
+  const auto f = static_cast<std::size_t>(query.frame);
+  const Eigen::Index r = query.rows == TaskRows::Full ? 6 : 3;
+  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
+    Eigen::Matrix3d R;
+    Eigen::Vector3d p;
+    for (std::size_t k = begin; k < end; ++k) {
+      const CMap qk(q + k * n, m.n);
+      state(kFn, k, [&] {
+        if (out.jdot_qd) {
+          const CMap qdk(qd + k * n, m.n);
+          Eigen::Map<Eigen::Matrix<double, 6, 1>>(out.jdot_qd + 6 * k) =
+              computeFrameJdotQd(m, d, qk, qdk, query.frame, query.point, query.reference);
+        } else if (out.jacobian) {
+          computeFrameJacobian(m, d, qk, query.frame, query.point, query.reference);
+        } else if (out.rotation || out.origin) {
+          framePlacement(m, d, qk, query.frame, R, p);
+        }
+        if (out.jacobian) copyRowMajor(d.J, out.jacobian + k * 6 * n);
+        if (out.rotation) copyRowMajor(d.kin_R[f], out.rotation + 9 * k);
+        if (out.origin) Eigen::Map<Eigen::Vector3d>(out.origin + 3 * k) = d.kin_p[f];
+        if (out.lambda) {
+          computeOperationalSpaceInertia(m, d, qk, query.frame, query.point, query.reference, query.rows);
+          copyRowMajor(d.Lambda.topLeftCorner(r, r), out.lambda + static_cast<std::size_t>(r * r) * k);
+        }
+      });
+    }
+  });
+}
+
+}  // namespace denoc

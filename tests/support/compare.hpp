@@ -1,0 +1,44 @@
+// The one comparator of the planning tests: relative Frobenius-norm error of a result against its oracle,
+// as a GoogleTest assertion that names what was compared and where the worst entry is.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace denoc::testing {
+
+/// ||actual - expected||_F / max(||expected||_F, floor).
+template <typename A, typename B>
+double relativeError(const Eigen::MatrixBase<A>& actual, const Eigen::MatrixBase<B>& expected,
+                     double floor = 1e-12) {
+  return (actual.template cast<double>() - expected.template cast<double>()).norm() /
+         std::max(expected.template cast<double>().norm(), floor);
+}
+
+/// Passes when relativeError(actual, expected, floor) <= tol and the shapes agree; the message gives the
+/// error, the worst entry and both matrices (when small).
+template <typename A, typename B>
+::testing::AssertionResult near(const Eigen::MatrixBase<A>& actual, const Eigen::MatrixBase<B>& expected,
+                                double tol, const std::string& what, double floor = 1e-12) {
+  if (actual.rows() != expected.rows() || actual.cols() != expected.cols()) {
+    return ::testing::AssertionFailure() << what << ": shape " << actual.rows() << "x" << actual.cols()
+                                         << ", expected " << expected.rows() << "x" << expected.cols();
+  }
+  const Eigen::MatrixXd a = actual.template cast<double>(), b = expected.template cast<double>();
+  const double err = relativeError(a, b, floor);
+  if (err <= tol) return ::testing::AssertionSuccess();
+  Eigen::Index r = 0, c = 0;
+  (a - b).cwiseAbs().maxCoeff(&r, &c);
+  std::ostringstream os;
+  os << what << ": relative error " << err << " > " << tol << " (|expected| " << b.norm()
+     << "); worst entry (" << r << ", " << c << "): " << a(r, c) << " vs " << b(r, c);
+  if (a.size() <= 64) os << "\nactual\n" << a << "\nexpected\n" << b;
+  return ::testing::AssertionFailure() << os.str();
+}
+
+}  // namespace denoc::testing

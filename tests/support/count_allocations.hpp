@@ -1,0 +1,46 @@
+// Counting heap allocations in a test binary: replaces malloc, calloc and realloc (glibc's documented way
+// to replace the allocator) with versions that forward to glibc and count calls while counting is on. Eigen
+// and operator new both allocate through malloc. Include in exactly one translation unit of a test binary.
+// Not under AddressSanitizer or ThreadSanitizer, which own malloc themselves: DENOC_COUNT_ALLOCATIONS is
+// then undefined and the tests that use it skip.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define DENOC_COUNT_ALLOCATIONS 1
+namespace denoc::testing {
+inline std::atomic<bool> g_count_allocations{false};
+inline std::atomic<long> g_allocations{0};
+
+/// Heap allocations made by f().
+template <typename F>
+long allocationsIn(F&& f) {
+  g_allocations = 0;
+  g_count_allocations = true;
+  f();
+  g_count_allocations = false;
+  return g_allocations.load();
+}
+}  // namespace denoc::testing
+extern "C" {
+void* __libc_malloc(std::size_t);
+void __libc_free(void*);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* malloc(std::size_t n) noexcept {
+  if (denoc::testing::g_count_allocations.load(std::memory_order_relaxed)) ++denoc::testing::g_allocations;
+  return __libc_malloc(n);
+}
+void free(void* p) noexcept { __libc_free(p); }
+void* calloc(std::size_t a, std::size_t b) noexcept {
+  if (denoc::testing::g_count_allocations.load(std::memory_order_relaxed)) ++denoc::testing::g_allocations;
+  return __libc_calloc(a, b);
+}
+void* realloc(void* p, std::size_t n) noexcept {
+  if (denoc::testing::g_count_allocations.load(std::memory_order_relaxed)) ++denoc::testing::g_allocations;
+  return __libc_realloc(p, n);
+}
+}
+#endif
