@@ -11,8 +11,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=$1
 shift
-listen=8443 socket=/run/denoc/denocd.sock cert=/etc/denoc/tls/server.crt key=/etc/denoc/tls/server.key
-ca=/etc/denoc/tls/client-ca.crt workers=2 access=/dev/stdout user=
+listen=8443 socket=/run/denoc/denocd.sock cert=/etc/denoc/tls/tls.crt key=/etc/denoc/tls/tls.key
+ca=/etc/denoc/tls/ca.crt workers=2 access=/dev/stdout user=
 while [ $# -gt 0 ]; do
   case $1 in
     --listen) listen=$2 ;;
@@ -27,15 +27,15 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
-mkdir -p "$prefix/tmp"
+mkdir -p "$prefix"
 sed -e "s|^worker_processes .*;|worker_processes $workers;|" \
     -e "s|access_log /dev/stdout denoc;|access_log $access denoc;|" "$here/nginx.conf" >"$prefix/nginx.conf"
 if [ -n "$user" ]; then sed -i "1i user $user;" "$prefix/nginx.conf"; fi
 sed -e "s|^  listen 8443 ssl http2;|  listen $listen ssl http2;|" \
     -e "s|server unix:/run/denoc/denocd.sock;|server unix:$socket;|" \
-    -e "s|ssl_certificate /etc/denoc/tls/server.crt;|ssl_certificate $cert;|" \
-    -e "s|ssl_certificate_key /etc/denoc/tls/server.key;|ssl_certificate_key $key;|" \
-    -e "s|ssl_client_certificate /etc/denoc/tls/client-ca.crt;|ssl_client_certificate $ca;|" \
+    -e "s|ssl_certificate /etc/denoc/tls/tls.crt;|ssl_certificate $cert;|" \
+    -e "s|ssl_certificate_key /etc/denoc/tls/tls.key;|ssl_certificate_key $key;|" \
+    -e "s|ssl_client_certificate /etc/denoc/tls/ca.crt;|ssl_client_certificate $ca;|" \
     "$here/denoc.conf" >"$prefix/denoc.conf"
 # every replaced line must have been found: a config edited out of step with this script fails here
 for want in "listen $listen ssl http2;" "server unix:$socket;" "ssl_certificate $cert;" \
