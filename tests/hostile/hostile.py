@@ -174,17 +174,24 @@ class Server:
 
 
 class Sampler(threading.Thread):
-    """Peak resident size of a process, sampled every 20 ms."""
+    """Peak resident size of a process, sampled every 20 ms; the process is killed (SIGKILL) when it exceeds
+    cap_kib, so that a server without bounds cannot take the machine's memory."""
 
-    def __init__(self, server):
+    def __init__(self, server, cap_kib):
         super().__init__(daemon=True)
         self.server = server
         self.peak = server.rss()
+        self.cap = cap_kib
+        self.killed = False
         self.done = threading.Event()
 
     def run(self):
         while not self.done.is_set():
-            self.peak = max(self.peak, self.server.rss())
+            rss = self.server.rss()
+            self.peak = max(self.peak, rss)
+            if rss > self.cap and self.server.alive():
+                self.server.proc.kill()
+                self.killed = True
             time.sleep(0.02)
 
 
@@ -511,10 +518,12 @@ def per_class(a, work):
         g = good_client(a, server, stop, 600)
         time.sleep(1.0)  # the client registered and calls
         before = server.rss()
-        sampler = Sampler(server)
+        sampler = Sampler(server, a.rss_cap_mib * 1024)
         sampler.start()
         attacker = run_attack(name, server, a.seconds_per_class)
         time.sleep(0.5)
+        if sampler.killed:
+            attacker += " [denocd killed by the harness above %d MiB]" % a.rss_cap_mib
         open(stop, "w").close()
         rep = good_report(g)
         sampler.done.set()
@@ -535,13 +544,15 @@ def mixed(a, work):
     g = good_client(a, server, stop, 100000)
     time.sleep(1.0)
     start_rss = server.rss()
-    sampler = Sampler(server)
+    sampler = Sampler(server, a.rss_cap_mib * 1024)
     sampler.start()
     for name in a.classes:
         before = server.rss()
         peak0 = sampler.peak = before
         t_end = time.monotonic() + a.seconds_per_class
         attacker = run_attack(name, server, a.seconds_per_class)
+        if sampler.killed:
+            attacker += " [denocd killed by the harness above %d MiB]" % a.rss_cap_mib
         # the class keeps attacking until its time is up (quick attacks repeat)
         while time.monotonic() < t_end and server.alive() and name not in ("list-many-models", "store-poison"):
             attacker = run_attack(name, server, max(0.5, t_end - time.monotonic()))
@@ -581,6 +592,7 @@ def main():
     p.add_argument("--max-growth-mib", type=float, default=512.0, help="--check: largest growth of the peak RSS")
     p.add_argument("--seconds-per-class", type=float, default=5.0)
     p.add_argument("--hardened", action="store_true")
+    p.add_argument("--rss-cap-mib", type=int, default=3072, help="denocd is killed above this resident size")
     p.add_argument("--mixed", action="store_true")
     p.add_argument("--check", action="store_true")
     p.add_argument("--markdown", action="store_true")
