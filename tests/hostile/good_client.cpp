@@ -42,6 +42,16 @@ int main(int argc, char** argv) {
       pause_ms = std::stoi(v);
     else if (k == "--token")
       token = v;
+    else if (k == "--states")
+      states = std::stoi(v);
+    else if (k == "--stream")
+      stream_mode = v == "1";
+    else if (k == "--tls-ca")
+      tls_ca = v;
+    else if (k == "--tls-cert")
+      tls_cert = v;
+    else if (k == "--tls-key")
+      tls_key = v;
   }
   if (address.empty()) {
     std::fprintf(stderr,
