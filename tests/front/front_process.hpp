@@ -25,7 +25,8 @@ inline int freePort() {
   return ntohs(a.sin_port);
 }
 
-/// A child process (argv[0] a path), stdout and stderr into log; killed (SIGKILL) with the object.
+/// A child process (argv[0] a path) in a process group of its own, stdout and stderr into log; the group is
+/// killed (SIGKILL) with the object, so that no process it started (nginx's workers) outlives the test.
 class Child {
  public:
   Child(std::vector<std::string> args, const std::string& log) : log_(log) {
@@ -36,13 +37,19 @@ class Child {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int rc = posix_spawn(&pid_, args[0].c_str(), &actions, nullptr, argv.data(), environ);
+    // a process group of its own: the destructor ends the child's children too (nginx's workers)
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    const int rc = posix_spawn(&pid_, args[0].c_str(), &actions, &attr, argv.data(), environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
   }
   ~Child() {
     if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
+      ::kill(-pid_, SIGKILL);  // the whole group: nginx's master and workers
       int status = 0;
       ::waitpid(pid_, &status, 0);
     }
