@@ -10,6 +10,10 @@
 # DENOC_TLS_CLIENT_CA) or, only when told so, plaintext (DENOC_PLAINTEXT=true): the image sets neither, so a
 # container started without one of them refuses to start rather than serve plaintext by accident.
 # deploy/compose.yaml and deploy/k8s/ mount TLS material; deploy/README.md has the details.
+#
+# Exposed deployments (the documented default, docs/service.md "The front"): the same image runs nginx
+# (nginx -p /tmp/ -c /etc/denoc/nginx/nginx.conf -g 'daemon off;', port 8443, mutual TLS) in front of denocd
+# listening on unix:/run/denoc/denocd.sock with DENOC_TRUSTED_FRONT_HEADER=true; the two share /run/denoc.
 
 # ---- build: the README's install script, the package preset, the Debian package ---------------------------------
 FROM debian:bookworm-slim AS build
@@ -37,25 +41,29 @@ RUN printf '%s\n' 'path-exclude /usr/include/denoc/*' 'path-exclude /usr/lib/*/l
       >/etc/dpkg/dpkg.cfg.d/denoc-runtime
 WORKDIR /tmp/denoc
 COPY --from=build /out/ ./
-RUN apt-get update -q && apt-get install -y -q --no-install-recommends ca-certificates ./denoc_*.deb \
- && rm -rf /var/lib/apt/lists/* /tmp/denoc
+# nginx: the hardened front (deploy/nginx), run from the same image beside denocd on a unix socket
+RUN apt-get update -q && apt-get install -y -q --no-install-recommends ca-certificates nginx ./denoc_*.deb \
+ && rm -rf /var/lib/apt/lists/* /tmp/denoc /etc/nginx/sites-enabled/default
 WORKDIR /
 # the unprivileged user (uid and gid 10001) owns the store and nothing else
 RUN groupadd --gid 10001 denoc \
  && useradd --uid 10001 --gid denoc --home-dir /var/lib/denoc --no-create-home --no-log-init \
             --shell /usr/sbin/nologin denoc \
- && mkdir -p /var/lib/denoc/store /etc/denoc/tls \
- && chown -R denoc:denoc /var/lib/denoc
+ && mkdir -p /var/lib/denoc/store /etc/denoc/tls /run/denoc \
+ && chown -R denoc:denoc /var/lib/denoc /run/denoc
+# the front's configuration: nginx -p /tmp/ -c /etc/denoc/nginx/nginx.conf (deploy/nginx/nginx.conf)
+COPY deploy/nginx/nginx.conf deploy/nginx/denoc.conf /etc/denoc/nginx/
 # every shared library resolves, and the programs run
 RUN if ldd /usr/bin/denocd /usr/bin/denoc /usr/bin/denoc-health /usr/bin/denoc_probe | grep 'not found'; then exit 1; fi \
- && denocd --version && denoc --version && denoc-health --help > /dev/null
+ && denocd --version && denoc --version && denoc-health --help > /dev/null \
+ && nginx -V 2>&1 | grep -q -- --with-http_v2_module
 
 ENV DENOC_LISTEN=0.0.0.0:50051 \
     DENOC_STORE_DIR=/var/lib/denoc/store \
     DENOC_PRELOAD=/usr/share/denoc/models/panda.urdf \
     DENOC_LOG_LEVEL=info \
     DENOC_HEALTH_TIMEOUT_MS=2000
-EXPOSE 50051
+EXPOSE 50051 8443
 VOLUME ["/var/lib/denoc/store"]
 WORKDIR /var/lib/denoc
 USER 10001:10001

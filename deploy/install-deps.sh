@@ -30,6 +30,9 @@ packages=(
   help2man
   # the raw HTTP/2 client of the transport tests (server/tools/h2_probe.py)
   python3-h2
+  # the hardened front (deploy/nginx) and its tests (tests/front): Debian's nginx, with the HTTP/2
+  # rapid-reset mitigation (CVE-2023-44487) and the gRPC proxy module
+  nginx
 )
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -52,6 +55,11 @@ else
   echo "install-deps: installing ${#missing[@]} of ${#packages[@]} Debian packages: ${missing[*]}"
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # the package starts a web server on port 80 where systemd runs; the front is started by its own
+  # configuration (deploy/nginx), never as the host's default site
+  if [[ " ${missing[*]} " == *" nginx "* ]] && [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now nginx.service || true
+  fi
 fi
 
 # Node.js and npm for the TypeScript client (clients/node): Debian's packages (node 18) only when there is no

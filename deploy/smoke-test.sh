@@ -11,7 +11,12 @@
 #  - a third one with mutual TLS and bearer tokens (certificates made now by deploy/gen-certs.sh, mounted
 #    read-only as a Kubernetes TLS secret would be): its HEALTHCHECK speaks TLS, a client with the CA, a
 #    client certificate and a token registers and computes, and plaintext, a missing client certificate, a
-#    missing token and a wrong token are all refused; it stops gracefully.
+#    missing token and a wrong token are all refused; it stops gracefully;
+#  - the hardened front: denocd on a unix socket in a shared volume with tokens and
+#    DENOC_TRUSTED_FRONT_HEADER, nginx from the same image with the shipped configuration (deploy/nginx, only
+#    the port changed): health, a registration and a computation through it with mutual TLS and a token;
+#    no token, no client certificate and plaintext refused; a rapid-reset burst (5 connections) cut off by
+#    nginx, and the front still answering after it.
 # Prints a summary with the start-to-SERVING times. Exit 0 only when every step passed.
 # Usage: deploy/smoke-test.sh [IMAGE]   (default denoc:latest; a Docker daemon is started if none runs)
 set -euo pipefail
@@ -21,6 +26,7 @@ source deploy/docker-env.sh
 image=${1:-denoc:latest}
 run_id="denoc-smoke-$$"
 volume="$run_id-store"
+socket_volume="$run_id-socket"
 container=
 results=()
 failures=0
@@ -28,8 +34,8 @@ work=$(mktemp -d /tmp/denoc-smoke.XXXXXX)
 
 cleanup() {
   local c
-  for c in "$run_id-1" "$run_id-2" "$run_id-3"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
-  docker volume rm -f "$volume" >/dev/null 2>&1 || true
+  for c in "$run_id-1" "$run_id-2" "$run_id-3" "$run_id-4" "$run_id-5"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+  docker volume rm -f "$volume" "$socket_volume" >/dev/null 2>&1 || true
   rm -rf "$work"
   denoc_docker_down
 }
@@ -262,6 +268,62 @@ expect_refusal "wrong token" UNAUTHENTICATED cli "${secure[@]}" --token-file /tm
 expect_refusal "no client certificate" UNAVAILABLE cli --tls-ca "$tls/ca.crt" --token-file /tmp/token list
 expect_refusal "plaintext" UNAVAILABLE cli --token-file /tmp/token list
 if stop_container; then pass "SIGTERM (TLS): exit code 0, graceful, in $t_stop s"; else fail "SIGTERM (TLS)"; fi
+
+# ---- the hardened front: nginx (same image) before denocd on a unix socket in a shared volume ------------------
+# the shipped configuration with only the port changed (host networking: a free port, not 8443)
+front_port=$(free_port)
+deploy/nginx/render.sh "$work/front" --listen "127.0.0.1:$front_port" >"$work/out" 2>&1 || fail "render.sh"
+chmod -R a+rX "$work/front"
+docker volume create "$socket_volume" >/dev/null
+if start_container "$run_id-4" -v "$socket_volume:/run/denoc" -v "$certs:$tls:ro" \
+  -v "$work/tokens:/etc/denoc/tokens:ro" -v "$work/token:/tmp/token:ro" \
+  -e DENOC_LISTEN=unix:/run/denoc/denocd.sock -e DENOC_TRUSTED_FRONT_HEADER=true \
+  -e DENOC_TOKEN_FILE=/etc/denoc/tokens -e DENOC_HEALTH_ADDRESS=unix:/run/denoc/denocd.sock; then
+  pass "denocd on a unix socket: SERVING (denoc-health on the socket) after $t_serving s"
+else
+  docker logs "$container" >"$work/out" 2>&1 || true
+  fail "denocd on a unix socket: not SERVING"
+fi
+docker run -d --name "$run_id-5" --network host -v "$socket_volume:/run/denoc" -v "$certs:$tls:ro" \
+  -v "$work/front:/etc/denoc/nginx-smoke:ro" --read-only --tmpfs /tmp:uid=10001,gid=10001 \
+  --entrypoint nginx "$image" -p /tmp/ -c /etc/denoc/nginx-smoke/nginx.conf -g 'daemon off;' >/dev/null
+port=$front_port
+front_ok=0
+for _ in $(seq 1 100); do
+  if docker exec "$container" denoc-health --quiet --address "127.0.0.1:$port" --tls-ca "$tls/ca.crt" \
+    --tls-cert "$tls/client.crt" --tls-key "$tls/client.key" >/dev/null 2>&1; then front_ok=1; break; fi
+  sleep 0.1
+done
+if [ "$front_ok" = 1 ]; then pass "front: SERVING through nginx with mutual TLS"; else
+  docker logs "$run_id-5" >"$work/out" 2>&1 || true
+  fail "front: not SERVING through nginx"
+fi
+if cli "${secure[@]}" --token-file /tmp/token register "$model" --name smoke_front -q >"$work/out" 2>&1 &&
+  front_id=$(tail -n 1 "$work/out") && [[ $front_id =~ ^[0-9a-f]{64}$ ]]; then
+  pass "RegisterModel through the front (mutual TLS, token): $front_id"
+else
+  fail "RegisterModel through the front"
+  front_id=none
+fi
+step "InverseDynamics through the front" \
+  cli "${secure[@]}" --token-file /tmp/token id "$front_id" --q=0.3,-0.2,0.1 --qd=0.1,0.2,0.3 --qdd=1,0,-1
+expect_refusal "front: no token" UNAUTHENTICATED cli "${secure[@]}" list
+expect_refusal "front: no client certificate" "UNAVAILABLE|UNKNOWN|INTERNAL" \
+  cli --tls-ca "$tls/ca.crt" --token-file /tmp/token list
+expect_refusal "front: plaintext" UNAVAILABLE cli --token-file /tmp/token list
+# rapid reset (CVE-2023-44487) from this host: nginx ends every connection long before its 100,000 streams
+if /usr/bin/python3 tests/front/h2_rapid_reset_tls.py --port "$port" --ca "$certs/ca.crt" \
+  --cert "$certs/client.crt" --key "$certs/client.key" --token "$token" --connections 5 >"$work/reset" 2>&1 &&
+  /usr/bin/python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(0 if r["cut_off"] == len(r["connections"]) == 5 else 1)' "$work/reset"; then
+  pass "front: rapid reset cut off ($(head -c 120 "$work/reset")...)"
+else
+  cp "$work/reset" "$work/out"
+  fail "front: rapid reset not cut off"
+fi
+step "front: answers after the rapid reset" cli "${secure[@]}" --token-file /tmp/token get "$front_id"
+docker stop -t 20 "$run_id-5" >/dev/null 2>&1 || true
+if stop_container; then pass "SIGTERM (behind the front): exit code 0, graceful"; else fail "SIGTERM (front)"; fi
 
 echo
 echo "== smoke test of $image =="

@@ -1,6 +1,7 @@
 #include "identity.hpp"
 
 #include "errors.hpp"
+#include "front.hpp"
 
 namespace denoc::server {
 
@@ -20,9 +21,31 @@ grpc::Status TokenProcessor::Process(const InputMetadata& auth_metadata, grpc::A
   }
 }
 
+namespace {
+
+// the value of a header in a call's metadata, or null
+const std::string_view* header(const std::multimap<grpc::string_ref, grpc::string_ref>& md,
+                               std::string_view name, std::string_view& value) {
+  const auto it = md.find(grpc::string_ref(name.data(), name.size()));
+  if (it == md.end()) return nullptr;
+  value = std::string_view(it->second.data(), it->second.size());
+  return &value;
+}
+
+}  // namespace
+
 std::string identify(const grpc::CallbackServerContext& ctx, const Identity& identity) {
-  if (!identity.auth) return peerPrincipal(ctx.peer());
   const auto& md = ctx.client_metadata();
+  if (!identity.auth) {
+    if (identity.trust_front) {
+      std::string_view verify, subject, address;
+      std::string principal =
+          frontPrincipal(header(md, kFrontVerifyHeader, verify), header(md, kFrontSubjectHeader, subject),
+                         header(md, kFrontAddressHeader, address));
+      if (!principal.empty()) return principal;
+    }
+    return peerPrincipal(ctx.peer());
+  }
   const auto it = md.find("authorization");
   std::string_view value;
   if (it != md.end()) value = std::string_view(it->second.data(), it->second.size());

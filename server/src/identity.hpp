@@ -31,11 +31,13 @@ class TokenProcessor final : public grpc::AuthMetadataProcessor {
 /// How the server identifies callers.
 struct Identity {
   const TokenAuth* auth = nullptr;  // access control on when set
+  bool trust_front = false;         // --trusted-front-header: the front's identity headers name the caller
 };
 
 /// The principal of a call: with access control its token's (RequestError(Unauthenticated) when the
 /// metadata has no valid token: possible only where the transport could not run TokenProcessor); without
-/// it, the peer's address (peerPrincipal).
+/// it, with trust_front, the identity the front's headers name (frontPrincipal: "cert:<subject>" or
+/// "addr:<address>"); else the peer's address (peerPrincipal).
 std::string identify(const grpc::CallbackServerContext& ctx, const Identity& identity);
 
 /// A peer address without its port ("ipv4:127.0.0.1:40312" -> "ipv4:127.0.0.1", "ipv6:[::1]:5" ->

@@ -117,8 +117,9 @@ int serve(const ds::ServerOptions& options) {
   ds::Watchdog watchdog(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));
   ds::Handlers handlers(registry, limits, admission, &pool, options.workspaces_per_thread);
   const ds::Credentials creds = ds::makeCredentials(options, auth.get());
-  ds::ServiceContext context{handlers, executor, admission, watchdog, ds::Identity{auth.get()},
-                             timeouts, &metrics};
+  ds::ServiceContext context{
+      handlers, executor, admission, watchdog, ds::Identity{auth.get(), options.trusted_front_header},
+      timeouts, &metrics};
   ds::DynamicsService service(context);
   spdlog::info(
       "{} compute threads (queue {}), streams checked every {} ms{}", executor.threads(),
@@ -144,6 +145,8 @@ int serve(const ds::ServerOptions& options) {
   health->SetServingStatus(true);
   if (!options.port_file.empty()) writePortFile(options.port_file, port);
   spdlog::info("denocd listening on {} (port {}, {}), SERVING", options.listen, port, creds.kind);
+  if (options.trusted_front_header)
+    spdlog::info("callers without a token are named by the front's identity headers (x-denoc-client-*)");
 
   // SIGTERM / SIGINT: NOT_SERVING, a grace period for load balancers to notice, then drain calls in flight
   std::thread signals([&] {

@@ -30,7 +30,8 @@ std::string ServerOptions::describe() const {
      << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level
      << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
      << " plaintext=" << (plaintext ? "allowed" : "loopback-only")
-     << " token_file=" << (token_file.empty() ? "-" : token_file) << " max_streams=" << max_streams
+     << " token_file=" << (token_file.empty() ? "-" : token_file)
+     << " trusted_front_header=" << (trusted_front_header ? "on" : "off") << " max_streams=" << max_streams
      << " max_inflight_states=" << inflightStates() << " keepalive_time_ms=" << keepalive_time_ms
      << " keepalive_timeout_ms=" << keepalive_timeout_ms
      << " max_connection_idle_ms=" << max_connection_idle_ms
@@ -126,6 +127,10 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
       ->envname("DENOC_PLAINTEXT");
   app.add_option("--token-file", o.token_file, "bearer tokens, one per line: TOKEN or NAME TOKEN")
       ->envname("DENOC_TOKEN_FILE");
+  app.add_flag("--trusted-front-header", o.trusted_front_header,
+               "trust the identity headers (x-denoc-client-verify, -subject, -addr) set by the front that "
+               "alone reaches the unix socket listened on: they name the caller when it has no token")
+      ->envname("DENOC_TRUSTED_FRONT_HEADER");
   app.add_option("--max-streams", o.max_streams, "concurrent Simulate and Stream calls")
       ->envname("DENOC_MAX_STREAMS")
       ->check(CLI::Range(1u, 1000000u));
@@ -296,6 +301,11 @@ std::string checkOptions(const ServerOptions& o) {
     return "refusing plaintext on " + o.listen +
            ", which other hosts can reach: give --tls-cert and --tls-key, or --plaintext "
            "(DENOC_PLAINTEXT=true) to allow it explicitly";
+  }
+  if (o.trusted_front_header && o.listen.rfind("unix:", 0) != 0) {
+    return "refusing --trusted-front-header (DENOC_TRUSTED_FRONT_HEADER) on " + o.listen +
+           ": any client reaching it could name itself; listen on a unix socket (unix:PATH) that only the "
+           "front can reach";
   }
   if (o.inflightStates() < o.max_states) {
     return "--max-inflight-states (" + std::to_string(o.max_inflight_states) + ") is below --max-states (" +

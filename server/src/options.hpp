@@ -41,6 +41,10 @@ struct ServerOptions {
   std::string tls_client_ca;  // --tls-client-ca / DENOC_TLS_CLIENT_CA: CA bundle; turns on mutual TLS
   bool plaintext = false;     // --plaintext / DENOC_PLAINTEXT: allow plaintext on a non-loopback address
   std::string token_file;     // --token-file / DENOC_TOKEN_FILE: bearer tokens ("TOKEN" or "NAME TOKEN")
+  // --trusted-front-header / DENOC_TRUSTED_FRONT_HEADER: without tokens, the identity headers of the front
+  // (x-denoc-client-*, front.hpp) name the caller; only on a unix-socket listener (docs/service.md, "The
+  // front")
+  bool trusted_front_header = false;
 
   // resource protection
   std::uint32_t max_streams = 64;  // --max-streams / DENOC_MAX_STREAMS: concurrent Simulate + Stream calls
@@ -104,8 +108,9 @@ struct ServerOptions {
 bool parseOptions(int argc, char** argv, ServerOptions& options, int& exit_code);
 
 /// Empty when the options fit together, else what is wrong: a TLS certificate without its key (or the
-/// reverse), a client CA without TLS, plaintext on a non-loopback address without --plaintext, or the
-/// unauthenticated /metrics on a non-loopback address without --metrics-public.
+/// reverse), a client CA without TLS, plaintext on a non-loopback address without --plaintext, the
+/// unauthenticated /metrics on a non-loopback address without --metrics-public, or a trusted front header
+/// on a listener that is not a unix socket.
 std::string checkOptions(const ServerOptions& options);
 
 /// True for addresses only this host can reach, judged on the parsed address, never on its spelling:

@@ -87,7 +87,8 @@ def main():
     elapsed = time.monotonic() - t0
     latencies.sort()
     if latencies:
-        at = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1e3
+        def at(q):
+            return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1e3
         print("health p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d checks in %.1f s)" %
               (at(0.5), at(0.99), latencies[-1] * 1e3, len(latencies), elapsed))
     print("%d registrations in %.1f s: %s" % (a.registrations, elapsed, " ".join(sorted(codes))))

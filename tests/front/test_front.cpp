@@ -1,0 +1,287 @@
+// The hardened front (deploy/nginx) in front of denocd: Debian's nginx, configured from the shipped files
+// by deploy/nginx/render.sh with test ports and certificates made at test time, terminating mutual TLS and
+// HTTP/2 for a real denocd listening on a unix socket with --trusted-front-header. Checks that answers
+// through the front are the core's (computed in this process) and the same as denocd's answered directly,
+// that the verified client certificate is the principal of per-principal limits, that a client cannot
+// name itself with the front's identity headers, and that a rapid-reset burst (CVE-2023-44487) is cut off
+// by nginx while another client's calls all succeed. Counts and sizes are asserted, never times.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <future>
+#include <nlohmann/json.hpp>
+
+#include "front_process.hpp"
+#include "proc_probe.hpp"
+#include "test_support.hpp"
+#include "tls_material.hpp"
+
+namespace denoc::test {
+namespace {
+
+constexpr const char* kSubject = "CN=denoc test client";  // tls_material.hpp's client certificate
+
+class Front : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    tls_ = new TlsMaterial(dir_->str());
+    socket_ = dir_->str("denocd.sock");
+    denocd_ = new Child({DENOC_DENOCD, "--listen", "unix:" + socket_, "--trusted-front-header", "--store-dir",
+                         dir_->str("store"), "--principal-streams", "1", "--shutdown-grace-ms", "0"},
+                        dir_->str("denocd.log"));
+    direct_ = grpc::CreateChannel("unix:" + socket_, grpc::InsecureChannelCredentials());
+    ASSERT_TRUE(connects(direct_, 30s)) << denocd_->log();
+    port_ = freePort();
+    const std::string prefix = dir_->str("nginx");
+    std::string render = std::string("bash ") + DENOC_SOURCE_DIR + "/deploy/nginx/render.sh " + prefix +
+                         " --listen 127.0.0.1:" + std::to_string(port_) + " --socket " + socket_ +
+                         " --cert " + tls_->server_cert + " --key " + tls_->server_key + " --client-ca " +
+                         tls_->ca + " --workers 1 --access-log " + prefix + "/access.log";
+    if (::geteuid() == 0) render += " --user root";  // workers that may use root's socket
+    ASSERT_EQ(std::system(render.c_str()), 0) << render;
+    nginx_ = new Child({DENOC_NGINX, "-p", prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"},
+                       dir_->str("nginx.log"));
+    front_ = frontChannel(tls_->client_cert, tls_->client_key);
+    ASSERT_TRUE(connects(front_, 30s)) << nginx_->log();
+  }
+  static void TearDownTestSuite() {
+    front_.reset();
+    direct_.reset();
+    delete nginx_;
+    delete denocd_;
+    delete tls_;
+    delete dir_;
+  }
+
+  /// A mutual-TLS channel to the front with the given client certificate.
+  static std::shared_ptr<grpc::Channel> frontChannel(const std::string& cert, const std::string& key) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = TlsMaterial::read(tls_->ca);
+    ssl.pem_cert_chain = TlsMaterial::read(cert);
+    ssl.pem_private_key = TlsMaterial::read(key);
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("localhost");
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+    return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port_), grpc::SslCredentials(ssl), args);
+  }
+
+  static std::string registerModel(v1::Dynamics::Stub& stub, const DHSpec& dh) {
+    v1::RegisterModelResponse resp;
+    const grpc::Status st = stub.RegisterModel(context().get(), dhRequest(dh), &resp);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    return resp.model_id();
+  }
+
+  static v1::InverseDynamicsRequest idRequest(const std::string& id, int n, int count, unsigned seed) {
+    v1::InverseDynamicsRequest req;
+    req.set_model_id(id);
+    req.set_count(count);
+    req.set_dof(n);
+    const auto q = randomStates(count, n, seed, 1.5), qd = randomStates(count, n, seed + 1, 2.0),
+               qdd = randomStates(count, n, seed + 2, 3.0);
+    *req.mutable_q() = {q.begin(), q.end()};
+    *req.mutable_qd() = {qd.begin(), qd.end()};
+    *req.mutable_qdd() = {qdd.begin(), qdd.end()};
+    return req;
+  }
+
+  static std::vector<double> coreOf(const Model& m, const v1::InverseDynamicsRequest& req) {
+    return coreID(m, {req.q().begin(), req.q().end()}, {req.qd().begin(), req.qd().end()},
+                  {req.qdd().begin(), req.qdd().end()});
+  }
+
+  /// Opens a Stream through the front with extra metadata and waits for an echo: the stream is admitted.
+  struct OpenStream {
+    grpc::ClientContext ctx;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::StreamRequest, v1::StreamResponse>> rw;
+  };
+  static std::unique_ptr<OpenStream> openStream(v1::Dynamics::Stub& stub,
+                                                const std::vector<std::pair<std::string, std::string>>& md) {
+    auto s = std::make_unique<OpenStream>();
+    s->ctx.set_deadline(std::chrono::system_clock::now() + 60s);
+    for (const auto& [k, v] : md) s->ctx.AddMetadata(k, v);
+    s->rw = stub.Stream(&s->ctx);
+    return s;
+  }
+  static bool echoes(OpenStream& s) {
+    v1::StreamRequest echo;
+    echo.set_computation(v1::COMPUTATION_ECHO);
+    echo.set_sequence(7);
+    v1::StreamResponse resp;
+    return s.rw->Write(echo) && s.rw->Read(&resp) && resp.sequence() == 7u;
+  }
+  static grpc::Status finish(OpenStream& s) {
+    s.rw->WritesDone();
+    return s.rw->Finish();
+  }
+
+  /// With --principal-streams 1, a second Stream of the same principal is refused, naming the principal.
+  static std::string secondStreamRefusal(const std::vector<std::pair<std::string, std::string>>& md) {
+    auto stub = v1::Dynamics::NewStub(front_);
+    auto first = openStream(*stub, md);
+    EXPECT_TRUE(echoes(*first)) << "the first stream should be admitted";
+    auto second = openStream(*stub, md);
+    EXPECT_FALSE(echoes(*second));
+    const grpc::Status refused = finish(*second);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+    const grpc::Status ok = finish(*first);
+    EXPECT_TRUE(ok.ok()) << ok.error_message();
+    return refused.error_message();
+  }
+
+  static TempDir* dir_;
+  static TlsMaterial* tls_;
+  static std::string socket_;
+  static Child* denocd_;
+  static Child* nginx_;
+  static int port_;
+  static std::shared_ptr<grpc::Channel> direct_;
+  static std::shared_ptr<grpc::Channel> front_;
+};
+
+TempDir* Front::dir_ = nullptr;
+TlsMaterial* Front::tls_ = nullptr;
+std::string Front::socket_;
+Child* Front::denocd_ = nullptr;
+Child* Front::nginx_ = nullptr;
+int Front::port_ = 0;
+std::shared_ptr<grpc::Channel> Front::direct_;
+std::shared_ptr<grpc::Channel> Front::front_;
+
+TEST_F(Front, AnswersThroughTheFrontAreTheCoresAndDenocdsDirectOnes) {
+  const DHSpec dh = randomChain(7, 41);
+  const Model m = buildModelFromDH(dh);
+  auto front = v1::Dynamics::NewStub(front_);
+  auto direct = v1::Dynamics::NewStub(direct_);
+  const std::string id = registerModel(*front, dh);
+  ASSERT_FALSE(id.empty());
+  // a batch of inverse dynamics: the core's answer, and bit for bit what denocd answers directly
+  const v1::InverseDynamicsRequest req = idRequest(id, 7, 64, 5);
+  v1::InverseDynamicsResponse via_front, via_socket;
+  grpc::Status st = front->InverseDynamics(context().get(), req, &via_front);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  st = direct->InverseDynamics(context().get(), req, &via_socket);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  expectCloseField(via_front.tau(), coreOf(m, req), "tau through the front");
+  ASSERT_EQ(via_front.tau_size(), via_socket.tau_size());
+  for (int i = 0; i < via_front.tau_size(); ++i) EXPECT_EQ(via_front.tau(i), via_socket.tau(i)) << i;
+  // the bidirectional Stream through the front: answers in order, each the core's
+  auto s = openStream(*front, {});
+  for (int k = 0; k < 5; ++k) {
+    const v1::InverseDynamicsRequest one = idRequest(id, 7, 1, 100 + k);
+    v1::StreamRequest sr;
+    sr.set_model_id(id);
+    sr.set_sequence(k);
+    sr.set_computation(v1::COMPUTATION_INVERSE_DYNAMICS);
+    *sr.mutable_q() = one.q();
+    *sr.mutable_qd() = one.qd();
+    *sr.mutable_qdd() = one.qdd();
+    ASSERT_TRUE(s->rw->Write(sr));
+    v1::StreamResponse resp;
+    ASSERT_TRUE(s->rw->Read(&resp));
+    EXPECT_EQ(resp.sequence(), static_cast<unsigned>(k));
+    expectCloseField(resp.result(), coreOf(m, one), "stream result through the front");
+  }
+  st = finish(*s);
+  EXPECT_TRUE(st.ok()) << st.error_message();
+}
+
+TEST_F(Front, VerifiedCertificateIsThePrincipal) {
+  const std::string message = secondStreamRefusal({});
+  EXPECT_NE(message.find(std::string("principal 'cert:") + kSubject + "'"), std::string::npos) << message;
+  // the refusal is logged with the principal it names
+  EXPECT_NE(denocd_->log().find(std::string("cert:") + kSubject), std::string::npos) << denocd_->log();
+}
+
+TEST_F(Front, ClientCannotForgeTheIdentityHeaders) {
+  const std::string message = secondStreamRefusal({{"x-denoc-client-verify", "SUCCESS"},
+                                                   {"x-denoc-client-subject", "CN=someone else"},
+                                                   {"x-denoc-client-addr", "192.0.2.7"}});
+  EXPECT_NE(message.find(std::string("principal 'cert:") + kSubject + "'"), std::string::npos) << message;
+  EXPECT_EQ(message.find("someone else"), std::string::npos) << message;
+  EXPECT_EQ(denocd_->log().find("someone else"), std::string::npos);
+  EXPECT_EQ(denocd_->log().find("192.0.2.7"), std::string::npos);
+}
+
+TEST_F(Front, CertificateOfAnotherCaIsRefused) {
+  auto rogue = v1::Dynamics::NewStub(frontChannel(tls_->rogue_cert, tls_->rogue_key));
+  v1::ListModelsResponse resp;
+  const grpc::Status st = rogue->ListModels(context(10s).get(), {}, &resp);
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(resp.models_size(), 0);
+}
+
+TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
+  const DHSpec dh = randomChain(7, 43);
+  const Model m = buildModelFromDH(dh);
+  auto good = v1::Dynamics::NewStub(front_);
+  const std::string id = registerModel(*good, dh);
+  ASSERT_FALSE(id.empty());
+  const long rss_before = rssKiB(denocd_->pid());
+  // the attacker: 20 connections from another address (127.0.0.2: limit_conn and limit_req are per
+  // address), each trying 100,000 HEADERS+DATA+RST_STREAM with a valid client certificate
+  constexpr int kConnections = 20, kStreams = 100000;
+  const std::string cmd = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
+                          "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " +
+                          tls_->ca + " --cert " + tls_->client_cert + " --key " + tls_->client_key +
+                          " --source 127.0.0.2 --model " + id + " --connections " +
+                          std::to_string(kConnections) + " --streams " + std::to_string(kStreams);
+  auto attack = std::async(std::launch::async, [cmd] {
+    std::string out;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return out;
+    char buf[4096];
+    std::size_t got = 0;
+    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
+    ::pclose(p);
+    return out;
+  });
+  // the well-behaved client: unary calls until the attack ends (at least 50), every one checked, at most
+  // 200 a second (the front allows 500 a second per address, with a burst of 1000)
+  int calls = 0, failed = 0;
+  long rss_peak = rss_before;
+  while (calls < 50 || attack.wait_for(0s) != std::future_status::ready) {
+    const v1::InverseDynamicsRequest req = idRequest(id, 7, 1, 1000 + calls);
+    v1::InverseDynamicsResponse resp;
+    const grpc::Status st = good->InverseDynamics(context(60s).get(), req, &resp);
+    ++calls;
+    if (!st.ok()) {
+      if (++failed <= 3) ADD_FAILURE() << "call " << calls << ": " << st.error_message();
+      continue;
+    }
+    expectCloseField(resp.tau(), coreOf(m, req), "tau during the attack");
+    rss_peak = std::max(rss_peak, rssKiB(denocd_->pid()));
+    if (calls > 100000) break;
+    std::this_thread::sleep_for(5ms);
+  }
+  const nlohmann::json report = nlohmann::json::parse(attack.get(), nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << "the attack printed no report";
+  EXPECT_EQ(failed, 0) << "of " << calls << " calls";
+  // every connection was ended by nginx (GOAWAY or closed) long before its 100,000 streams
+  ASSERT_EQ(report["connections"].size(), static_cast<std::size_t>(kConnections)) << report.dump();
+  EXPECT_EQ(report["cut_off"].get<int>(), kConnections) << report.dump();
+  // streams nginx took on each connection before its GOAWAY: at most keepalive_requests (1000), however
+  // many more the attacker wrote into the socket meanwhile
+  for (const auto& c : report["connections"]) {
+    if (c.contains("error")) continue;  // refused at connect: cut off all the same
+    ASSERT_TRUE(c["goaway"].is_object()) << c.dump();
+    EXPECT_LE((c["goaway"]["last_stream_id"].get<long>() + 1) / 2, 1000) << c.dump();
+    EXPECT_LT(c["streams_sent"].get<int>(), kStreams) << c.dump();
+  }
+  // both processes alive, denocd's resident size bounded
+  EXPECT_TRUE(denocd_->alive()) << denocd_->log();
+  EXPECT_TRUE(nginx_->alive()) << nginx_->log();
+  EXPECT_LT(rss_peak - rss_before, 256L * 1024) << "KiB grown during the attack";
+  long taken = 0;
+  for (const auto& c : report["connections"])
+    if (c.contains("goaway") && c["goaway"].is_object())
+      taken += (c["goaway"]["last_stream_id"].get<long>() + 1) / 2;
+  std::printf(
+      "rapid reset through the front: %ld streams written on %d connections, %ld taken by nginx; %d "
+      "well-behaved calls, %d failed; denocd RSS %ld -> %ld KiB\n",
+      report["streams_sent"].get<long>(), kConnections, taken, calls, failed, rss_before, rss_peak);
+}
+
+}  // namespace
+}  // namespace denoc::test
