@@ -8,7 +8,8 @@ OUT holds core.json (bench_core), batch.json (bench_batch), inverse_cholesky.jso
 fixman_convective.json
 (bench_fixman_convective), callgrind.json (instructions per call), machine.json (lscpu, load) and, when the
 native build was timed, native.json. Benchmark names: ALGO/LIB/MODEL (bench_core); Lanes/, Loop/, Cores/,
-Small/ (bench_batch, see its file comment); Minv/, FDChol/, Chol/ (bench_inverse_cholesky). Per-call tables use CPU time (robust to the preemption of a shared machine; both
+Small/ (bench_batch, see its file comment); Minv/, FDChol/, Chol/ (bench_inverse_cholesky).
+Per-call tables use CPU time (robust to the preemption of a shared machine; both
 libraries alike), the batch tables wall-clock time. Every timing is the median of the repetitions, shown with
 the smallest and largest repetition; every ratio divides two medians of the same run.
 """

@@ -85,7 +85,8 @@ def limit_seeds(two):
     write("urdf", "comb_200_fixed_leaves", comb(200, b"fixed"))
     write("urdf", "comb_200_revolute_leaves", comb(200, b"revolute") + b"\0\0l199")
     # a DTD, a processing instruction, a character reference
-    write("urdf", "doctype_entities", b'<!DOCTYPE robot [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>' + two[two.index(b"<robot"):])
+    doctype = b'<!DOCTYPE robot [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>'
+    write("urdf", "doctype_entities", doctype + two[two.index(b"<robot"):])
     write("urdf", "processing_instruction", b"<?pi <a><a> ?>" + two[two.index(b"<robot"):])
     write("urdf", "character_reference", two.replace(b'"link2"', b'"link&#50;"'))
 
