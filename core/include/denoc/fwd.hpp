@@ -9,8 +9,8 @@
 // The recursions are written as small inline steps (one joint, one 3-vector operation); the compiler must
 // inline all of them into the sweep that calls them, which GCC's size heuristics do not always do on their
 // own. DENOC_FLATTEN on a sweep inlines everything it calls; DENOC_INLINE forces one function inline.
-// Under AddressSanitizer (GCC and clang define __SANITIZE_ADDRESS__ or has_feature) the sweeps are not
-// flattened: instrumenting the one huge function flattening makes took GCC tens of minutes per file.
+// Under AddressSanitizer (GCC defines __SANITIZE_ADDRESS__) the sweeps are not flattened: instrumenting the
+// one huge function that flattening makes took GCC tens of minutes per file.
 #if defined(__SANITIZE_ADDRESS__)
 #define DENOC_FLATTEN
 #define DENOC_INLINE inline __attribute__((always_inline))
