@@ -893,6 +893,24 @@ void writePayload(v1::Payload* out, const Payload& p) {
   i->set_izz(p.inertia(2, 2));
 }
 
+// the parts of a Derivatives request both directions share: model, shape, direction, q, qd, tip wrench,
+// payload (the caller adds qdd or tau)
+v1::DerivativesRequest derivativesRequest(const std::string& model_id, v1::DerivativeOf of,
+                                          const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
+                                          const std::optional<Payload>& payload,
+                                          const Eigen::MatrixXd& tip_wrench) {
+  v1::DerivativesRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(Q.rows()));
+  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_of(of);
+  convert::append(request.mutable_q(), Q);
+  convert::append(request.mutable_qd(), Qd);
+  convert::append(request.mutable_tip_wrench(), tip_wrench);
+  if (payload) writePayload(request.mutable_payload(), *payload);
+  return request;
+}
+
 // count matrices rows x cols from a row-major field (empty when the field is)
 std::vector<Eigen::MatrixXd> blocks(const google::protobuf::RepeatedField<double>& f, std::int64_t count,
                                     int rows, int cols, const char* field, const char* call) {
@@ -972,16 +990,9 @@ DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id
                                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench) {
-  v1::DerivativesRequest request;
-  request.set_model_id(model_id);
-  request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
-  request.set_of(v1::DERIVATIVE_OF_INVERSE_DYNAMICS);
-  convert::append(request.mutable_q(), Q);
-  convert::append(request.mutable_qd(), Qd);
+  v1::DerivativesRequest request =
+      derivativesRequest(model_id, v1::DERIVATIVE_OF_INVERSE_DYNAMICS, Q, Qd, payload, tip_wrench);
   convert::append(request.mutable_qdd(), Qdd);
-  convert::append(request.mutable_tip_wrench(), tip_wrench);
-  if (payload) writePayload(request.mutable_payload(), *payload);
   v1::DerivativesResponse response;
   call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
@@ -1001,16 +1012,9 @@ DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id
                                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench) {
-  v1::DerivativesRequest request;
-  request.set_model_id(model_id);
-  request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
-  request.set_of(v1::DERIVATIVE_OF_FORWARD_DYNAMICS);
-  convert::append(request.mutable_q(), Q);
-  convert::append(request.mutable_qd(), Qd);
+  v1::DerivativesRequest request =
+      derivativesRequest(model_id, v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q, Qd, payload, tip_wrench);
   convert::append(request.mutable_tau(), Tau);
-  convert::append(request.mutable_tip_wrench(), tip_wrench);
-  if (payload) writePayload(request.mutable_payload(), *payload);
   v1::DerivativesResponse response;
   call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
