@@ -5,6 +5,7 @@
 // and the array, the lowest failing state wins; stop conditions stop a batch and report the states done.
 // (tests/test_batch_lanes.cpp: the lanes on every model; the oracle is tests/support/batch_states.hpp.)
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <limits>
@@ -100,7 +101,24 @@ void expectBatchesMatch(BatchPool& pool, const std::shared_ptr<const Model>& mod
 TEST(Batch, PoolSize) {
   EXPECT_EQ(BatchPool(3).threads(), 3u);
   EXPECT_EQ(BatchPool(1).threads(), 1u);
-  EXPECT_EQ(BatchPool().threads(), std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(BatchPool().threads(), usableCores());
+  // the default follows the calling thread's affinity mask, not the host's core count: a thread pinned to
+  // one core gets a pool of one thread
+  unsigned pinned_cores = 0, pinned_threads = 0;
+  std::thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(static_cast<int>(::sched_getcpu() < 0 ? 0 : ::sched_getcpu()), &one);
+    ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+    pinned_cores = usableCores();
+    pinned_threads = BatchPool().threads();
+  }).join();
+  EXPECT_EQ(pinned_cores, 1u);
+  EXPECT_EQ(pinned_threads, 1u);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  EXPECT_EQ(usableCores(), static_cast<unsigned>(CPU_COUNT(&mine)));
 }
 
 TEST(Batch, EqualsSingleStateCalls) {

@@ -1,10 +1,13 @@
 #include "denoc/batch.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "batch_kernels.hpp"
 #include "denoc/algorithm/convective.hpp"
@@ -88,8 +91,15 @@ struct BatchPool::WorkerState {
   }
 };
 
+unsigned usableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 BatchPool::BatchPool(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usableCores();
   for (unsigned i = 1; i < threads; ++i) worker_state_.push_back(std::make_unique<WorkerState>());
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { workerLoop(i - 1); });
 }

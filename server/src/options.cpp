@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "denoc/batch.hpp"
 #include "denoc/version.hpp"
 
 namespace denoc::server {
@@ -255,7 +256,7 @@ bool resolvesToLoopbackOnly(const std::string& name) {
 
 unsigned ServerOptions::computeThreads() const {
   if (compute_threads) return compute_threads;
-  return std::max(2u, std::thread::hardware_concurrency());
+  return std::max(2u, ::denoc::usableCores());
 }
 
 bool isLoopbackAddress(const std::string& address) {

@@ -120,11 +120,16 @@ class BatchError : public std::invalid_argument {
 
 struct BatchWorkspace;
 
+/// Cores the calling thread may run on: its CPU affinity mask (taskset, cpusets, a container's cpuset), not
+/// the host's count; std::thread::hardware_concurrency() where the mask cannot be read. At least 1. CPU time
+/// quotas (cgroup cpu.max) are not read: a quota does not limit how many cores run at once.
+unsigned usableCores();
+
 /// A pool of worker threads for batches of states. Thread-safe; not copyable.
 class BatchPool {
  public:
   /// A pool that runs batches on `threads` threads in all, the calling thread included (threads - 1
-  /// workers are started). 0: std::thread::hardware_concurrency() (at least 1).
+  /// workers are started). 0: usableCores().
   explicit BatchPool(unsigned threads = 0);
   ~BatchPool();
   BatchPool(const BatchPool&) = delete;
