@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
@@ -263,13 +266,15 @@ TEST(DerivativesBatch, EqualSingleStateCallsBitForBitOnPools) {
     w.row(r) = randomVectorX(rng, 6, 2.0).transpose();
   }
   Data data(*model);
+  BatchOptions grain4;
+  grain4.grain = 4;
   for (unsigned threads : {1u, 2u, 3u}) {
     BatchPool pool(threads);
     RowMajor dq(K, n * n), dqd(K, n * n), tau(K, n), fq(K, n * n), fqd(K, n * n), ftau(K, n * n), qdd(K, n);
     inverseDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), dq.data(), dqd.data(),
-                                    tau.data(), w.data(), 4);
+                                    tau.data(), w.data(), grain4);
     forwardDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), fq.data(), fqd.data(),
-                                    ftau.data(), qdd.data(), nullptr, 4);
+                                    ftau.data(), qdd.data(), nullptr, grain4);
     for (std::size_t k = 0; k < K; ++k) {
       const auto r = static_cast<Eigen::Index>(k);
       const Eigen::VectorXd qk = q.row(r).transpose(), qdk = qd.row(r).transpose(), ak = a.row(r).transpose();
@@ -295,6 +300,60 @@ TEST(DerivativesBatch, EqualSingleStateCallsBitForBitOnPools) {
           << e.what();
     }
     q(21, 3) = 0.0;
+  }
+}
+
+TEST(DerivativesBatch, StopsPartWayWhenCancelledAndAtAPassedDeadline) {
+  // both batches on the batch engine: stopped between chunks and within them, counting the states done
+  const auto model = std::make_shared<const Model>(testing::namedRobots()[1].model);
+  const auto n = static_cast<std::size_t>(model->n);
+  const std::size_t K = 3000;
+  std::mt19937 rng(23u);
+  std::vector<double> q(K * n), qd(K * n), a(K * n), d1(K * n * n), d2(K * n * n);
+  for (double& x : q) x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  for (double& x : qd) x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  for (double& x : a) x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  for (unsigned threads : {1u, 2u}) {
+    BatchPool pool(threads);
+    for (const bool inverse : {true, false}) {
+      const char* fn = inverse ? "inverseDynamicsDerivativesBatch" : "forwardDynamicsDerivativesBatch";
+      const auto run = [&](const BatchOptions& o) {
+        if (inverse) {
+          inverseDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), d1.data(), d2.data(),
+                                          nullptr, nullptr, o);
+        } else {
+          forwardDynamicsDerivativesBatch(pool, model, K, q.data(), qd.data(), a.data(), d1.data(), d2.data(),
+                                          nullptr, nullptr, nullptr, o);
+        }
+      };
+      // cancelled from the callable's 4th answer on (asked at every poll)
+      std::atomic<int> asked{0};
+      const StopCondition cancel([&] { return asked.fetch_add(1) >= 3; },
+                                 StopCondition::Clock::time_point::max(), std::chrono::nanoseconds(0));
+      BatchOptions o;
+      o.stop = &cancel;
+      o.grain = 64;
+      try {
+        run(o);
+        ADD_FAILURE() << fn << ": not stopped";
+      } catch (const Stopped& e) {
+        EXPECT_EQ(e.reason(), StopReason::Cancelled) << fn;
+        EXPECT_GT(e.done(), 0u) << fn;
+        EXPECT_LT(e.done(), K) << fn;
+        EXPECT_EQ(std::string(e.what()).find(std::string(fn) + ": stopped after "), 0u) << e.what();
+      }
+      EXPECT_LT(asked.load(), 200) << fn << ": asked about every 20 us of work, not every state";
+      // a deadline already passed: not one state
+      const StopCondition late({}, StopCondition::Clock::now() - std::chrono::seconds(1));
+      o.stop = &late;
+      try {
+        run(o);
+        ADD_FAILURE() << fn << ": not stopped";
+      } catch (const Stopped& e) {
+        EXPECT_EQ(e.reason(), StopReason::Deadline) << fn;
+        EXPECT_EQ(e.done(), 0u) << fn;
+      }
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <chrono>
 #include <cmath>
 #include <kdl/chain.hpp>
 #include <kdl/chainfksolverpos_recursive.hpp>
@@ -404,11 +405,13 @@ TEST(KinematicsBatch, FrameBatchEqualsSingleStateCallsBitForBit) {
   query.reference = ReferenceFrame::Local;
   query.rows = TaskRows::Linear;
   Data data(*model);
+  BatchOptions grain4;
+  grain4.grain = 4;
   for (unsigned threads : {1u, 2u, 3u}) {
     BatchPool pool(threads);
     RowMajor R(K, 9), p(K, 3), J(K, 6 * n), jd(K, 6), L(K, 9);
     FrameBatchOutput out{R.data(), p.data(), J.data(), jd.data(), L.data()};
-    frameBatch(pool, model, K, q.data(), qd.data(), query, out, 4);
+    frameBatch(pool, model, K, q.data(), qd.data(), query, out, grain4);
     for (std::size_t k = 0; k < K; ++k) {
       const auto r = static_cast<Eigen::Index>(k);
       const Eigen::VectorXd qk = q.row(r).transpose(), qdk = qd.row(r).transpose();
@@ -422,21 +425,68 @@ TEST(KinematicsBatch, FrameBatchEqualsSingleStateCallsBitForBit) {
               .topLeftCorner<3, 3>();
       EXPECT_EQ(L.row(r), RowMajor(Lk).reshaped<Eigen::RowMajor>().transpose()) << k;
     }
-    // the full task is singular at state 7: NumericalError naming the state
+    // the full task is singular at state 7: BatchError naming the state, caused by a NumericalError
     query.rows = TaskRows::Full;
     RowMajor L6(K, 36);
     FrameBatchOutput full;
     full.lambda = L6.data();
     query.frame = model->n;
     try {
-      frameBatch(pool, model, K, q.data(), nullptr, query, full, 4);
+      frameBatch(pool, model, K, q.data(), nullptr, query, full, grain4);
       FAIL() << "no exception";
-    } catch (const NumericalError& e) {
+    } catch (const BatchError& e) {
       EXPECT_EQ(std::string(e.what()).find("frameBatch: state 7: computeOperationalSpaceInertia"), 0u)
           << e.what();
+      EXPECT_EQ(e.state(), 7u);
+      EXPECT_THROW(std::rethrow_exception(e.cause()), NumericalError);
     }
     query.rows = TaskRows::Linear;
     query.frame = 4;
+  }
+}
+
+TEST(FrameBatch, EveryFramesPoseEqualsForwardKinematicsAndAStopIsHonoured) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto model = std::make_shared<const Model>(testing::namedRobots()[1].model);
+  const Eigen::Index n = model->n;
+  const std::size_t K = 29;
+  std::mt19937 rng(31u);
+  RowMajor q(K, n);
+  for (std::size_t k = 0; k < K; ++k)
+    q.row(static_cast<Eigen::Index>(k)) = randomConfiguration(*model, rng).transpose();
+  Data data(*model);
+  BatchPool pool(2);
+  BatchOptions grain4;
+  grain4.grain = 4;
+  RowMajor R(K, 9 * (n + 1)), p(K, 3 * (n + 1));
+  FrameBatchOutput out;
+  out.frame_rotations = R.data();
+  out.frame_origins = p.data();
+  frameBatch(pool, model, K, q.data(), nullptr, FrameQuery{}, out, grain4);
+  for (std::size_t k = 0; k < K; ++k) {
+    const auto r = static_cast<Eigen::Index>(k);
+    forwardKinematics(*model, data, q.row(r).transpose());
+    for (Eigen::Index i = 0; i <= n; ++i) {
+      const RowMajor Ri = data.kin_R[static_cast<std::size_t>(i)];
+      for (Eigen::Index e = 0; e < 9; ++e) EXPECT_EQ(R(r, 9 * i + e), Ri.data()[e]) << k << " frame " << i;
+      for (Eigen::Index e = 0; e < 3; ++e)
+        EXPECT_EQ(p(r, 3 * i + e), data.kin_p[static_cast<std::size_t>(i)][e]) << k << " frame " << i;
+    }
+  }
+  // rotations need the origins' array beside them
+  FrameBatchOutput half;
+  half.frame_rotations = R.data();
+  EXPECT_THROW(frameBatch(pool, model, K, q.data(), nullptr, FrameQuery{}, half), std::invalid_argument);
+  // a deadline already passed stops the batch before its first state
+  const StopCondition late({}, StopCondition::Clock::now() - std::chrono::seconds(1));
+  BatchOptions o;
+  o.stop = &late;
+  try {
+    frameBatch(pool, model, K, q.data(), nullptr, FrameQuery{}, out, o);
+    FAIL() << "not stopped";
+  } catch (const Stopped& e) {
+    EXPECT_EQ(e.done(), 0u);
+    EXPECT_STREQ(e.what(), "frameBatch: stopped after 0 of 29 states: the deadline passed");
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "batch_engine.hpp"
 #include "batch_kernels.hpp"
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/fixman.hpp"
@@ -380,6 +381,21 @@ void runChunk(BatchRun& run, const Plan& p, BatchWorkspace& ws, std::size_t begi
 }
 
 }  // namespace
+
+void detail::runStateByState(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
+                             std::size_t count, double cost_ns, const BatchOptions& options,
+                             const std::function<void(std::size_t k, Data& data)>& per_state) {
+  if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
+  const Plan p = plan(function, *model, count, options, 0, cost_ns);  // lanes up to 0 joints: none
+  BatchRun run(function, count, options.stop);
+  pool.runChunks(model, count, p.grain, 1, options.max_threads,
+                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
+                   runChunk(
+                       run, p, ws, begin, end, [](BatchWorkspace&, std::size_t b, std::size_t) { return b; },
+                       per_state);
+                 });
+  run.finish(options, p.width);
+}
 
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "batch_engine.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 
@@ -23,22 +24,16 @@ void requireArray(const void* p, std::size_t count, const char* function, const 
     throw std::invalid_argument(std::string(function) + ": " + name + " is null");
 }
 
-/// Runs one state's computation; its errors get the batch function and the state index in front.
-template <typename F>
-void state(const char* function, std::size_t k, F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(function) + ": state " + std::to_string(k) + ": " + e.what());
-  } catch (const NumericalError& e) {
-    throw NumericalError(std::string(function) + ": state " + std::to_string(k) + ": " + e.what());
-  }
-}
-
 /// Row-major copy of a matrix.
 template <typename M>
 void copyRowMajor(const Eigen::MatrixBase<M>& m, double* out) {
   Eigen::Map<RowMajor>(out, m.rows(), m.cols()) = m;
+}
+
+/// Rough single-thread ns of one state: a + b n + c n^2 (chunk sizes and stop polling only).
+double cost(int n, double a, double b, double c) {
+  const double dn = static_cast<double>(n);
+  return a + b * dn + c * dn * dn;
 }
 
 }  // namespace
@@ -46,7 +41,7 @@ void copyRowMajor(const Eigen::MatrixBase<M>& m, double* out) {
 void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
                                      std::size_t count, const double* q, const double* qd, const double* qdd,
                                      double* dtau_dq, double* dtau_dqd, double* tau, const double* tip_wrench,
-                                     std::size_t grain) {
+                                     const BatchOptions& options) {
   constexpr const char* kFn = "inverseDynamicsDerivativesBatch";
   requireModel(model, kFn);
   requireArray(q, count, kFn, "q");
@@ -56,28 +51,25 @@ void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
   requireArray(dtau_dqd, count, kFn, "dtau_dqd");
   const Model& m = *model;
   const auto n = static_cast<std::size_t>(m.n);
-  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t o = k * n;
-      const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
-      state(kFn, k, [&] {
+  detail::runStateByState(
+      pool, kFn, model, count, cost(m.n, 100, 100, 15), options, [&](std::size_t k, Data& d) {
+        const std::size_t o = k * n;
+        const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
         if (tip_wrench) {
           computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk, WrenchMap(tip_wrench + 6 * k));
         } else {
           computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk);
         }
+        copyRowMajor(d.dtau_dq, dtau_dq + o * n);
+        copyRowMajor(d.dtau_dqd, dtau_dqd + o * n);
+        if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.n) = d.tau;
       });
-      copyRowMajor(d.dtau_dq, dtau_dq + o * n);
-      copyRowMajor(d.dtau_dqd, dtau_dqd + o * n);
-      if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.n) = d.tau;
-    }
-  });
 }
 
 void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
                                      std::size_t count, const double* q, const double* qd, const double* tau,
                                      double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
-                                     const double* tip_wrench, std::size_t grain) {
+                                     const double* tip_wrench, const BatchOptions& options) {
   constexpr const char* kFn = "forwardDynamicsDerivativesBatch";
   requireModel(model, kFn);
   requireArray(q, count, kFn, "q");
@@ -87,32 +79,31 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
   requireArray(dqdd_dqd, count, kFn, "dqdd_dqd");
   const Model& m = *model;
   const auto n = static_cast<std::size_t>(m.n);
-  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t o = k * n;
-      const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
-      state(kFn, k, [&] {
+  detail::runStateByState(
+      pool, kFn, model, count, cost(m.n, 100, 150, 40), options, [&](std::size_t k, Data& d) {
+        const std::size_t o = k * n;
+        const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
         if (tip_wrench) {
           computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk, WrenchMap(tip_wrench + 6 * k));
         } else {
           computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk);
         }
+        copyRowMajor(d.dqdd_dq, dqdd_dq + o * n);
+        copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * n);
+        if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * n);
+        if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.n) = d.qdd;
       });
-      copyRowMajor(d.dqdd_dq, dqdd_dq + o * n);
-      copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * n);
-      if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * n);
-      if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.n) = d.qdd;
-    }
-  });
 }
 
 void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                 const double* q, const double* qd, const FrameQuery& query, const FrameBatchOutput& out,
-                std::size_t grain) {
+                const BatchOptions& options) {
   constexpr const char* kFn = "frameBatch";
   requireModel(model, kFn);
   requireArray(q, count, kFn, "q");
   if (out.jdot_qd) requireArray(qd, count, kFn, "qd");
+  if (out.frame_rotations)
+    requireArray(out.frame_origins, count, kFn, "frame_origins (with frame_rotations)");
   // the query once, before any state
   detail::checkFrame<double>(*model, query.frame, &query.point, kFn);
   if (query.reference != ReferenceFrame::Base && query.reference != ReferenceFrame::Local) {
@@ -125,29 +116,33 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
   const auto n = static_cast<std::size_t>(m.n);
   const auto f = static_cast<std::size_t>(query.frame);
   const Eigen::Index r = query.rows == TaskRows::Full ? 6 : 3;
-  pool.run(model, count, grain, [&](std::size_t begin, std::size_t end, Data& d) {
-    Eigen::Matrix3d R;
-    Eigen::Vector3d p;
-    for (std::size_t k = begin; k < end; ++k) {
-      const CMap qk(q + k * n, m.n);
-      state(kFn, k, [&] {
-        if (out.jdot_qd) {
-          const CMap qdk(qd + k * n, m.n);
-          Eigen::Map<Eigen::Matrix<double, 6, 1>>(out.jdot_qd + 6 * k) =
-              computeFrameJdotQd(m, d, qk, qdk, query.frame, query.point, query.reference);
-        } else if (out.jacobian) {
-          computeFrameJacobian(m, d, qk, query.frame, query.point, query.reference);
-        } else if (out.rotation || out.origin) {
-          framePlacement(m, d, qk, query.frame, R, p);
-        }
-        if (out.jacobian) copyRowMajor(d.J, out.jacobian + k * 6 * n);
-        if (out.rotation) copyRowMajor(d.kin_R[f], out.rotation + 9 * k);
-        if (out.origin) Eigen::Map<Eigen::Vector3d>(out.origin + 3 * k) = d.kin_p[f];
-        if (out.lambda) {
-          computeOperationalSpaceInertia(m, d, qk, query.frame, query.point, query.reference, query.rows);
-          copyRowMajor(d.Lambda.topLeftCorner(r, r), out.lambda + static_cast<std::size_t>(r * r) * k);
-        }
-      });
+  const double c = cost(m.n, 100, out.jacobian || out.jdot_qd ? 120 : 60, out.lambda ? 25 : 0);
+  detail::runStateByState(pool, kFn, model, count, c, options, [&](std::size_t k, Data& d) {
+    const CMap qk(q + k * n, m.n);
+    if (out.jdot_qd) {
+      const CMap qdk(qd + k * n, m.n);
+      Eigen::Map<Eigen::Matrix<double, 6, 1>>(out.jdot_qd + 6 * k) =
+          computeFrameJdotQd(m, d, qk, qdk, query.frame, query.point, query.reference);
+    } else if (out.jacobian) {
+      computeFrameJacobian(m, d, qk, query.frame, query.point, query.reference);
+    } else if (out.rotation || out.origin) {
+      Eigen::Matrix3d R;
+      Eigen::Vector3d p;
+      framePlacement(m, d, qk, query.frame, R, p);
+    }
+    if (out.jacobian) copyRowMajor(d.J, out.jacobian + k * 6 * n);
+    if (out.rotation) copyRowMajor(d.kin_R[f], out.rotation + 9 * k);
+    if (out.origin) Eigen::Map<Eigen::Vector3d>(out.origin + 3 * k) = d.kin_p[f];
+    if (out.lambda) {
+      computeOperationalSpaceInertia(m, d, qk, query.frame, query.point, query.reference, query.rows);
+      copyRowMajor(d.Lambda.topLeftCorner(r, r), out.lambda + static_cast<std::size_t>(r * r) * k);
+    }
+    if (out.frame_rotations || out.frame_origins) {
+      forwardKinematics(m, d, qk);
+      for (std::size_t i = 0; i <= n; ++i) {
+        if (out.frame_rotations) copyRowMajor(d.kin_R[i], out.frame_rotations + 9 * ((n + 1) * k + i));
+        Eigen::Map<Eigen::Vector3d>(out.frame_origins + 3 * ((n + 1) * k + i)) = d.kin_p[i];
+      }
     }
   });
 }

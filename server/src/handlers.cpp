@@ -6,7 +6,6 @@
 #include <chrono>
 #include <limits>
 
-#include "batch_loop.hpp"
 #include "convert.hpp"
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
@@ -31,17 +30,16 @@ std::int64_t nanosSince(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// The core batch engine's options for a call: its stop condition (cancellation and deadline).
+// room in an answer for everything but its models (the page token, framing)
+constexpr std::size_t kListOverhead = 1024;
+
+}  // namespace
+
 BatchOptions batchOptions(const StopCondition& stop) {
   BatchOptions o;
   o.stop = &stop;
   return o;
 }
-
-// room in an answer for everything but its models (the page token, framing)
-constexpr std::size_t kListOverhead = 1024;
-
-}  // namespace
 
 void Handlers::registerModel(const Caller& caller, const v1::RegisterModelRequest& req,
                              v1::RegisterModelResponse& resp, const StopCondition& stop) {
@@ -247,7 +245,11 @@ void StreamSession::answer(const v1::StreamRequest& req, v1::StreamResponse& res
     model = payload_model_.get();
     data = payload_data_.get();
   } else {
-    data = &workspace(entry_->model, workspaces_);
+    if (data_model_ != entry_->model) {
+      data_ = std::make_unique<Data>(*entry_->model);
+      data_model_ = entry_->model;
+    }
+    data = data_.get();
   }
   const Model& m = *model;
   Data& d = *data;

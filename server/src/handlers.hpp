@@ -31,17 +31,15 @@ class Handlers {
  public:
   /// pool: the core's batch engine, where batches are split over cores and SIMD lanes (null: a pool of the
   /// calling thread alone).
-  Handlers(Registry& registry, Limits limits, Admission& admission, BatchPool* pool, std::size_t workspaces)
+  Handlers(Registry& registry, Limits limits, Admission& admission, BatchPool* pool)
       : registry_(registry),
         limits_(limits),
         admission_(admission),
         own_pool_(pool ? nullptr : std::make_unique<BatchPool>(1)),
-        pool_(pool ? pool : own_pool_.get()),
-        workspaces_(workspaces) {}
+        pool_(pool ? pool : own_pool_.get()) {}
 
   Registry& registry() { return registry_; }
   const Limits& limits() const { return limits_; }
-  std::size_t workspaces() const { return workspaces_; }
 
   /// Builds and checks the model (buildFromRequest, polling `stop`: the call's cancellation and deadline),
   /// stores and caches it; with access control the caller becomes its owner (when it is new).
@@ -57,8 +55,9 @@ class Handlers {
   /// The version and the limits this server enforces; tokens_required when the caller had to show one.
   void serverInfo(const Caller& caller, const v1::GetServerInfoRequest& req, v1::GetServerInfoResponse& resp);
 
-  /// The planners' RPCs (planning_handlers.cpp): kinematics and derivatives return the states computed,
-  /// rollout the steps (count * steps); `stop` is polled between states (rollouts: between steps).
+  /// The planners' RPCs (planning_handlers.cpp), on the core's batch functions: kinematics and derivatives
+  /// return the states computed, rollout the steps (count * steps); `stop` is polled between chunks of
+  /// states and within them (rollouts: between steps).
   std::uint64_t kinematics(const Caller& caller, const v1::KinematicsRequest& req,
                            v1::KinematicsResponse& resp, const StopCondition& stop);
   std::uint64_t derivatives(const Caller& caller, const v1::DerivativesRequest& req,
@@ -80,8 +79,10 @@ class Handlers {
   Admission& admission_;
   std::unique_ptr<BatchPool> own_pool_;  // a pool of the calling thread alone when none is given
   BatchPool* pool_;                      // never null
-  std::size_t workspaces_;
 };
+
+/// The core batch engine's options for a call: its stop condition (cancellation and deadline).
+BatchOptions batchOptions(const StopCondition& stop);
 
 /// One Simulate run, produced a message at a time so that its caller can send each before computing the
 /// next (Simulator::start and advance): the run as one Simulator::run would give it.
@@ -110,10 +111,11 @@ class SimulationRun {
   bool finished_ = false;
 };
 
-/// The state of one Stream call: its message count and the model of the previous message.
+/// The state of one Stream call: its message count, the model of the previous message and a workspace for
+/// it (messages of one stream come one at a time).
 class StreamSession {
  public:
-  StreamSession(Registry& registry, std::size_t workspaces) : registry_(registry), workspaces_(workspaces) {}
+  explicit StreamSession(Registry& registry) : registry_(registry) {}
 
   /// Answers one message (validateStreamMessage, then the computation). Throws as the handlers do; the
   /// caller prefixes the message with "message <i>: " (i = messages() before the call).
@@ -125,8 +127,9 @@ class StreamSession {
 
  private:
   Registry& registry_;
-  std::size_t workspaces_;
   std::shared_ptr<const Entry> entry_;
+  std::shared_ptr<const Model> data_model_;  // the model `data_` was made for
+  std::unique_ptr<Data> data_;
   std::string payload_key_;  // model id and payload of payload_model_
   std::shared_ptr<const Model> payload_model_;
   std::unique_ptr<Data> payload_data_;

@@ -117,7 +117,7 @@ int serve(const ds::ServerOptions& options) {
   const ds::StreamTimeouts timeouts{std::chrono::milliseconds(options.idle_stream_timeout_ms),
                                     std::chrono::milliseconds(options.write_stall_timeout_ms)};
   ds::Watchdog watchdog(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));
-  ds::Handlers handlers(registry, limits, admission, &pool, options.workspaces_per_thread);
+  ds::Handlers handlers(registry, limits, admission, &pool);
   const ds::Credentials creds = ds::makeCredentials(options, auth.get());
   ds::ServiceContext context{
       handlers, executor, admission, watchdog, ds::Identity{auth.get(), options.trusted_front_header},

@@ -106,7 +106,8 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--max-models", o.max_models, "models held in memory (least recently used evicted)")
       ->envname("DENOC_MAX_MODELS")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
-  app.add_option("--workspaces-per-thread", o.workspaces_per_thread, "workspaces cached per server thread")
+  app.add_option("--workspaces-per-thread", o.workspaces_per_thread,
+                 "deprecated and ignored: the core's batch engine keeps each thread's workspaces")
       ->envname("DENOC_WORKSPACES_PER_THREAD")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   app.add_option("--shutdown-grace-ms", o.shutdown_grace_ms, "on SIGTERM, report NOT_SERVING this long first")

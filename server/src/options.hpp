@@ -30,7 +30,7 @@ struct ServerOptions {
   std::uint32_t max_states = 100000;          // --max-states / DENOC_MAX_STATES: states per request
   std::size_t max_message_bytes = 64u << 20;  // --max-message-bytes / DENOC_MAX_MESSAGE_BYTES (in and out)
   std::size_t max_models = 4096;              // --max-models / DENOC_MAX_MODELS: models held in memory (LRU)
-  std::size_t workspaces_per_thread = 8;      // --workspaces-per-thread / DENOC_WORKSPACES_PER_THREAD
+  std::size_t workspaces_per_thread = 8;      // --workspaces-per-thread: deprecated, ignored
   int shutdown_grace_ms = 1000;    // --shutdown-grace-ms / DENOC_SHUTDOWN_GRACE_MS: NOT_SERVING first
   int drain_timeout_ms = 10000;    // --drain-timeout-ms / DENOC_DRAIN_TIMEOUT_MS: then drain this long
   std::string log_level = "info";  // --log-level / DENOC_LOG_LEVEL: trace debug info warn error

@@ -141,7 +141,7 @@ void SimulateReactor::finishLocked(const grpc::Status& status) {
 // -------------------------------------------------------------------------------------------------- Stream
 
 StreamReactor::StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx)
-    : StreamCall(s, ctx, Rpc::Stream), session_(s.handlers.registry(), s.handlers.workspaces()) {
+    : StreamCall(s, ctx, Rpc::Stream), session_(s.handlers.registry()) {
   std::lock_guard lock(mutex_);
   if (!admit()) {
     finishLocked(status_);

@@ -97,7 +97,7 @@ struct Harness {
     admission = std::make_unique<ds::Admission>(
         ds::AdmissionBounds{8 * limits.max_states, 8 * limits.max_states, 4, 4});
     // no access control, no metrics, no batch pool (batches of at most max_states run on the calling thread)
-    handlers = std::make_unique<ds::Handlers>(*registry, limits, *admission, nullptr, 4);
+    handlers = std::make_unique<ds::Handlers>(*registry, limits, *admission, nullptr);
     executor = std::make_unique<ds::ComputeExecutor>(ds::ExecutorBounds{1, 16, 16});
     const ds::StreamTimeouts timeouts;
     watchdog = std::make_unique<ds::Watchdog>(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,26 @@ inline const bool kFastBackupPoll = ::setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_IN
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+
+/// Whether cond() becomes true within `timeout` (asked every 5 ms).
+template <typename F>
+bool eventually(F cond, std::chrono::milliseconds timeout = 60s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return cond();
+}
+
+/// K of "stopped after K of N states" in a server's log (the last such line), or -1.
+inline long long stoppedAfter(const std::string& log) {
+  static const std::regex re("stopped after ([0-9]+) of ([0-9]+) states");
+  long long k = -1;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
+    k = std::stoll((*it)[1]);
+  return k;
+}
 
 /// A fresh temporary directory, removed with the object.
 class TempDir {

@@ -16,17 +16,6 @@
 namespace denoc::test {
 namespace {
 
-/// Polls cond every 5 ms for at most timeout; returns whether it became true.
-template <typename F>
-bool eventually(F cond, std::chrono::milliseconds timeout = 20s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return cond();
-}
-
 int metricsPort(const TempDir& dir, const std::string& tag) {
   std::ifstream f(dir.str(tag + ".metrics-port"));
   int port = 0;
@@ -253,15 +242,6 @@ TEST(ServerLimits, LargeBatchesSplitOverThreadsEqualTheCore) {
   }
 }
 
-/// K of "stopped after K of N states" in the log (the last such line), or -1.
-long long stoppedAfter(const std::string& log) {
-  static const std::regex re("stopped after ([0-9]+) of ([0-9]+) states");
-  long long k = -1;
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
-    k = std::stoll((*it)[1]);
-  return k;
-}
-
 TEST(ServerLimits, CancelledMillionStateBatchStopsPartWayAndABusyServerRefusesMore) {
   TempDir dir;
   constexpr int kStates = 1000000;
@@ -323,6 +303,73 @@ TEST(ServerLimits, CancelledMillionStateBatchStopsPartWayAndABusyServerRefusesMo
   EXPECT_TRUE(eventually([&] { return metric(scrapeMetrics(port), "denoc_states_in_flight") == 0; }));
   EXPECT_TRUE(stub->InverseDynamics(context().get(), idRequest(id, m.n, 2, 3), &r).ok());
   EXPECT_EQ(metric(scrapeMetrics(port), series("denoc_requests_total", "ForwardDynamics", "CANCELLED")), 1);
+}
+
+TEST(ServerLimits, CancelledKinematicsAndDerivativesBatchesStopPartWay) {
+  // the planners' batches run on the core's batch engine too: a cancelled call stops part way
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"),
+                       withMetrics(dir, "p",
+                                   {"--max-states", "100000", "--max-inflight-states", "100000",
+                                    "--max-message-bytes", "200000000", "--batch-threads", "1"}),
+                       "p");
+  const int port = metricsPort(dir, "p");
+  grpc::ChannelArguments unlimited;
+  unlimited.SetMaxReceiveMessageSize(-1);
+  auto stub = v1::Dynamics::NewStub(
+      grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), unlimited));
+  constexpr int kDof = 60;
+  const std::string id = registerDH(*stub, randomChain(kDof, 91));
+  // operational-space inertias of 10^5 states (seconds of work), derivatives of forward dynamics of 1500
+  // (about a second of work at 60 joints)
+  v1::KinematicsRequest kin;
+  kin.set_model_id(id);
+  kin.set_count(100000);
+  kin.set_dof(kDof);
+  kin.set_lambda(true);
+  for (double v : randomStates(100000, kDof, 92)) kin.add_q(v);
+  v1::DerivativesRequest der;
+  der.set_model_id(id);
+  der.set_count(1500);
+  der.set_dof(kDof);
+  der.set_of(v1::DERIVATIVE_OF_FORWARD_DYNAMICS);
+  for (double v : randomStates(1500, kDof, 93)) der.add_q(v);
+  for (double v : randomStates(1500, kDof, 94)) der.add_qd(v);
+  for (double v : randomStates(1500, kDof, 95)) der.add_tau(v);
+  for (const std::string rpc : {"Kinematics", "Derivatives"}) {
+    const std::uint32_t count = rpc == "Kinematics" ? kin.count() : der.count();
+    const long long before = stoppedAfter(server.log());
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + 120s);
+    auto pending = std::async(std::launch::async, [&] {
+      if (rpc == "Kinematics") {
+        v1::KinematicsResponse r;
+        return stub->Kinematics(&ctx, kin, &r);
+      }
+      v1::DerivativesResponse r;
+      return stub->Derivatives(&ctx, der, &r);
+    });
+    ASSERT_TRUE(eventually([&] {
+      return metric(scrapeMetrics(port), "denoc_states_in_flight") == count ||
+             pending.wait_for(0s) == std::future_status::ready;
+    }));
+    ctx.TryCancel();
+    EXPECT_EQ(pending.get().error_code(), grpc::StatusCode::CANCELLED) << rpc;
+    ASSERT_TRUE(eventually([&] {
+      return server.log().find(rpc == "Kinematics"
+                                   ? "frameBatch: stopped after"
+                                   : "forwardDynamicsDerivativesBatch: stopped after") != std::string::npos;
+    })) << rpc
+        << "\n"
+        << server.log();
+    const long long k = stoppedAfter(server.log());
+    EXPECT_NE(k, before) << rpc;
+    EXPECT_LT(k, count) << rpc;
+    std::printf("[ figures  ] cancelled %s batch stopped after %lld of %u states\n", rpc.c_str(), k, count);
+    EXPECT_TRUE(eventually([&] { return metric(scrapeMetrics(port), "denoc_states_in_flight") == 0; }))
+        << rpc;
+    EXPECT_EQ(metric(scrapeMetrics(port), series("denoc_requests_total", rpc, "CANCELLED")), 1) << rpc;
+  }
 }
 
 TEST(ServerLimits, SimulationPastItsDeadlineStopsBetweenSamples) {

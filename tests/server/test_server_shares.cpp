@@ -14,16 +14,6 @@
 namespace denoc::test {
 namespace {
 
-template <typename F>
-bool eventually(F cond, std::chrono::milliseconds timeout = 60s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return cond();
-}
-
 std::unique_ptr<grpc::ClientContext> as(const std::string& token, std::chrono::milliseconds t = 60s) {
   auto ctx = context(t);
   ctx->AddMetadata("authorization", "Bearer " + token);

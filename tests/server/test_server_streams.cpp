@@ -16,16 +16,6 @@
 namespace denoc::test {
 namespace {
 
-template <typename F>
-bool eventually(F cond, std::chrono::milliseconds timeout = 20s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return cond();
-}
-
 std::vector<std::string> withMetrics(const TempDir& dir, std::vector<std::string> extra) {
   extra.insert(extra.end(),
                {"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir.str("metrics-port")});
