@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The service's benchmark report in one command: builds denocd and its load tools (release preset), then on
-# 127.0.0.1, for each gRPC API of denocd (sync, callback) in turn, ROUNDS times:
+# 127.0.0.1, ROUNDS times (a fresh server each):
 #   denoc_probe --parts unary,stream   one client: 7-DOF inverse dynamics vs an empty call; Stream vs echo
 #   denoc_probe --parts batch          batched inverse dynamics at 1..10^5 states per call vs the core
+#   denoc_probe --parts pipelined,rollout
+#                                      a 10^4-state batch as 1..16 concurrent chunk calls vs the core's loop;
+#                                      64 rollouts x 100 steps with A, B vs rolloutBatch in process (Panda)
 #   denoc_load --clients 8             closed-loop calls/s with every answer checked
 # and once the resident size of a server holding 10^4 registered 7-DOF models. Writes
 # docs/service-benchmarks.md and docs/figures/service_*.png (bench/service_report.py). Timing only.
@@ -67,16 +70,19 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
   echo "clients $clients"
 } >"$out/meta.txt"
 
+# denocd has one gRPC API (callback); the report's files keep its name
 for round in $(seq 1 "$rounds"); do
-  for api in sync callback; do
-    echo "== round $round, $api API"
-    start_server --api "$api"
+  for api in callback; do
+    echo "== round $round"
+    start_server
     "$build/server/tools/denoc_probe" --server "$server" --iterations "$iterations" --parts unary,stream \
       >"$out/unary_${api}_$round.txt"
     "$build/server/tools/denoc_probe" --server "$server" --iterations 200 --parts batch \
       >"$out/batch_${api}_$round.txt"
+    "$build/server/tools/denoc_probe" --server "$server" --iterations 1000 --parts pipelined,rollout \
+      --urdf "$root/examples/models/panda.urdf" >"$out/planner_${api}_$round.txt"
     stop_server
-    start_server --api "$api"
+    start_server
     "$build/server/tools/denoc_load" --server "$server" --seconds "$load_seconds" --clients "$clients" \
       --server-pid "$server_pid" --warmup-seconds 5 --sample-seconds 5 >"$out/load_${api}_$round.txt"
     stop_server

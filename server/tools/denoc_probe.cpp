@@ -3,11 +3,16 @@
 //  - batched inverse dynamics at 1, 10, ..., 100000 states per call (states/s, and the server's compute
 //    time per state beside the in-process core's);
 //  - the round trip of one inverse-dynamics step on the bidirectional Stream, beside an echo on it;
+//  - a 10^4-state batch split into chunks sent as concurrent calls on one channel (pipelined: the transfer
+//    and parsing of one chunk overlap the others' compute);
+//  - 64 rollouts x 100 RK4 steps of 1 ms with A and B per step (Rollout) against rolloutBatch in this
+//    process, one thread and a pool of all cores;
 //  - optionally the server's resident size (its pid given) before and after registering N distinct models.
 //  The batched rows compare with the core in this process: a plain loop on one thread, and the batch API on
 //  a pool of all cores (what denocd does with a large batch).
 // Timing only: no pass/fail. Usage: denoc_probe --server 127.0.0.1:PORT [--iterations N] [--urdf FILE
-// --tip LINK] [--server-pid PID --register-models N] [--parts unary,batch,stream] [--grpc-arg NAME=INT ...]
+// --tip LINK] [--server-pid PID --register-models N] [--parts unary,batch,pipelined,stream,rollout]
+// [--grpc-arg NAME=INT ...]
 #include <grpcpp/grpcpp.h>
 
 #include <Eigen/Geometry>
@@ -16,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <random>
 #include <sstream>
 #include <string>
@@ -24,6 +30,7 @@
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/batch.hpp"
 #include "denoc/dh.hpp"
+#include "denoc/rollout.hpp"
 #include "denoc/urdf.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -44,7 +51,7 @@ std::unique_ptr<grpc::ClientContext> ctx() {
 int main(int argc, char** argv) {
   std::string server = "127.0.0.1:50051", urdf, tip;
   int iterations = 2000, pid = 0, register_models = 0;
-  std::string parts = "unary,batch,stream";
+  std::string parts = "unary,batch,pipelined,stream,rollout";
   std::vector<std::string> grpc_args;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -225,6 +232,134 @@ int main(int argc, char** argv) {
     std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %11.3f  %11.3f  %6.2f  %6.2f\n",
                 count, calls, states / (total_us * 1e-6), total_us / states, compute_ns / 1000.0 / states,
                 local_us, pool_us, total_us / states / local_us, total_us / states / pool_us);
+  }
+
+  // 2b. a 10^4-state batch as concurrent chunk calls on the one channel
+  if (wants("pipelined") && model) {
+    constexpr int kCount = 10000;
+    const auto q = randomVec(static_cast<std::size_t>(kCount) * n);
+    std::vector<double> tau(q.size());
+    denoc::Data d(*model);
+    std::printf(
+        "\n10^4-state inverse dynamics in chunks, concurrent calls   us/state  in-process loop  ratio\n");
+    for (int chunks : {1, 2, 4, 8, 16}) {
+      const int per = kCount / chunks;
+      std::vector<denoc::v1::InverseDynamicsRequest> reqs(static_cast<std::size_t>(chunks));
+      for (int c = 0; c < chunks; ++c) {
+        auto& r = reqs[static_cast<std::size_t>(c)];
+        r.set_model_id(id);
+        r.set_count(per);
+        r.set_dof(n);
+        const auto* b = q.data() + static_cast<std::size_t>(c) * per * n;
+        r.mutable_q()->Add(b, b + static_cast<std::size_t>(per) * n);
+        *r.mutable_qd() = r.q();
+        *r.mutable_qdd() = r.q();
+      }
+      const auto once = [&] {
+        std::vector<std::future<grpc::Status>> f;
+        std::vector<denoc::v1::InverseDynamicsResponse> resp(static_cast<std::size_t>(chunks));
+        for (int c = 1; c < chunks; ++c)
+          f.push_back(std::async(std::launch::async, [&, c] {
+            return stub->InverseDynamics(ctx().get(), reqs[static_cast<std::size_t>(c)],
+                                         &resp[static_cast<std::size_t>(c)]);
+          }));
+        bool ok = stub->InverseDynamics(ctx().get(), reqs[0], &resp[0]).ok();
+        for (auto& x : f) ok = x.get().ok() && ok;
+        return ok;
+      };
+      for (int i = 0; i < 3; ++i) once();
+      const int calls = 40;
+      const auto t0 = Clock::now();
+      for (int i = 0; i < calls; ++i) {
+        if (!once()) {
+          std::fprintf(stderr, "pipelined InverseDynamics failed\n");
+          return 1;
+        }
+      }
+      const double us = micros(Clock::now() - t0) / (static_cast<double>(calls) * kCount);
+      // the plain in-process loop, timed right after (same machine state)
+      const auto l0 = Clock::now();
+      double sink = 0;
+      for (int r = 0; r < 4; ++r) {
+        for (int k = 0; k < kCount; ++k) {
+          const Eigen::Map<const Eigen::VectorXd> Q(&q[static_cast<std::size_t>(k) * n], n);
+          sink += denoc::inverseDynamics(*model, d, Q, Q, Q)[0];
+        }
+      }
+      const double loop = micros(Clock::now() - l0) / (4.0 * kCount);
+      if (sink == 12345.678) std::printf(" ");
+      std::printf("  %2d chunk(s) of %5d states                               %8.3f  %15.3f  %5.2f\n", chunks,
+                  per, us, loop, us / loop);
+    }
+  }
+
+  // 2c. rollouts with their linearizations
+  if (wants("rollout") && model) {
+    constexpr std::size_t K = 64, T = 100;
+    const std::size_t N = 2 * static_cast<std::size_t>(n);
+    const auto x0 = randomVec(K * N);
+    const auto u = randomVec(K * T * static_cast<std::size_t>(n));
+    denoc::v1::RolloutRequest req;
+    req.set_model_id(id);
+    req.set_count(K);
+    req.set_dof(n);
+    req.set_steps(T);
+    req.set_dt(1e-3);
+    req.set_linearize(true);
+    req.mutable_x0()->Add(x0.begin(), x0.end());
+    req.mutable_u()->Add(u.begin(), u.end());
+    grpc::ChannelArguments big;
+    big.SetMaxReceiveMessageSize(-1);
+    auto rstub = denoc::v1::Dynamics::NewStub(
+        grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), big));
+    denoc::v1::RolloutResponse resp;
+    std::vector<double> states(K * (T + 1) * N), A(K * T * N * N), B(K * T * N * static_cast<std::size_t>(n));
+    denoc::RolloutOptions o;
+    o.steps = T;
+    o.step = 1e-3;
+    denoc::RolloutArrays arrays;
+    arrays.count = K;
+    arrays.x0 = x0.data();
+    arrays.u = u.data();
+    arrays.states = states.data();
+    arrays.A = A.data();
+    arrays.B = B.data();
+    denoc::BatchPool one(1);
+    const int reps = std::max(3, iterations / 200);
+    double service = 0, compute = 0, local1 = 0, localp = 0;
+    for (int i = 0; i < reps + 1; ++i) {  // interleaved; the first round warms up
+      auto t0 = Clock::now();
+      st = rstub->Rollout(ctx().get(), req, &resp);
+      if (!st.ok()) {
+        std::fprintf(stderr, "Rollout: %s\n", st.error_message().c_str());
+        return 1;
+      }
+      const double s_us = micros(Clock::now() - t0);
+      t0 = Clock::now();
+      denoc::rolloutBatch(one, shared, o, arrays);
+      const double l_us = micros(Clock::now() - t0);
+      t0 = Clock::now();
+      denoc::rolloutBatch(pool, shared, o, arrays);
+      const double p_us = micros(Clock::now() - t0);
+      if (i == 0) continue;
+      service += s_us;
+      compute += static_cast<double>(resp.compute_time_ns()) / 1000.0;
+      local1 += l_us;
+      localp += p_us;
+    }
+    const double steps = static_cast<double>(reps) * K * T;
+    std::printf("\nrollouts: %zu x %zu RK4 steps of 1 ms with A, B (%d rounds)   us/step  steps/s\n", K, T,
+                reps);
+    std::printf("  through the service                                      %8.3f  %8.0f\n", service / steps,
+                steps / (service * 1e-6));
+    std::printf("  the server's compute                                     %8.3f  %8.0f\n", compute / steps,
+                steps / (compute * 1e-6));
+    std::printf("  in-process rolloutBatch, 1 thread                        %8.3f  %8.0f\n", local1 / steps,
+                steps / (local1 * 1e-6));
+    std::printf("  in-process rolloutBatch, pool(%u)                         %8.3f  %8.0f\n", pool.threads(),
+                localp / steps, steps / (localp * 1e-6));
+    std::printf("  service / in-process pool: %.2f; service / 1 thread: %.2f\n", service / localp,
+                service / local1);
   }
 
   // 3. Stream round trip: one inverse-dynamics step against an echo (the stream's own round trip), the
