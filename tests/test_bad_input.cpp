@@ -536,5 +536,54 @@ TEST(BadArguments, RejectedCallsLeaveTheWorkspaceUsable) {
   EXPECT_TRUE(forwardDynamics(model, data, q, qd, tau).isApprox(qdd, 1e-10));
 }
 
+TEST(BadArguments, AWorkspaceOfAnotherModelIsRefusedBeforeAnyRead) {
+  // a Data made for a 4-joint model, used with a 3-joint one (and the other way round): every public
+  // algorithm names the mismatch instead of reading or writing out of bounds
+  const Model model = buildModel(validSpec());
+  ModelSpec four = validSpec();
+  four.joints.push_back(four.joints.back());
+  four.joints.back().name = "flange";
+  four.joints.back().link = "tool";
+  const Model bigger = buildModel(four);
+  Data wrong(bigger);
+  const Eigen::VectorXd x = Eigen::VectorXd::Constant(3, 0.3);
+  const auto expectRefused = [&](const std::string& name, const std::function<void()>& call) {
+    EXPECT_THAT(messageOf<std::invalid_argument>(call),
+                AllOf(HasSubstr(name + ": the Data was made for a model of 4 joints, this model has 3")))
+        << name;
+  };
+  int cases = 0;
+  for (const Algorithm& alg : algorithms()) {
+    const std::vector<Eigen::VectorXd> args(alg.args.size(), x);
+    expectRefused(alg.name, [&] { alg.call(model, wrong, args); });
+    ++cases;
+  }
+  EXPECT_EQ(cases, 8);
+  Eigen::Matrix3d R;
+  Eigen::Vector3d p;
+  const Eigen::Vector3d o = Eigen::Vector3d::Zero();
+  expectRefused("computeLocalPlacements", [&] { computeLocalPlacements(model, wrong, x); });
+  expectRefused("computeCommonPlacements", [&] { computeCommonPlacements(model, wrong); });
+  expectRefused("forwardKinematics", [&] { forwardKinematics(model, wrong, x); });
+  expectRefused("framePlacement", [&] { framePlacement(model, wrong, x, 3, R, p); });
+  expectRefused("computeFrameJacobian", [&] { computeFrameJacobian(model, wrong, x, 3, o); });
+  expectRefused("computeFrameJdotQd", [&] { computeFrameJdotQd(model, wrong, x, x, 3, o); });
+  expectRefused("computeOperationalSpaceInertia",
+                [&] { computeOperationalSpaceInertia(model, wrong, x, 3, o); });
+  expectRefused("computeInverseDynamicsDerivatives",
+                [&] { computeInverseDynamicsDerivatives(model, wrong, x, x, x); });
+  expectRefused("computeForwardDynamicsDerivatives",
+                [&] { computeForwardDynamicsDerivatives(model, wrong, x, x, x); });
+  RolloutOptions ro;
+  ro.steps = 1;
+  std::vector<double> x0(6, 0.1), u(3, 0.0), states(12);
+  expectRefused("rollout", [&] { rollout(model, wrong, ro, x0.data(), u.data(), states.data()); });
+  // and a smaller workspace for a larger model
+  Data small(model);
+  const Eigen::VectorXd y = Eigen::VectorXd::Constant(4, 0.3);
+  EXPECT_THAT(messageOf<std::invalid_argument>([&] { inverseDynamics(bigger, small, y, y, y); }),
+              HasSubstr("inverseDynamics: the Data was made for a model of 3 joints, this model has 4"));
+}
+
 }  // namespace
 }  // namespace denoc

@@ -262,6 +262,7 @@ void rollout(const Model& model, Data& data, const RolloutOptions& options, cons
     throw std::invalid_argument("rollout: x0, u and states must not be null");
   }
   checkInputs("rollout", model.n, options.steps, 0, x0, u);
+  detail::checkData(model, data, "rollout");
   Stepper stepper(model, data, options);
   stepper.run(x0, u, states, A, B, 0, [&](std::size_t t) {
     if (stop && stop->stopRequested()) stop->raise("rollout", t, options.steps, "steps");

@@ -58,6 +58,18 @@ template <typename S>
                               formatNumber(bound) + ", " + formatNumber(bound) + "]");
 }
 
+/// The workspace belongs to the model: a Data made for a model of as many joints (Data data(model)). Every
+/// field's shape follows from the joint count alone, so this is what keeps a Data made for another model
+/// from being read or written out of bounds.
+template <typename S, typename D>
+void checkData(const ModelTpl<S>& model, const D& data, const char* function) {
+  if (data.n != model.n) {
+    throw std::invalid_argument(std::string(function) + ": the Data was made for a model of " +
+                                std::to_string(data.n) + " joints, this model has " +
+                                std::to_string(model.n) + " (make its workspace with Data(model))");
+  }
+}
+
 /// An input vector of a public algorithm: n entries (one per joint), each finite with |x_i| <= bound
 /// (kMaxPosition for q, kMaxStateValue for the others).
 template <typename S, typename Vec>

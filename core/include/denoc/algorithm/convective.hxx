@@ -102,6 +102,7 @@ template <typename S>
 const typename Types<S>::MatX& computeConvectiveMatrix(const ModelTpl<S>& model, DataTpl<S>& data,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  detail::checkData(model, data, "computeConvectiveMatrix");
   detail::checkVector(model, q, "computeConvectiveMatrix", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeConvectiveMatrix", "qd");
   computeLocalPlacements(model, data, q);
@@ -115,6 +116,7 @@ template <typename S>
 const typename Types<S>::VecX& computeVelocityBias(const ModelTpl<S>& model, DataTpl<S>& data,
                                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                    const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  detail::checkData(model, data, "computeVelocityBias");
   detail::checkVector(model, q, "computeVelocityBias", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeVelocityBias", "qd");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, false, data.cqd);
@@ -126,6 +128,7 @@ template <typename S>
 const typename Types<S>::VecX& computeBias(const ModelTpl<S>& model, DataTpl<S>& data,
                                            const Eigen::Ref<const typename Types<S>::VecX>& q,
                                            const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  detail::checkData(model, data, "computeBias");
   detail::checkVector(model, q, "computeBias", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeBias", "qd");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.bias);
@@ -136,6 +139,7 @@ const typename Types<S>::VecX& computeBias(const ModelTpl<S>& model, DataTpl<S>&
 template <typename S>
 const typename Types<S>::VecX& computeGravity(const ModelTpl<S>& model, DataTpl<S>& data,
                                               const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "computeGravity");
   detail::checkVector(model, q, "computeGravity", "q", kMaxPosition);
   detail::rnea<S>(model, data, q, data.zeros, nullptr, nullptr, true, data.g);
   detail::checkOutput<S>(data.g, "computeGravity", "g");

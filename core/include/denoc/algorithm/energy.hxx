@@ -43,6 +43,7 @@ template <typename S>
 S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q,
                 const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  detail::checkData(model, data, "kineticEnergy");
   detail::checkVector(model, q, "kineticEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "kineticEnergy", "qd");
   computeLocalPlacements(model, data, q);
@@ -55,6 +56,7 @@ S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                   const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "potentialEnergy");
   detail::checkVector(model, q, "potentialEnergy", "q", kMaxPosition);
   computeLocalPlacements(model, data, q);
   computeCommonPlacements(model, data);
@@ -67,6 +69,7 @@ template <typename S>
 S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                    const Eigen::Ref<const typename Types<S>::VecX>& qd, S& kinetic, S& potential) {
+  detail::checkData(model, data, "mechanicalEnergy");
   detail::checkVector(model, q, "mechanicalEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "mechanicalEnergy", "qd");
   computeLocalPlacements(model, data, q);

@@ -271,6 +271,7 @@ template <typename S>
 void fixmanSolve(const ModelTpl<S>& model, DataTpl<S>& data,
                  const Eigen::Ref<const typename Types<S>::VecX>& q,
                  const Eigen::Ref<const typename Types<S>::VecX>& b, Eigen::Ref<typename Types<S>::VecX> x) {
+  detail::checkData(model, data, "fixmanSolve");
   detail::checkVector(model, q, "fixmanSolve", "q", kMaxPosition);
   detail::checkVector(model, b, "fixmanSolve", "b");
   if (x.size() != model.n) {
@@ -287,6 +288,7 @@ void fixmanSolve(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data,
                const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "fixmanLogDet");
   detail::checkVector(model, q, "fixmanLogDet", "q", kMaxPosition);
   computeLocalPlacements(model, data, q);
   detail::fixmanFactor(model, data, "fixmanLogDet");
@@ -299,6 +301,7 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  detail::checkData(model, data, "forwardDynamicsFixman");
   detail::checkVectors(model, "forwardDynamicsFixman", q, "q", qd, "qd", tau, "tau");
   // phi = tau - (inverse dynamics with qdd = 0); the recursion also leaves the local placements
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);

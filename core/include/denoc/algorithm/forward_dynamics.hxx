@@ -87,6 +87,7 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  detail::checkData(model, data, "forwardDynamics");
   detail::checkVectors(model, "forwardDynamics", q, "q", qd, "qd", tau, "tau");
   detail::forwardDynamicsSaha(model, data, q, qd, tau);
   detail::checkPivots<S>(data.D, "forwardDynamics");  // mh_k, as Cholesky and Fixman check theirs
@@ -151,6 +152,7 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  detail::checkData(model, data, "forwardDynamicsCholesky");
   detail::checkVectors(model, "forwardDynamicsCholesky", q, "q", qd, "qd", tau, "tau");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.qdd);
   data.qdd = tau - data.qdd;

@@ -102,6 +102,7 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  detail::checkData(model, data, "computeForwardDynamicsDerivatives");
   detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
   detail::abaDerivatives<S>(model, data, q, qd, tau, nullptr);
 }
@@ -112,6 +113,7 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const typename Types<S>::Vec6& tip_wrench) {
+  detail::checkData(model, data, "computeForwardDynamicsDerivatives");
   detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
   if constexpr (std::is_floating_point_v<S>) {
     if (!tip_wrench.allFinite()) {

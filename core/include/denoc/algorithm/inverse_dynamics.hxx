@@ -130,6 +130,7 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
+  detail::checkData(model, data, "inverseDynamics");
   detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   detail::rnea<S>(model, data, q, qd, qdd.data(), nullptr, true, data.tau);
   detail::checkOutput<S>(data.tau, "inverseDynamics", "tau");
@@ -142,6 +143,7 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                                                const typename Types<S>::Vec6& tip_wrench) {
+  detail::checkData(model, data, "inverseDynamics");
   detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   detail::checkEntries<S>(tip_wrench, "inverseDynamics", "tip_wrench");
   detail::rnea<S>(model, data, q, qd, qdd.data(), &tip_wrench, true, data.tau);

@@ -149,6 +149,7 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
+  detail::checkData(model, data, "computeInverseDynamicsDerivatives");
   detail::checkVectors(model, "computeInverseDynamicsDerivatives", q, "q", qd, "qd", qdd, "qdd");
   detail::rneaDerivatives<S>(model, data, q, qd, qdd, nullptr);
 }
@@ -159,6 +160,7 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                                        const typename Types<S>::Vec6& tip_wrench) {
+  detail::checkData(model, data, "computeInverseDynamicsDerivatives");
   detail::checkVectors(model, "computeInverseDynamicsDerivatives", q, "q", qd, "qd", qdd, "qdd");
   if constexpr (std::is_floating_point_v<S>) {
     if (!tip_wrench.allFinite()) {

@@ -68,14 +68,14 @@ const typename Types<S>::Vec6& computeFrameJdotQd(const ModelTpl<S>& model, Data
                                                   ReferenceFrame reference = ReferenceFrame::Base);
 
 /// Local placements: data.R[i] (F_{i-1} <- F_i) and data.rho[i] (C_{i-1} to O_i in F_{i-1}).
-/// q: n joint positions. No checks (internal building block; the public algorithms check q).
+/// q: n joint positions. Checks q and that data was made for a model of n joints (std::invalid_argument).
 template <typename S>
 void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
                             const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 /// Common-frame placements from the local ones: data.R0, data.O0, data.C0 and the joint-rate propagation
 /// vectors data.p0 = [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic), all in base axes about the base
-/// origin. Call computeLocalPlacements first.
+/// origin. Call computeLocalPlacements first. Checks that data was made for a model of n joints.
 template <typename S>
 void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data);
 

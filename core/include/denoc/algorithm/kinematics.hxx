@@ -57,12 +57,15 @@ void localPlacementsFromAngles(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
                             const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "computeLocalPlacements");
+  detail::checkVector(model, q, "computeLocalPlacements", "q", kMaxPosition);
   detail::jointAngles(model, data, q);
   detail::localPlacementsFromAngles(model, data, q);
 }
 
 template <typename S>
 void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
+  detail::checkData(model, data, "computeCommonPlacements");
   using Vec3 = typename Types<S>::Vec3;
   for (int i = 0; i < model.n; ++i) {
     if (i == 0) {
@@ -183,6 +186,7 @@ DENOC_FLATTEN typename Types<S>::Vec3 jacobianFromSweep(const ModelTpl<S>& model
 template <typename S>
 void forwardKinematics(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "forwardKinematics");
   detail::checkVector(model, q, "forwardKinematics", "q");
   detail::kinematicSweep(model, data, q, model.n, true);
 }
@@ -191,6 +195,7 @@ template <typename S>
 void framePlacement(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
                     typename Types<S>::Mat3& rotation, typename Types<S>::Vec3& origin) {
+  detail::checkData(model, data, "framePlacement");
   detail::checkVector(model, q, "framePlacement", "q");
   detail::checkFrame<S>(model, frame, nullptr, "framePlacement");
   detail::kinematicSweep(model, data, q, frame, false);
@@ -202,6 +207,7 @@ template <typename S>
 const Eigen::Matrix<S, 6, Eigen::Dynamic>& computeFrameJacobian(
     const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
     const typename Types<S>::Vec3& point, ReferenceFrame reference) {
+  detail::checkData(model, data, "computeFrameJacobian");
   detail::checkVector(model, q, "computeFrameJacobian", "q");
   detail::checkFrame<S>(model, frame, &point, "computeFrameJacobian");
   detail::kinematicSweep(model, data, q, frame, false);
@@ -215,6 +221,7 @@ DENOC_FLATTEN const typename Types<S>::Vec6& computeFrameJdotQd(
     const Eigen::Ref<const typename Types<S>::VecX>& qd, int frame, const typename Types<S>::Vec3& point,
     ReferenceFrame reference) {
   using Vec3 = typename Types<S>::Vec3;
+  detail::checkData(model, data, "computeFrameJdotQd");
   detail::checkVectors(model, "computeFrameJdotQd", q, "q", qd, "qd", qd, "qd");
   detail::checkFrame<S>(model, frame, &point, "computeFrameJdotQd");
   detail::kinematicSweep(model, data, q, frame, false);

@@ -143,6 +143,7 @@ const typename Types<S>::Mat6& computeOperationalSpaceInertia(
   using Mat3 = typename Types<S>::Mat3;
   using Vec3 = typename Types<S>::Vec3;
   constexpr const char* what = "computeOperationalSpaceInertia";
+  detail::checkData(model, data, what);
   detail::checkVector(model, q, what, "q");
   detail::checkFrame<S>(model, frame, &point, what);
   const int k = frame < model.n ? frame : model.n - 1;

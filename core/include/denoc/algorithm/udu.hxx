@@ -265,6 +265,7 @@ void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
 template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u) {
+  detail::checkData(model, data, "computeUDU");
   detail::checkVector(model, q, "computeUDU", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);
   detail::articulated(model, data, true);
@@ -279,6 +280,7 @@ void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "computeFullFactor");
   detail::checkVector(model, q, "computeFullFactor", "q", kMaxPosition);
   detail::fullFactor(model, data, q);
   detail::checkOutput<S>(data.M, "computeFullFactor", "I");
@@ -291,6 +293,7 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "computeInverseInertia");
   detail::checkVector(model, q, "computeInverseInertia", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);
   if (model.n <= kDenseInverseMaxDof) {
