@@ -17,5 +17,8 @@ template void computeFullFactor<double>(const Model&, Data&, const Ref&);
 template const Types<double>::MatX& computeInverseInertia<double>(const Model&, Data&, const Ref&);
 template const VecX& forwardDynamics<double>(const Model&, Data&, const Ref&, const Ref&, const Ref&);
 template const VecX& forwardDynamicsCholesky<double>(const Model&, Data&, const Ref&, const Ref&, const Ref&);
+template double kineticEnergy<double>(const Model&, Data&, const Ref&, const Ref&);
+template double potentialEnergy<double>(const Model&, Data&, const Ref&);
+template double mechanicalEnergy<double>(const Model&, Data&, const Ref&, const Ref&, double&, double&);
 
 }  // namespace denoc

@@ -53,3 +53,18 @@ void convective(const ModelTpl<S>& model, DataTpl<S>& data,
 }  // namespace denoc
 
 #include "denoc/algorithm/convective.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate_convective_fixman.cpp
+extern template const Types<double>::MatX& computeConvectiveMatrix<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::VecX& computeVelocityBias<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::VecX& computeBias<double>(const Model&, Data&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::VecX& computeGravity<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&);
+}  // namespace denoc

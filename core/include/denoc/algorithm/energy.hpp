@@ -41,3 +41,16 @@ S potentialEnergyFromPlacements(const ModelTpl<S>& model, const DataTpl<S>& data
 }  // namespace denoc
 
 #include "denoc/algorithm/energy.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate.cpp
+extern template double kineticEnergy<double>(const Model&, Data&,
+                                             const Eigen::Ref<const Types<double>::VecX>&,
+                                             const Eigen::Ref<const Types<double>::VecX>&);
+extern template double potentialEnergy<double>(const Model&, Data&,
+                                               const Eigen::Ref<const Types<double>::VecX>&);
+extern template double mechanicalEnergy<double>(const Model&, Data&,
+                                                const Eigen::Ref<const Types<double>::VecX>&,
+                                                const Eigen::Ref<const Types<double>::VecX>&, double&,
+                                                double&);
+}  // namespace denoc

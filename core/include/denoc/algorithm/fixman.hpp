@@ -46,3 +46,15 @@ void fixmanApply(const ModelTpl<S>& model, DataTpl<S>& data, int bs,
 }  // namespace denoc
 
 #include "denoc/algorithm/fixman.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate_convective_fixman.cpp
+extern template void fixmanSolve<double>(const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+                                         const Eigen::Ref<const Types<double>::VecX>&,
+                                         Eigen::Ref<Types<double>::VecX>);
+extern template double fixmanLogDet<double>(const Model&, Data&,
+                                            const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::VecX& forwardDynamicsFixman<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&, const Eigen::Ref<const Types<double>::VecX>&);
+}  // namespace denoc

@@ -51,3 +51,13 @@ void choleskySolveInPlace(const typename Types<S>::MatX& L, typename Types<S>::V
 }  // namespace denoc
 
 #include "denoc/algorithm/forward_dynamics.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate.cpp
+extern template const Types<double>::VecX& forwardDynamics<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&, const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::VecX& forwardDynamicsCholesky<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&, const Eigen::Ref<const Types<double>::VecX>&);
+}  // namespace denoc

@@ -24,3 +24,9 @@ void crba(const ModelTpl<S>& model, DataTpl<S>& data);
 }  // namespace denoc
 
 #include "denoc/algorithm/inertia_matrix.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate.cpp
+extern template const Types<double>::MatX& computeInertiaMatrix<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&);
+}  // namespace denoc

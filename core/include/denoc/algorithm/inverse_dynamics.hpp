@@ -37,3 +37,14 @@ void rnea(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typ
 }  // namespace denoc
 
 #include "denoc/algorithm/inverse_dynamics.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate.cpp
+extern template const Types<double>::VecX& inverseDynamics<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&, const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::VecX& inverseDynamics<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Eigen::Ref<const Types<double>::VecX>&, const Eigen::Ref<const Types<double>::VecX>&,
+    const Types<double>::Vec6&);
+}  // namespace denoc

@@ -110,6 +110,10 @@ typename Types<S>::Vec3 jacobianFromSweep(const ModelTpl<S>& model, DataTpl<S>& 
 #include "denoc/algorithm/kinematics.hxx"
 
 namespace denoc {
+// instantiated for double in core/src/instantiate.cpp
+extern template void computeLocalPlacements<double>(const Model&, Data&,
+                                                    const Eigen::Ref<const Types<double>::VecX>&);
+extern template void computeCommonPlacements<double>(const Model&, Data&);
 // instantiated for double in core/src/instantiate_planning.cpp
 extern template int frameIndex<double>(const Model&, const std::string&);
 extern template void forwardKinematics<double>(const Model&, Data&,

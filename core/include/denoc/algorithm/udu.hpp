@@ -85,3 +85,13 @@ void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S
 }  // namespace denoc
 
 #include "denoc/algorithm/udu.hxx"
+
+namespace denoc {
+// instantiated for double in core/src/instantiate.cpp
+extern template void computeUDU<double>(const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&,
+                                        bool);
+extern template void computeFullFactor<double>(const Model&, Data&,
+                                               const Eigen::Ref<const Types<double>::VecX>&);
+extern template const Types<double>::MatX& computeInverseInertia<double>(
+    const Model&, Data&, const Eigen::Ref<const Types<double>::VecX>&);
+}  // namespace denoc
