@@ -37,6 +37,19 @@ v1::Vec3 vec3(const Eigen::Vector3d& v) {
   return m;
 }
 
+// the one conversion of a Payload to its message (every call that carries one)
+void writePayload(v1::Payload* out, const Payload& p) {
+  out->set_mass(p.mass);
+  *out->mutable_com() = vec3(p.com);
+  v1::Inertia* i = out->mutable_inertia();
+  i->set_ixx(p.inertia(0, 0));
+  i->set_ixy(p.inertia(0, 1));
+  i->set_ixz(p.inertia(0, 2));
+  i->set_iyy(p.inertia(1, 1));
+  i->set_iyz(p.inertia(1, 2));
+  i->set_izz(p.inertia(2, 2));
+}
+
 template <typename Response>
 void fillInfo(AnswerInfo& info, const Response& r) {
   info.model_id = r.model_id();
@@ -94,6 +107,12 @@ Eigen::MatrixXd stackRows(const std::vector<Eigen::MatrixXd>& parts) {
     at += p.rows();
   }
   return out;
+}
+
+// Moves from's items after to's (the per-state matrices of a split batch's parts, in order).
+template <typename T>
+void moveAppend(std::vector<T>& to, std::vector<T>& from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
 // The answer of a split batch: the first part's model and gravity, the parts' compute times summed.
@@ -487,8 +506,10 @@ std::uint32_t Client::maxStates() {
   return limit;
 }
 
-std::vector<std::pair<Eigen::Index, Eigen::Index>> Client::chunks(Eigen::Index rows) {
-  const Eigen::Index limit = rows > 1 ? static_cast<Eigen::Index>(maxStates()) : 0;
+std::vector<std::pair<Eigen::Index, Eigen::Index>> Client::chunks(Eigen::Index rows,
+                                                                  std::uint64_t states_per_row) {
+  const std::uint64_t max = rows > 1 ? maxStates() : 0;
+  const auto limit = static_cast<Eigen::Index>(states_per_row == 0 ? 0 : max / states_per_row);
   if (limit == 0 || rows <= limit) return {{0, rows}};
   std::vector<std::pair<Eigen::Index, Eigen::Index>> out;
   for (Eigen::Index first = 0; first < rows; first += limit)
@@ -508,7 +529,8 @@ void Client::deleteModel(const std::string& model_id) {
 
 InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
-                                      const Eigen::MatrixXd& tip_wrench) {
+                                      const Eigen::MatrixXd& tip_wrench,
+                                      const std::optional<Payload>& payload) {
   const auto parts = Qd.rows() == Q.rows() && Qdd.rows() == Q.rows() &&
                              (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
                          ? chunks(Q.rows())
@@ -517,8 +539,9 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
     InverseDynamicsResult r;
     std::vector<Eigen::MatrixXd> tau;
     for (const auto& [first, size] : parts) {
-      InverseDynamicsResult p = idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
-                                        Qdd.middleRows(first, size), rowsOf(tip_wrench, first, size));
+      InverseDynamicsResult p =
+          idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+                  Qdd.middleRows(first, size), rowsOf(tip_wrench, first, size), payload);
       joinInfo(r, p, tau.empty());
       tau.push_back(std::move(p.tau));
     }
@@ -533,6 +556,7 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
   convert::append(request.mutable_qd(), Qd);
   convert::append(request.mutable_qdd(), Qdd);
   convert::append(request.mutable_tip_wrench(), tip_wrench);
+  if (payload) writePayload(request.mutable_payload(), *payload);
   v1::InverseDynamicsResponse response;
   call("InverseDynamics", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
@@ -547,7 +571,8 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
 }
 
 ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
-                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_) {
+                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_,
+                                      const std::optional<Payload>& payload) {
   const auto parts =
       Qd.rows() == Q.rows() && Tau.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
   if (parts.size() > 1) {
@@ -555,7 +580,7 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
     std::vector<Eigen::MatrixXd> qdd;
     for (const auto& [first, size] : parts) {
       ForwardDynamicsResult p = fdBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
-                                        Tau.middleRows(first, size), route_);
+                                        Tau.middleRows(first, size), route_, payload);
       joinInfo(r, p, qdd.empty());
       r.route = p.route;
       qdd.push_back(std::move(p.qdd));
@@ -571,6 +596,7 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
   convert::append(request.mutable_qd(), Qd);
   convert::append(request.mutable_tau(), Tau);
   request.set_route(wireRoute(route_));
+  if (payload) writePayload(request.mutable_payload(), *payload);
   v1::ForwardDynamicsResponse response;
   call("ForwardDynamics", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
@@ -586,22 +612,21 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
 }
 
 FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
-                                     const FactorFlags& flags, const Eigen::MatrixXd& Qd) {
+                                     const FactorFlags& flags, const Eigen::MatrixXd& Qd,
+                                     const std::optional<Payload>& payload) {
   const auto parts =
       Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
   if (parts.size() > 1) {
     FullFactorResult r;
     std::vector<Eigen::MatrixXd> d, log_det, bias, gravity_torque;
-    const auto append = [](std::vector<Eigen::MatrixXd>& to, std::vector<Eigen::MatrixXd>& from) {
-      to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-    };
     for (const auto& [first, size] : parts) {
-      FullFactorResult p = factorBatch(model_id, Q.middleRows(first, size), flags, rowsOf(Qd, first, size));
+      FullFactorResult p =
+          factorBatch(model_id, Q.middleRows(first, size), flags, rowsOf(Qd, first, size), payload);
       joinInfo(r, p, d.empty());
-      append(r.inertia, p.inertia);
-      append(r.u, p.u);
-      append(r.convective, p.convective);
-      append(r.inverse, p.inverse);
+      moveAppend(r.inertia, p.inertia);
+      moveAppend(r.u, p.u);
+      moveAppend(r.convective, p.convective);
+      moveAppend(r.inverse, p.inverse);
       d.push_back(std::move(p.d));
       log_det.emplace_back(p.log_det);
       bias.push_back(std::move(p.bias));
@@ -623,6 +648,7 @@ FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::M
   request.set_bias(flags.bias);
   request.set_gravity_torque(flags.gravity_torque);
   request.set_inverse(flags.inverse);
+  if (payload) writePayload(request.mutable_payload(), *payload);
   v1::FullFactorResponse response;
   call("FullFactor", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
@@ -881,18 +907,6 @@ namespace denoc::client {
 
 namespace {
 
-void writePayload(v1::Payload* out, const Payload& p) {
-  out->set_mass(p.mass);
-  *out->mutable_com() = vec3(p.com);
-  v1::Inertia* i = out->mutable_inertia();
-  i->set_ixx(p.inertia(0, 0));
-  i->set_ixy(p.inertia(0, 1));
-  i->set_ixz(p.inertia(0, 2));
-  i->set_iyy(p.inertia(1, 1));
-  i->set_iyz(p.inertia(1, 2));
-  i->set_izz(p.inertia(2, 2));
-}
-
 // the parts of a Derivatives request both directions share: model, shape, direction, q, qd, tip wrench,
 // payload (the caller adds qdd or tau)
 v1::DerivativesRequest derivativesRequest(const std::string& model_id, v1::DerivativeOf of,
@@ -939,6 +953,26 @@ void StreamSession::setPayload(const std::optional<Payload>& payload) {
 
 KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
                                     const KinematicsOptions& o, const Eigen::MatrixXd& Qd) {
+  const auto parts =
+      Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  if (parts.size() > 1) {
+    KinematicsResult r;
+    std::vector<Eigen::MatrixXd> origin, jdot_qd;
+    for (const auto& [first, size] : parts) {
+      KinematicsResult p = kinematics(model_id, Q.middleRows(first, size), o, rowsOf(Qd, first, size));
+      joinInfo(r, p, origin.empty());
+      moveAppend(r.rotation, p.rotation);
+      moveAppend(r.jacobian, p.jacobian);
+      moveAppend(r.lambda, p.lambda);
+      moveAppend(r.frame_rotations, p.frame_rotations);
+      moveAppend(r.frame_origins, p.frame_origins);
+      origin.push_back(std::move(p.origin));
+      jdot_qd.push_back(std::move(p.jdot_qd));
+    }
+    r.origin = stackRows(origin);
+    r.jdot_qd = stackRows(jdot_qd);
+    return r;
+  }
   v1::KinematicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
@@ -990,31 +1024,49 @@ DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id
                                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench) {
-  v1::DerivativesRequest request =
-      derivativesRequest(model_id, v1::DERIVATIVE_OF_INVERSE_DYNAMICS, Q, Qd, payload, tip_wrench);
-  convert::append(request.mutable_qdd(), Qdd);
-  v1::DerivativesResponse response;
-  call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
-    response.Clear();
-    return stub.Derivatives(&ctx, request, &response);
-  });
-  DerivativesResult r;
-  fillInfo(r, response);
-  const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
-  expectSize(response.dtau_dq_size(), static_cast<std::int64_t>(count) * n * n, "dtau_dq", "Derivatives");
-  r.dtau_dq = blocks(response.dtau_dq(), count, n, n, "dtau_dq", "Derivatives");
-  r.dtau_dqd = blocks(response.dtau_dqd(), count, n, n, "dtau_dqd", "Derivatives");
-  r.tau = rowsOrEmpty(response.tau(), count, n, "tau", "Derivatives");
-  return r;
+  return derivativesBatch(model_id, true, Q, Qd, Qdd, payload, tip_wrench);
 }
 
 DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
                                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench) {
-  v1::DerivativesRequest request =
-      derivativesRequest(model_id, v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q, Qd, payload, tip_wrench);
-  convert::append(request.mutable_tau(), Tau);
+  return derivativesBatch(model_id, false, Q, Qd, Tau, payload, tip_wrench);
+}
+
+DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inverse,
+                                           const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
+                                           const Eigen::MatrixXd& Third,
+                                           const std::optional<Payload>& payload,
+                                           const Eigen::MatrixXd& tip_wrench) {
+  const auto parts = Qd.rows() == Q.rows() && Third.rows() == Q.rows() &&
+                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
+                         ? chunks(Q.rows())
+                         : decltype(chunks(0)){{0, Q.rows()}};  // a shape the server refuses: as it is
+  if (parts.size() > 1) {
+    DerivativesResult r;
+    std::vector<Eigen::MatrixXd> tau, qdd;
+    for (const auto& [first, size] : parts) {
+      DerivativesResult p =
+          derivativesBatch(model_id, inverse, Q.middleRows(first, size), Qd.middleRows(first, size),
+                           Third.middleRows(first, size), payload, rowsOf(tip_wrench, first, size));
+      joinInfo(r, p, tau.empty() && qdd.empty());
+      moveAppend(r.dtau_dq, p.dtau_dq);
+      moveAppend(r.dtau_dqd, p.dtau_dqd);
+      moveAppend(r.dqdd_dq, p.dqdd_dq);
+      moveAppend(r.dqdd_dqd, p.dqdd_dqd);
+      moveAppend(r.dqdd_dtau, p.dqdd_dtau);
+      tau.push_back(std::move(p.tau));
+      qdd.push_back(std::move(p.qdd));
+    }
+    r.tau = stackRows(tau);
+    r.qdd = stackRows(qdd);
+    return r;
+  }
+  v1::DerivativesRequest request = derivativesRequest(
+      model_id, inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q, Qd,
+      payload, tip_wrench);
+  convert::append(inverse ? request.mutable_qdd() : request.mutable_tau(), Third);
   v1::DerivativesResponse response;
   call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
@@ -1023,16 +1075,48 @@ DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id
   DerivativesResult r;
   fillInfo(r, response);
   const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
-  expectSize(response.dqdd_dq_size(), static_cast<std::int64_t>(count) * n * n, "dqdd_dq", "Derivatives");
-  r.dqdd_dq = blocks(response.dqdd_dq(), count, n, n, "dqdd_dq", "Derivatives");
-  r.dqdd_dqd = blocks(response.dqdd_dqd(), count, n, n, "dqdd_dqd", "Derivatives");
-  r.dqdd_dtau = blocks(response.dqdd_dtau(), count, n, n, "dqdd_dtau", "Derivatives");
-  r.qdd = rowsOrEmpty(response.qdd(), count, n, "qdd", "Derivatives");
+  const std::int64_t nn = static_cast<std::int64_t>(count) * n * n;
+  if (inverse) {
+    expectSize(response.dtau_dq_size(), nn, "dtau_dq", "Derivatives");
+    r.dtau_dq = blocks(response.dtau_dq(), count, n, n, "dtau_dq", "Derivatives");
+    r.dtau_dqd = blocks(response.dtau_dqd(), count, n, n, "dtau_dqd", "Derivatives");
+    r.tau = rowsOrEmpty(response.tau(), count, n, "tau", "Derivatives");
+  } else {
+    expectSize(response.dqdd_dq_size(), nn, "dqdd_dq", "Derivatives");
+    r.dqdd_dq = blocks(response.dqdd_dq(), count, n, n, "dqdd_dq", "Derivatives");
+    r.dqdd_dqd = blocks(response.dqdd_dqd(), count, n, n, "dqdd_dqd", "Derivatives");
+    r.dqdd_dtau = blocks(response.dqdd_dtau(), count, n, n, "dqdd_dtau", "Derivatives");
+    r.qdd = rowsOrEmpty(response.qdd(), count, n, "qdd", "Derivatives");
+  }
   return r;
 }
 
 RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
                               const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options) {
+  // K * steps states per call: floor(max_states / steps) rollouts per part; controls per rollout travel with
+  // their rollout, a shared sequence goes whole to every part
+  const bool shared = U.size() == 1 && X0.rows() != 1;
+  const auto parts = shared || static_cast<Eigen::Index>(U.size()) == X0.rows()
+                         ? chunks(X0.rows(), options.steps)
+                         : decltype(chunks(0)){{0, X0.rows()}};  // a shape the server refuses: as it is
+  if (parts.size() > 1) {
+    RolloutResult r;
+    for (const auto& [first, size] : parts) {
+      std::vector<Eigen::MatrixXd> u;
+      if (shared) {
+        u = U;
+      } else {
+        u.assign(U.begin() + first, U.begin() + first + size);
+      }
+      RolloutResult p = rollout(model_id, X0.middleRows(first, size), u, options);
+      joinInfo(r, p, r.states.empty());
+      r.steps = p.steps;
+      moveAppend(r.states, p.states);
+      moveAppend(r.A, p.A);
+      moveAppend(r.B, p.B);
+    }
+    return r;
+  }
   v1::RolloutRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(X0.rows()));

@@ -77,6 +77,12 @@ function concat(parts: readonly Float64Array[]): Float64Array {
   return out;
 }
 
+/** Every part's optional output joined, or undefined when the parts do not carry it. */
+function concatAll<R>(results: readonly R[], pick: (r: R) => Float64Array | undefined): Float64Array | undefined {
+  const arrays = results.map(pick);
+  return arrays.length > 0 && arrays.every((x): x is Float64Array => x !== undefined) ? concat(arrays) : undefined;
+}
+
 /** The answer of a split batch: the first part's model and gravity, compute times and counts summed. */
 function joined(parts: readonly Answer[]): Answer {
   const first = parts[0];
@@ -460,10 +466,8 @@ export class DenocClient {
           if (qd !== undefined) part.qd = qd;
           results.push(await this.fullFactor(modelId, part, call));
         }
-        const all = (pick: (r: FullFactorResult) => Float64Array | undefined): Float64Array | undefined => {
-          const arrays = results.map(pick);
-          return arrays.every((x): x is Float64Array => x !== undefined) ? concat(arrays) : undefined;
-        };
+        const all = (pick: (r: FullFactorResult) => Float64Array | undefined): Float64Array | undefined =>
+          concatAll(results, pick);
         const result: FullFactorResult = {
           ...joined(results),
           inertia: concat(results.map((r) => r.inertia)),
@@ -541,6 +545,32 @@ export class DenocClient {
   kinematics(modelId: string, input: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
     return this.withModel(modelId, async () => {
       const { count, dof } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof]], call);
+      if (parts.length > 1) {
+        const results: KinematicsResult[] = [];
+        for (const [a, b] of parts) {
+          const part: KinematicsInput = { ...input, count: b - a, dof, q: slice(input.q, a * dof, b * dof) ?? [] };
+          const qd = slice(input.qd, a * dof, b * dof);
+          if (qd !== undefined) part.qd = qd;
+          results.push(await this.kinematics(modelId, part, call));
+        }
+        const result: KinematicsResult = {
+          ...joined(results),
+          rotation: concat(results.map((r) => r.rotation)),
+          origin: concat(results.map((r) => r.origin)),
+        };
+        const jacobian = concatAll(results, (r) => r.jacobian);
+        const jdotQd = concatAll(results, (r) => r.jdotQd);
+        const lambda = concatAll(results, (r) => r.lambda);
+        const frameRotations = concatAll(results, (r) => r.frameRotations);
+        const frameOrigins = concatAll(results, (r) => r.frameOrigins);
+        if (jacobian) result.jacobian = jacobian;
+        if (jdotQd) result.jdotQd = jdotQd;
+        if (lambda) result.lambda = lambda;
+        if (frameRotations) result.frameRotations = frameRotations;
+        if (frameOrigins) result.frameOrigins = frameOrigins;
+        return result;
+      }
       const rows = input.lambdaRows ?? 'full';
       const res = await this.unary<
         {
@@ -599,6 +629,19 @@ export class DenocClient {
     call?: CallOptions,
   ): Promise<InverseDynamicsDerivatives> {
     return this.withModel(modelId, async () => {
+      const parts = await this.derivativeParts(modelId, input, input.qdd, call);
+      if (parts.length > 1) {
+        const results: InverseDynamicsDerivatives[] = [];
+        for (const [part, a, b] of parts) {
+          results.push(await this.inverseDynamicsDerivatives(modelId, { ...part, qdd: slice(input.qdd, a, b) ?? [] }, call));
+        }
+        return {
+          ...joined(results),
+          dtauDq: concat(results.map((r) => r.dtauDq)),
+          dtauDqd: concat(results.map((r) => r.dtauDqd)),
+          tau: concat(results.map((r) => r.tau)),
+        };
+      }
       const res = await this.derivatives(modelId, input, 'DERIVATIVE_OF_INVERSE_DYNAMICS', { qdd: toArray(input.qdd) }, call);
       return { ...answer(res), dtauDq: toF64(res.dtau_dq), dtauDqd: toF64(res.dtau_dqd), tau: toF64(res.tau) };
     });
@@ -611,6 +654,20 @@ export class DenocClient {
     call?: CallOptions,
   ): Promise<ForwardDynamicsDerivatives> {
     return this.withModel(modelId, async () => {
+      const parts = await this.derivativeParts(modelId, input, input.tau, call);
+      if (parts.length > 1) {
+        const results: ForwardDynamicsDerivatives[] = [];
+        for (const [part, a, b] of parts) {
+          results.push(await this.forwardDynamicsDerivatives(modelId, { ...part, tau: slice(input.tau, a, b) ?? [] }, call));
+        }
+        return {
+          ...joined(results),
+          dqddDq: concat(results.map((r) => r.dqddDq)),
+          dqddDqd: concat(results.map((r) => r.dqddDqd)),
+          dqddDtau: concat(results.map((r) => r.dqddDtau)),
+          qdd: concat(results.map((r) => r.qdd)),
+        };
+      }
       const res = await this.derivatives(modelId, input, 'DERIVATIVE_OF_FORWARD_DYNAMICS', { tau: toArray(input.tau) }, call);
       return {
         ...answer(res),
@@ -629,6 +686,38 @@ export class DenocClient {
   rollout(modelId: string, input: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
     return this.withModel(modelId, async () => {
       const dof = await this.dofOf(modelId, call);
+      // count * steps states per call: floor(maxStates / steps) rollouts per part; controls per rollout travel
+      // with their rollout, a shared sequence goes whole to every part
+      const shared = input.sharedControls === true;
+      const perRollout = input.steps * dof;
+      const parts = await this.parts(
+        input.count,
+        shared ? [[input.x0, 2 * dof]] : [[input.x0, 2 * dof], [input.u, perRollout]],
+        call,
+        input.steps,
+      );
+      if (parts.length > 1) {
+        const results: RolloutResult[] = [];
+        for (const [a, b] of parts) {
+          const part: RolloutInput = {
+            ...input,
+            count: b - a,
+            x0: slice(input.x0, 2 * dof * a, 2 * dof * b) ?? [],
+            u: shared ? input.u : (slice(input.u, perRollout * a, perRollout * b) ?? []),
+          };
+          results.push(await this.rollout(modelId, part, call));
+        }
+        const result: RolloutResult = {
+          ...joined(results),
+          steps: results[0]?.steps ?? input.steps,
+          states: concat(results.map((r) => r.states)),
+        };
+        const a = concatAll(results, (r) => r.a);
+        const b = concatAll(results, (r) => r.b);
+        if (a) result.a = a;
+        if (b) result.b = b;
+        return result;
+      }
       const res = await this.unary<{ steps: number; states: number[]; a: number[]; b: number[] } & AnswerMsg>(
         (md, o, cb) =>
           this.stub.Rollout(
@@ -877,14 +966,43 @@ export class DenocClient {
     count: number,
     arrays: readonly (readonly [Numbers | undefined, number])[],
     call?: CallOptions,
+    statesPerItem = 1,
   ): Promise<[number, number][]> {
     const whole: [number, number][] = [[0, count]];
     if (count <= 1 || arrays.some(([a, w]) => a !== undefined && a.length !== count * w)) return whole;
-    const limit = await this.maxStates(call);
+    if (!Number.isInteger(statesPerItem) || statesPerItem <= 0) return whole;
+    // each item counts statesPerItem states (a rollout of T steps: T); one item above the limit: as it is
+    const limit = Math.floor((await this.maxStates(call)) / statesPerItem);
     if (limit <= 0 || count <= limit) return whole;
     const out: [number, number][] = [];
     for (let a = 0; a < count; a += limit) out.push([a, Math.min(a + limit, count)]);
     return out;
+  }
+
+  /**
+   * The parts of a Derivatives batch (split as parts() says): each part's input without its third array
+   * (qdd or tau, given to the caller as the value range [from, to) of that array).
+   */
+  private async derivativeParts(
+    modelId: string,
+    input: DerivativesInput,
+    third: Numbers,
+    call?: CallOptions,
+  ): Promise<[DerivativesInput, number, number][]> {
+    const { count, dof } = await this.shape(modelId, input.q, input, call);
+    const parts = await this.parts(count, [[input.q, dof], [input.qd, dof], [third, dof], [input.tipWrench, 6]], call);
+    return parts.map(([a, b]) => {
+      const part: DerivativesInput = {
+        count: b - a,
+        dof,
+        q: slice(input.q, a * dof, b * dof) ?? [],
+        qd: slice(input.qd, a * dof, b * dof) ?? [],
+      };
+      const wrench = slice(input.tipWrench, 6 * a, 6 * b);
+      if (wrench !== undefined) part.tipWrench = wrench;
+      if (input.payload !== undefined) part.payload = input.payload;
+      return [part, a * dof, b * dof];
+    });
   }
 
   private canReRegister(err: unknown, modelId: string): boolean {

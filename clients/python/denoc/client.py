@@ -281,6 +281,13 @@ def _split(count: int, limit: int) -> list:
     return [(s, min(s + limit, count)) for s in range(0, count, limit)]
 
 
+def _join(answers: list, single: bool, field: str, *tail: int) -> np.ndarray:
+    """The field of every part's answer ((states, answer) pairs, in order) as one array of shape
+    (count, *tail), or tail for one state."""
+    out = np.concatenate([_shape(getattr(r, field), False, n, *tail) for n, r in answers])
+    return out.reshape(tail) if single else out
+
+
 def _shape(values, single: bool, count: int, *tail: int) -> np.ndarray:
     a = np.array(values, dtype=np.float64)  # a copy: the answer's memory belongs to protobuf
     if a.size != count * math.prod(tail):  # never expected: the server checks its answers
@@ -569,8 +576,14 @@ class Client:
             self._max_states = limit
         return self._max_states
 
-    def _parts(self, count: int, timeout: Optional[float]) -> list:
-        return _split(count, self.max_states(timeout=timeout) if count > 1 else 0)
+    def _parts(self, count: int, timeout: Optional[float], states_per_item: int = 1) -> list:
+        """The (start, stop) ranges of a batch of count items, each counting states_per_item states against
+        the server's max_states (1 for a state, T for a rollout of T steps); one range when the batch fits,
+        or when one item alone exceeds the limit (the server refuses it with its message)."""
+        if count <= 1 or states_per_item <= 0:
+            return [(0, count)]
+        limit = self.max_states(timeout=timeout) // states_per_item
+        return _split(count, limit) if limit > 0 else [(0, count)]
 
     def delete_model(self, model_id: ModelRef, *, timeout: Optional[float] = None) -> None:
         """Deletes a model from the server (not retried). The client forgets its source, unless the server
@@ -675,8 +688,7 @@ class Client:
             answers.append((b - a, self._call(self._stub.FullFactor, request, timeout, model_id=mid)))
 
         def join(field: str, *tail: int) -> np.ndarray:
-            out = np.concatenate([_shape(getattr(r, field), False, n, *tail) for n, r in answers])
-            return out.reshape(tail) if single else out
+            return _join(answers, single, field, *tail)
 
         log_det = join("log_det")
         return FullFactor(
@@ -708,59 +720,78 @@ class Client:
         qa = _batch("q", q)
         single = qa.ndim == 1
         count, dof = (1, qa.shape[0]) if single else qa.shape
-        rows, r = _TASK_ROWS[lambda_rows]
-        request = pb.KinematicsRequest(model_id=mid, count=count, dof=dof, q=qa.reshape(-1), link=link,
-                                       reference=_REFERENCES[reference], jacobian=jacobian, jdot_qd=jdot_qd,
-                                       all_frames=all_frames, lambda_rows=rows)
-        setattr(request, "lambda", lambda_)
-        if point is not None:
-            request.point.CopyFrom(_vec3(point))
-        if qd is not None:
-            request.qd.extend(_batch("qd", qd).reshape(-1))
-        if payload is not None:
-            request.payload.CopyFrom(_payload(payload))
-        a = self._call(self._stub.Kinematics, request, timeout, model_id=mid)
+        task_rows, r = _TASK_ROWS[lambda_rows]
+        qf = qa.reshape(-1)
+        qdf = None if qd is None else _batch("qd", qd).reshape(-1)
+        parts = self._parts(count, timeout) if qdf is None or qdf.size == count * dof else [(0, count)]
+        answers = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.KinematicsRequest(model_id=mid, count=b - a, dof=dof, q=qf[rows], link=link,
+                                           reference=_REFERENCES[reference], jacobian=jacobian, jdot_qd=jdot_qd,
+                                           all_frames=all_frames, lambda_rows=task_rows)
+            setattr(request, "lambda", lambda_)
+            if point is not None:
+                request.point.CopyFrom(_vec3(point))
+            if qdf is not None:
+                request.qd.extend(qdf[rows])
+            if payload is not None:
+                request.payload.CopyFrom(_payload(payload))
+            answers.append((b - a, self._call(self._stub.Kinematics, request, timeout, model_id=mid)))
+
+        def join(field: str, *tail: int) -> np.ndarray:
+            return _join(answers, single, field, *tail)
+
         return Kinematics(
-            rotation=_shape(a.rotation, single, count, 3, 3), origin=_shape(a.origin, single, count, 3),
-            jacobian=_shape(a.jacobian, single, count, 6, dof) if jacobian else None,
-            jdot_qd=_shape(a.jdot_qd, single, count, 6) if jdot_qd else None,
-            lambda_=_shape(getattr(a, "lambda"), single, count, r, r) if lambda_ else None,
-            frame_rotations=_shape(a.frame_rotations, single, count, dof + 1, 3, 3) if all_frames else None,
-            frame_origins=_shape(a.frame_origins, single, count, dof + 1, 3) if all_frames else None,
-            compute_time_ns=a.compute_time_ns)
+            rotation=join("rotation", 3, 3), origin=join("origin", 3),
+            jacobian=join("jacobian", 6, dof) if jacobian else None,
+            jdot_qd=join("jdot_qd", 6) if jdot_qd else None,
+            lambda_=join("lambda", r, r) if lambda_ else None,
+            frame_rotations=join("frame_rotations", dof + 1, 3, 3) if all_frames else None,
+            frame_origins=join("frame_origins", dof + 1, 3) if all_frames else None,
+            compute_time_ns=sum(a.compute_time_ns for _, a in answers))
 
     def _derivatives(self, of, model_id: ModelRef, q, qd, third, third_name: str, tip_wrench, payload,
                      timeout) -> tuple:
+        """The Derivatives calls of a batch, split above max_states: (single, dof, [(states, answer)])."""
         mid = _model_id(model_id)
         single, count, dof, qf, f = _states(q, qd=qd, **{third_name: third})
-        request = pb.DerivativesRequest(model_id=mid, count=count, dof=dof, of=of, q=qf, qd=f["qd"],
-                                        **{third_name: f[third_name]})
-        if tip_wrench is not None:
-            request.tip_wrench.extend(_batch("tip_wrench", tip_wrench).reshape(-1))
-        if payload is not None:
-            request.payload.CopyFrom(_payload(payload))
-        return single, count, dof, self._call(self._stub.Derivatives, request, timeout, model_id=mid)
+        wrench = None if tip_wrench is None else _batch("tip_wrench", tip_wrench).reshape(-1)
+        parts = self._parts(count, timeout) if all(v.size == count * dof for v in f.values()) else [(0, count)]
+        if wrench is not None and wrench.size != 6 * count:
+            parts = [(0, count)]  # a shape the server refuses, sent as it is
+        answers = []
+        for a, b in parts:
+            rows = slice(a * dof, b * dof) if len(parts) > 1 else slice(None)
+            request = pb.DerivativesRequest(model_id=mid, count=b - a, dof=dof, of=of, q=qf[rows], qd=f["qd"][rows],
+                                            **{third_name: f[third_name][rows]})
+            if wrench is not None:
+                request.tip_wrench.extend(wrench[6 * a:6 * b] if len(parts) > 1 else wrench)
+            if payload is not None:
+                request.payload.CopyFrom(_payload(payload))
+            answers.append((b - a, self._call(self._stub.Derivatives, request, timeout, model_id=mid)))
+        return single, dof, answers
 
     def inverse_dynamics_derivatives(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None,
                                      qdd: ArrayLike = None, *, tip_wrench: ArrayLike = None, payload: Any = None,
                                      timeout: Optional[float] = None) -> Derivatives:
         """dtau/dq and dtau/dqd (and tau) per state, analytic (arrays as in :meth:`inverse_dynamics`)."""
-        single, count, dof, a = self._derivatives(pb.DERIVATIVE_OF_INVERSE_DYNAMICS, model_id, q, qd, qdd, "qdd",
-                                                  tip_wrench, payload, timeout)
-        return Derivatives(dtau_dq=_shape(a.dtau_dq, single, count, dof, dof),
-                           dtau_dqd=_shape(a.dtau_dqd, single, count, dof, dof),
-                           tau=_shape(a.tau, single, count, dof), compute_time_ns=a.compute_time_ns)
+        single, n, answers = self._derivatives(pb.DERIVATIVE_OF_INVERSE_DYNAMICS, model_id, q, qd, qdd, "qdd",
+                                               tip_wrench, payload, timeout)
+        return Derivatives(dtau_dq=_join(answers, single, "dtau_dq", n, n),
+                           dtau_dqd=_join(answers, single, "dtau_dqd", n, n), tau=_join(answers, single, "tau", n),
+                           compute_time_ns=sum(a.compute_time_ns for _, a in answers))
 
     def forward_dynamics_derivatives(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None,
                                      tau: ArrayLike = None, *, tip_wrench: ArrayLike = None, payload: Any = None,
                                      timeout: Optional[float] = None) -> Derivatives:
         """dqdd/dq, dqdd/dqd and dqdd/dtau = I^-1 (and qdd) per state, analytic."""
-        single, count, dof, a = self._derivatives(pb.DERIVATIVE_OF_FORWARD_DYNAMICS, model_id, q, qd, tau, "tau",
-                                                  tip_wrench, payload, timeout)
-        return Derivatives(dqdd_dq=_shape(a.dqdd_dq, single, count, dof, dof),
-                           dqdd_dqd=_shape(a.dqdd_dqd, single, count, dof, dof),
-                           dqdd_dtau=_shape(a.dqdd_dtau, single, count, dof, dof),
-                           qdd=_shape(a.qdd, single, count, dof), compute_time_ns=a.compute_time_ns)
+        single, n, answers = self._derivatives(pb.DERIVATIVE_OF_FORWARD_DYNAMICS, model_id, q, qd, tau, "tau",
+                                               tip_wrench, payload, timeout)
+        return Derivatives(dqdd_dq=_join(answers, single, "dqdd_dq", n, n),
+                           dqdd_dqd=_join(answers, single, "dqdd_dqd", n, n),
+                           dqdd_dtau=_join(answers, single, "dqdd_dtau", n, n), qdd=_join(answers, single, "qdd", n),
+                           compute_time_ns=sum(a.compute_time_ns for _, a in answers))
 
     def rollout(self, model_id: ModelRef, x0: ArrayLike, u: ArrayLike, *, dt: float, scheme: str = "rk4",
                 linearize: bool = False, payload: Any = None, timeout: Optional[float] = None) -> Rollouts:
@@ -780,17 +811,25 @@ class Client:
         dof = width // 2
         shared = ua.ndim == 2
         steps = ua.shape[0] if shared else ua.shape[1]
-        request = pb.RolloutRequest(model_id=mid, count=count, dof=dof, steps=steps, dt=dt, scheme=_SCHEMES[scheme],
-                                    x0=xa.reshape(-1), u=ua.reshape(-1), shared_controls=shared and count > 1,
-                                    linearize=linearize)
-        if payload is not None:
-            request.payload.CopyFrom(_payload(payload))
-        a = self._call(self._stub.Rollout, request, timeout, model_id=mid)
+        # K * steps states per call: floor(max_states / steps) rollouts per part; controls per rollout travel
+        # with their rollout, a shared sequence goes whole to every part
+        parts = self._parts(count, timeout, steps) if shared or ua.shape[0] == count else [(0, count)]
+        x0s = xa.reshape(count, width)
+        answers = []
+        for a, b in parts:
+            whole = len(parts) == 1
+            request = pb.RolloutRequest(model_id=mid, count=b - a, dof=dof, steps=steps, dt=dt,
+                                        scheme=_SCHEMES[scheme], x0=xa.reshape(-1) if whole else x0s[a:b].reshape(-1),
+                                        u=ua.reshape(-1) if whole or shared else ua[a:b].reshape(-1),
+                                        shared_controls=shared and b - a > 1, linearize=linearize)
+            if payload is not None:
+                request.payload.CopyFrom(_payload(payload))
+            answers.append((b - a, self._call(self._stub.Rollout, request, timeout, model_id=mid)))
         x = 2 * dof
-        return Rollouts(states=_shape(a.states, single, count, steps + 1, x),
-                        A=_shape(a.a, single, count, steps, x, x) if linearize else None,
-                        B=_shape(a.b, single, count, steps, x, dof) if linearize else None,
-                        compute_time_ns=a.compute_time_ns)
+        return Rollouts(states=_join(answers, single, "states", steps + 1, x),
+                        A=_join(answers, single, "a", steps, x, x) if linearize else None,
+                        B=_join(answers, single, "b", steps, x, dof) if linearize else None,
+                        compute_time_ns=sum(a.compute_time_ns for _, a in answers))
 
     # -- simulation ----------------------------------------------------------------------------------------
 

@@ -392,38 +392,45 @@ class Client {
 
   // --- dynamics: batches are count x dof matrices, one state per row (any Eigen matrix expression); a single
   // state may be given as vectors (any expression with one column at compile time), answered as a 1-row
-  // batch.
+  // batch. payload: a body held by the tip for this call only (none: the model as registered).
   template <typename A, typename B, typename C>
   InverseDynamicsResult inverseDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
-                                        const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd) {
-    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), Eigen::MatrixXd());
+                                        const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd,
+                                        const std::optional<Payload>& payload = std::nullopt) {
+    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), Eigen::MatrixXd(), payload);
   }
   /// With a wrench on the last link per state (count x 6: moment, force; tip frame, moment about its origin).
   template <typename A, typename B, typename C, typename W>
   InverseDynamicsResult inverseDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
                                         const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd,
-                                        const Eigen::MatrixBase<W>& tip_wrench) {
-    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), batchOf(tip_wrench));
+                                        const Eigen::MatrixBase<W>& tip_wrench,
+                                        const std::optional<Payload>& payload = std::nullopt) {
+    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), batchOf(tip_wrench), payload);
   }
   template <typename A, typename B, typename C>
   ForwardDynamicsResult forwardDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
                                         const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Tau,
-                                        Route route = Route::Saha) {
-    return fdBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Tau), route);
+                                        Route route = Route::Saha,
+                                        const std::optional<Payload>& payload = std::nullopt) {
+    return fdBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Tau), route, payload);
   }
   /// I, U, D, log det per state, and the terms flags asks for (convective and bias need Qd).
   template <typename A>
   FullFactorResult fullFactor(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
-                              const FactorFlags& flags = {}) {
-    return factorBatch(model_id, batchOf(Q), flags, Eigen::MatrixXd());
+                              const FactorFlags& flags = {},
+                              const std::optional<Payload>& payload = std::nullopt) {
+    return factorBatch(model_id, batchOf(Q), flags, Eigen::MatrixXd(), payload);
   }
   template <typename A, typename B>
   FullFactorResult fullFactor(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
-                              const FactorFlags& flags, const Eigen::MatrixBase<B>& Qd) {
-    return factorBatch(model_id, batchOf(Q), flags, batchOf(Qd));
+                              const FactorFlags& flags, const Eigen::MatrixBase<B>& Qd,
+                              const std::optional<Payload>& payload = std::nullopt) {
+    return factorBatch(model_id, batchOf(Q), flags, batchOf(Qd), payload);
   }
 
-  // --- for planners: batches of count x dof matrices as above
+  // --- for planners: batches of count x dof matrices as above. Batches above maxStates() are split like the
+  // dynamics ones: kinematics and derivatives by states, rollouts by rollouts (floor(max_states / steps) per
+  // call; a shared control sequence goes whole to every call).
 
   /// The pose of a link frame (options.link; empty: the tip) per state, and on request the Jacobian of a
   /// point on it, (dJ/dt) qd (needs Qd), the operational-space inertia and the poses of every frame.
@@ -478,14 +485,25 @@ class Client {
   Registration registerRaw(const v1::RegisterModelRequest& request, bool remember) const;
   InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
-                                const Eigen::MatrixXd& tip_wrench);
+                                const Eigen::MatrixXd& tip_wrench, const std::optional<Payload>& payload);
   ForwardDynamicsResult fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
-                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route);
+                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route,
+                                const std::optional<Payload>& payload);
   FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
-                               const FactorFlags& flags, const Eigen::MatrixXd& Qd);
+                               const FactorFlags& flags, const Eigen::MatrixXd& Qd,
+                               const std::optional<Payload>& payload);
+  /// Both directions of Derivatives: Third is Qdd (inverse dynamics) or Tau (forward dynamics).
+  DerivativesResult derivativesBatch(const std::string& model_id, bool inverse, const Eigen::MatrixXd& Q,
+                                     const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Third,
+                                     const std::optional<Payload>& payload,
+                                     const Eigen::MatrixXd& tip_wrench);
 
-  /// The row ranges [first, first + size) a batch of `rows` states is split into (one range when it fits).
-  std::vector<std::pair<Eigen::Index, Eigen::Index>> chunks(Eigen::Index rows);
+  /// The row ranges [first, first + size) a batch of `rows` items is split into, each item counting
+  /// `states_per_row` states against the server's max_states (1 for a state, T for a rollout of T steps):
+  /// one range when it fits, or when one item alone exceeds the limit (the server refuses it with its
+  /// message).
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> chunks(Eigen::Index rows,
+                                                            std::uint64_t states_per_row = 1);
 
   ClientOptions options_;
   std::shared_ptr<ModelSources> sources_;

@@ -1,0 +1,174 @@
+"""What a planner needs from the client against real denocd processes: a payload on the inverse-dynamics,
+forward-dynamics and full-factor batches (equal to the calls without it on a second model whose last link
+carries the payload, merged by hand with the parallel-axis theorem), and Kinematics, Derivatives and Rollout
+split above the server's --max-states (equal to the same batches against a server without the limit; the
+number of calls read from the limited server's metrics)."""
+
+import copy
+import json
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+import denoc
+from conftest import MODELS, PANDA_HAND, PANDA_TIP, close
+
+TOOL = denoc.Payload(mass=1.3, com=(0.03, -0.02, 0.09),
+                     inertia=[[0.004, 0.0003, -0.0002], [0.0003, 0.005, 0.0001], [-0.0002, 0.0001, 0.003]])
+
+
+def with_tool_by_hand(doc: dict) -> dict:
+    """The denoc-dh/1 document with TOOL merged into its last link: the combined mass, mass centre and inertia
+    about the combined centre (parallel-axis theorem; both bodies in frame n+1, the tip frame)."""
+    doc = copy.deepcopy(doc)
+    last = doc["links"][-1]
+    m1, c1 = float(last["mass"]), np.array(last["com"], dtype=float)
+    i1 = np.diag(last["inertia"]["principal"]) if "principal" in last["inertia"] else np.array(
+        [[last["inertia"][a + b] if a + b in last["inertia"] else last["inertia"][b + a] for b in "xyz"]
+         for a in "xyz"], dtype=float)
+    m2, c2, i2 = TOOL.mass, np.array(TOOL.com), np.array(TOOL.inertia)
+    m = m1 + m2
+    c = (m1 * c1 + m2 * c2) / m
+
+    def shift(mass, d):
+        return mass * (d @ d * np.eye(3) - np.outer(d, d))
+
+    i = i1 + shift(m1, c1 - c) + i2 + shift(m2, c2 - c)
+    last["mass"], last["com"] = m, list(c)
+    last["inertia"] = {"ixx": i[0, 0], "ixy": i[0, 1], "ixz": i[0, 2], "iyy": i[1, 1], "iyz": i[1, 2],
+                       "izz": i[2, 2]}
+    doc["name"] = doc["name"] + " with the tool"
+    return doc
+
+
+def near(actual, expected, what, rtol=1e-9):
+    """Element by element within rtol relative (absolute below 1)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape, what
+    bad = np.abs(actual - expected) > rtol * np.maximum(1.0, np.abs(expected))
+    assert not bad.any(), f"{what}: {np.count_nonzero(bad)} entries differ, first at {np.argwhere(bad)[0]}"
+
+
+def differs(a, b):
+    return bool(np.any(np.abs(np.asarray(a) - np.asarray(b)) > 1e-6 * np.maximum(1.0, np.abs(np.asarray(b)))))
+
+
+def test_dynamics_batches_with_a_payload_equal_the_model_with_it_merged_by_hand(start_server):
+    server = start_server("--max-states", "4")  # the payload must travel with every part of a split batch
+    doc = json.loads((MODELS / "stanford_arm.json").read_text())
+    rng = np.random.default_rng(21)
+    count = 9
+    with denoc.Client(server.target) as c:
+        plain, heavy = c.register_dh(doc), c.register_dh(with_tool_by_hand(doc))
+        assert plain.model_id != heavy.model_id
+        n = plain.dof
+        q, qd = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n))
+        qdd, tau = rng.uniform(-3, 3, (count, n)), rng.uniform(-10, 10, (count, n))
+        wrench = rng.uniform(-2, 2, (count, 6))
+
+        got = c.inverse_dynamics(plain, q, qd, qdd, payload=TOOL)
+        near(got, c.inverse_dynamics(heavy, q, qd, qdd), "inverse dynamics")
+        assert differs(got, c.inverse_dynamics(plain, q, qd, qdd))
+        near(c.inverse_dynamics(plain, q, qd, qdd, tip_wrench=wrench, payload=TOOL),
+             c.inverse_dynamics(heavy, q, qd, qdd, tip_wrench=wrench), "inverse dynamics with wrenches")
+        # a dict is a payload too
+        near(c.inverse_dynamics(plain, q[0], qd[0], qdd[0], payload={"mass": TOOL.mass, "com": TOOL.com,
+                                                                     "inertia": TOOL.inertia}),
+             c.inverse_dynamics(heavy, q[0], qd[0], qdd[0]), "one state")
+
+        for route in ("saha", "fixman", "cholesky"):
+            got = c.forward_dynamics(plain, q, qd, tau, route=route, payload=TOOL)
+            near(got, c.forward_dynamics(heavy, q, qd, tau, route=route), f"forward dynamics {route}")
+            assert differs(got, c.forward_dynamics(plain, q, qd, tau, route=route))
+
+        flags = dict(convective=True, bias=True, gravity_torque=True, inverse=True)
+        f = c.full_factor(plain, q, qd, payload=TOOL, **flags)
+        want = c.full_factor(heavy, q, qd, **flags)
+        without = c.full_factor(plain, q, qd, **flags)
+        for name in ("inertia", "u", "d", "log_det", "convective", "bias", "gravity_torque", "inverse"):
+            near(getattr(f, name), getattr(want, name), f"full factor {name}")
+        assert differs(f.inertia, without.inertia) and differs(f.gravity_torque, without.gravity_torque)
+
+
+def _metrics(port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            series, value = line.rsplit(" ", 1)
+            out[series] = float(value)
+    return out
+
+
+@pytest.fixture
+def servers(start_server, tmp_path):
+    """(limited, port of its metrics, unlimited): --max-states 10 against the default limit."""
+    port_file = tmp_path / "metrics.port"
+    limited = start_server("--max-states", "10", "--metrics-listen", "127.0.0.1:0", "--metrics-port-file",
+                           str(port_file), store="limited")
+    whole = start_server(store="whole")
+    deadline = time.monotonic() + 10
+    while not (port_file.exists() and port_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return limited, int(port_file.read_text()), whole
+
+
+def test_planning_batches_above_max_states_are_split_and_joined_in_order(servers):
+    limited, port, whole = servers
+
+    def calls(rpc, code="OK"):
+        return _metrics(port).get(f'denoc_requests_total{{code="{code}",rpc="{rpc}"}}', 0)
+
+    rng = np.random.default_rng(22)
+    with denoc.Client(limited.target) as small, denoc.Client(whole.target) as big:
+        pid = small.register_urdf(PANDA_HAND, tip_link=PANDA_TIP).model_id
+        assert big.register_urdf(PANDA_HAND, tip_link=PANDA_TIP).model_id == pid
+        assert small.max_states() == 10 and big.max_states() > 1000
+        n = 7
+
+        count = 37  # 10 + 10 + 10 + 7
+        q, qd = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n))
+        args = dict(link="panda_link7", point=(0.01, 0.02, 0.03), jacobian=True, jdot_qd=True, lambda_=True,
+                    all_frames=True, payload=TOOL)
+        got, want = small.kinematics(pid, q, qd, **args), big.kinematics(pid, q, qd, **args)
+        assert calls("Kinematics") == 4
+        for name in ("rotation", "origin", "jacobian", "jdot_qd", "lambda_", "frame_rotations", "frame_origins"):
+            assert getattr(got, name).shape[0] == count, name
+            close(getattr(got, name), getattr(want, name), f"kinematics {name}")
+        small.kinematics(pid, q[:10], qd[:10], **args)  # a batch that fits is one call
+        assert calls("Kinematics") == 5
+
+        count = 23  # 10 + 10 + 3
+        q, qd, x = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n)), rng.uniform(-5, 5, (count, n))
+        wrench = rng.uniform(-2, 2, (count, 6))
+        got = small.inverse_dynamics_derivatives(pid, q, qd, x, tip_wrench=wrench, payload=TOOL)
+        want = big.inverse_dynamics_derivatives(pid, q, qd, x, tip_wrench=wrench, payload=TOOL)
+        assert calls("Derivatives") == 3
+        for name in ("dtau_dq", "dtau_dqd", "tau"):
+            assert getattr(got, name).shape[0] == count
+            close(getattr(got, name), getattr(want, name), f"derivatives {name}")
+        got, want = small.forward_dynamics_derivatives(pid, q, qd, x), big.forward_dynamics_derivatives(pid, q, qd, x)
+        assert calls("Derivatives") == 6
+        for name in ("dqdd_dq", "dqdd_dqd", "dqdd_dtau", "qdd"):
+            close(getattr(got, name), getattr(want, name), f"derivatives {name}")
+
+        k, t = 8, 3  # 10 // 3 = 3 rollouts per call: 3 + 3 + 2
+        x0, u = rng.uniform(-0.5, 0.5, (k, 2 * n)), rng.uniform(-5, 5, (k, t, n))
+        got = small.rollout(pid, x0, u, dt=0.01, linearize=True, payload=TOOL)
+        want = big.rollout(pid, x0, u, dt=0.01, linearize=True, payload=TOOL)
+        assert calls("Rollout") == 3
+        assert got.states.shape == (k, t + 1, 2 * n) and got.A.shape == (k, t, 2 * n, 2 * n)
+        for name in ("states", "A", "B"):
+            close(getattr(got, name), getattr(want, name), f"rollout {name}")
+        # a shared control sequence goes whole to every part
+        got, want = small.rollout(pid, x0, u[0], dt=0.01), big.rollout(pid, x0, u[0], dt=0.01)
+        assert calls("Rollout") == 6
+        close(got.states, want.states, "rollout with shared controls")
+        # one rollout of more than max_states steps is sent as it is: the server refuses it with its message
+        with pytest.raises(denoc.ResourceExhaustedError) as e:
+            small.rollout(pid, x0[:2], rng.uniform(-1, 1, (2, 11, n)), dt=0.01)
+        assert "max_states" in e.value.message
+        assert calls("Rollout", "RESOURCE_EXHAUSTED") == 1 and calls("Rollout") == 6
