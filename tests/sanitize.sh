@@ -52,7 +52,7 @@ built=$(date +%s)
 set +e
 if [ "$preset" = tsan ]; then
   # the core's suites and the store's (label "store"), not the gRPC ones
-  ctest --preset "$preset" -LE 'clients|client|server|load|packaging' -E 'fuzz_replay_request'
+  ctest --preset "$preset" -LE 'clients|client|server|front|load|packaging' -E 'fuzz_replay_request'
 else
   # the attack runs (labels hostile, front) assert resident sizes, which ASan's quarantine and shadow memory
   # inflate; they run in the release build

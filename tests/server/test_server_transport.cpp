@@ -79,7 +79,7 @@ TEST(ServerTransport, GzipBombsAreRefusedOnTheirHeadersNotInflated) {
               report.at("wire_bytes_per_call").get<int>(), report.at("inflated_bytes_per_call").get<int>(),
               before, after);
   EXPECT_EQ(countOf(report, "statuses", 12), 16) << report.dump();  // UNIMPLEMENTED: gzip is disabled
-  EXPECT_LT(after - before, 16 * kMiB) << "one bomb inflated would add 60 MiB";
+  if (kResidentSizeBounded) EXPECT_LT(after - before, 16 * kMiB) << "one bomb inflated would add 60 MiB";
   // a message marked compressed under identity encoding is not inflated either: not a valid message
   const auto flagged = h2Probe("flagged", server.port(), {"--calls", "2"}, dir.str("flagged"));
   EXPECT_EQ(countOf(flagged, "statuses", 3), 2) << flagged.dump();
@@ -111,7 +111,7 @@ TEST_F(TokenServer, CallsWithoutATokenAreRefusedOnTheirHeadersBeforeTheirBody) {
       let_in, before, after);
   EXPECT_EQ(countOf(report, "statuses", 16), 16) << report.dump();  // UNAUTHENTICATED
   EXPECT_LT(let_in, 16LL * 8 * (1 << 20)) << report.dump();
-  EXPECT_LT(after - before, 24 * kMiB);
+  if (kResidentSizeBounded) EXPECT_LT(after - before, 24 * kMiB);
   // the same with a wrong token; and a stream is refused before any message is read
   const auto wrong = h2Probe("unauth", server.port(),
                              {"--calls", "4", "--mb", "60", "--token", "token-of-mallory"}, dir.str("wrong"));
@@ -166,7 +166,7 @@ TEST(ServerTransport, AFloodOfHeaderOnlyStreamsIsBoundedPerConnection) {
   EXPECT_TRUE(refused >= 20000 - 100 || !report.at("goaway").is_null() ||
               report.at("connection_closed").get<bool>())
       << report.dump();
-  EXPECT_LT(after - before, 64 * kMiB);
+  if (kResidentSizeBounded) EXPECT_LT(after - before, 64 * kMiB);
   expectServing(server, id, m);
 }
 
