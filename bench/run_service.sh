@@ -71,22 +71,21 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 } >"$out/meta.txt"
 
 # denocd has one gRPC API (callback); the report's files keep its name
+api=callback
 for round in $(seq 1 "$rounds"); do
-  for api in callback; do
-    echo "== round $round"
-    start_server
-    "$build/server/tools/denoc_probe" --server "$server" --iterations "$iterations" --parts unary,stream \
-      >"$out/unary_${api}_$round.txt"
-    "$build/server/tools/denoc_probe" --server "$server" --iterations 200 --parts batch \
-      >"$out/batch_${api}_$round.txt"
-    "$build/server/tools/denoc_probe" --server "$server" --iterations 1000 --parts pipelined,rollout \
-      --urdf "$root/examples/models/panda.urdf" >"$out/planner_${api}_$round.txt"
-    stop_server
-    start_server
-    "$build/server/tools/denoc_load" --server "$server" --seconds "$load_seconds" --clients "$clients" \
-      --server-pid "$server_pid" --warmup-seconds 5 --sample-seconds 5 >"$out/load_${api}_$round.txt"
-    stop_server
-  done
+  echo "== round $round"
+  start_server
+  "$build/server/tools/denoc_probe" --server "$server" --iterations "$iterations" --parts unary,stream \
+    >"$out/unary_${api}_$round.txt"
+  "$build/server/tools/denoc_probe" --server "$server" --iterations 200 --parts batch \
+    >"$out/batch_${api}_$round.txt"
+  "$build/server/tools/denoc_probe" --server "$server" --iterations 1000 --parts pipelined,rollout \
+    --urdf "$root/examples/models/panda.urdf" >"$out/planner_${api}_$round.txt"
+  stop_server
+  start_server
+  "$build/server/tools/denoc_load" --server "$server" --seconds "$load_seconds" --clients "$clients" \
+    --server-pid "$server_pid" --warmup-seconds 5 --sample-seconds 5 >"$out/load_${api}_$round.txt"
+  stop_server
 done
 
 echo "== memory: $models models"
