@@ -127,7 +127,6 @@ struct DataTpl {
   std::vector<Vec6> fx_sh_next;  // H12 row i-1, hard block i
   std::vector<Vec6> fx_v;        // H21 b, then H22^-1 H21 b
   VecX fx_c;                     // H11 b
-  VecX fx_x;                     // solution work vector
   S fx_log_det = S(0);           // log det I(q) (armature included) by Fixman's theorem
 
   // forwardKinematics (every frame), framePlacement, computeFrameJacobian, computeFrameJdotQd,
@@ -215,7 +214,6 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   fx_sh_next.resize(un);
   fx_v.resize(un);
   fx_c = VecX::Zero(n);
-  fx_x = VecX::Zero(n);
   // kinematics, derivatives, rollouts
   kin_R.assign(un + 1, Mat3::Identity());
   kin_p.assign(un + 1, Vec3::Zero());
