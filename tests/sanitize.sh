@@ -52,11 +52,11 @@ built=$(date +%s)
 set +e
 if [ "$preset" = tsan ]; then
   # the core's suites and the store's (label "store"), not the gRPC ones
-  ctest --preset "$preset" -LE 'clients|client|server|front|load|packaging' -E 'fuzz_replay_request'
+  ctest --preset "$preset" -j "$(nproc)" -LE 'clients|client|server|front|load|packaging' -E 'fuzz_replay_request'
 else
   # the attack runs (labels hostile, front) assert resident sizes, which ASan's quarantine and shadow memory
   # inflate; they run in the release build
-  ctest --preset "$preset" -LE 'clients|packaging|hostile|front'
+  ctest --preset "$preset" -j "$(nproc)" -LE 'clients|packaging|hostile|front'
 fi
 rc=$?
 set -e

@@ -338,7 +338,6 @@ TEST(ServerLimits, CancelledKinematicsAndDerivativesBatchesStopPartWay) {
   for (double v : randomStates(1500, kDof, 95)) der.add_tau(v);
   for (const std::string rpc : {"Kinematics", "Derivatives"}) {
     const std::uint32_t count = rpc == "Kinematics" ? kin.count() : der.count();
-    const long long before = stoppedAfter(server.log());
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + 120s);
     auto pending = std::async(std::launch::async, [&] {
@@ -363,7 +362,7 @@ TEST(ServerLimits, CancelledKinematicsAndDerivativesBatchesStopPartWay) {
         << "\n"
         << server.log();
     const long long k = stoppedAfter(server.log());
-    EXPECT_NE(k, before) << rpc;
+    EXPECT_GE(k, 0) << rpc;  // the last such line: this batch's (its own message was found above)
     EXPECT_LT(k, count) << rpc;
     std::printf("[ figures  ] cancelled %s batch stopped after %lld of %u states\n", rpc.c_str(), k, count);
     EXPECT_TRUE(eventually([&] { return metric(scrapeMetrics(port), "denoc_states_in_flight") == 0; }))
