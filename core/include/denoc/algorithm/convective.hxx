@@ -105,8 +105,8 @@ const typename Types<S>::MatX& computeConvectiveMatrix(const ModelTpl<S>& model,
   detail::checkData(model, data, "computeConvectiveMatrix");
   detail::checkVector(model, q, "computeConvectiveMatrix", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeConvectiveMatrix", "qd");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::localPlacements(model, data, q);
+  detail::commonPlacements(model, data);
   detail::convective(model, data, qd);
   detail::checkOutput<S>(data.C, "computeConvectiveMatrix", "C");
   return data.C;

@@ -46,8 +46,8 @@ S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
   detail::checkData(model, data, "kineticEnergy");
   detail::checkVector(model, q, "kineticEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "kineticEnergy", "qd");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::localPlacements(model, data, q);
+  detail::commonPlacements(model, data);
   const S kinetic = detail::kineticEnergyFromPlacements(model, data, qd);
   detail::checkScalar<S>(kinetic, "kineticEnergy", "kinetic energy");
   return kinetic;
@@ -58,8 +58,8 @@ S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                   const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkData(model, data, "potentialEnergy");
   detail::checkVector(model, q, "potentialEnergy", "q", kMaxPosition);
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::localPlacements(model, data, q);
+  detail::commonPlacements(model, data);
   const S potential = detail::potentialEnergyFromPlacements(model, data);
   detail::checkScalar<S>(potential, "potentialEnergy", "potential energy");
   return potential;
@@ -72,8 +72,8 @@ S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
   detail::checkData(model, data, "mechanicalEnergy");
   detail::checkVector(model, q, "mechanicalEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "mechanicalEnergy", "qd");
-  computeLocalPlacements(model, data, q);
-  computeCommonPlacements(model, data);
+  detail::localPlacements(model, data, q);
+  detail::commonPlacements(model, data);
   kinetic = detail::kineticEnergyFromPlacements(model, data, qd);
   potential = detail::potentialEnergyFromPlacements(model, data);
   detail::checkScalar<S>(kinetic + potential, "mechanicalEnergy", "energy");

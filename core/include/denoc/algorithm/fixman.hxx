@@ -278,7 +278,7 @@ void fixmanSolve(const ModelTpl<S>& model, DataTpl<S>& data,
     throw std::invalid_argument("fixmanSolve: x has " + std::to_string(x.size()) + " entries, expected " +
                                 std::to_string(model.n) + " (one per joint)");
   }
-  computeLocalPlacements(model, data, q);
+  detail::localPlacements(model, data, q);
   const int bs = detail::fixmanFactor(model, data, "fixmanSolve");
   detail::checkScalar<S>(data.fx_log_det, "fixmanSolve", "log det");
   detail::fixmanApply(model, data, bs, b, x);
@@ -290,7 +290,7 @@ S fixmanLogDet(const ModelTpl<S>& model, DataTpl<S>& data,
                const Eigen::Ref<const typename Types<S>::VecX>& q) {
   detail::checkData(model, data, "fixmanLogDet");
   detail::checkVector(model, q, "fixmanLogDet", "q", kMaxPosition);
-  computeLocalPlacements(model, data, q);
+  detail::localPlacements(model, data, q);
   detail::fixmanFactor(model, data, "fixmanLogDet");
   detail::checkScalar<S>(data.fx_log_det, "fixmanLogDet", "log det");
   return data.fx_log_det;

@@ -52,20 +52,17 @@ void localPlacementsFromAngles(const ModelTpl<S>& model, DataTpl<S>& data,
   }
 }
 
-}  // namespace detail
-
+/// computeLocalPlacements without its checks (for the public algorithms, which checked q and data).
 template <typename S>
-void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
-                            const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  detail::checkData(model, data, "computeLocalPlacements");
-  detail::checkVector(model, q, "computeLocalPlacements", "q", kMaxPosition);
-  detail::jointAngles(model, data, q);
-  detail::localPlacementsFromAngles(model, data, q);
+void localPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
+                     const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  jointAngles(model, data, q);
+  localPlacementsFromAngles(model, data, q);
 }
 
+/// computeCommonPlacements without its check.
 template <typename S>
-void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
-  detail::checkData(model, data, "computeCommonPlacements");
+void commonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Vec3 = typename Types<S>::Vec3;
   for (int i = 0; i < model.n; ++i) {
     if (i == 0) {
@@ -83,6 +80,22 @@ void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
       data.p0[i] << Vec3::Zero(), e;
     }
   }
+}
+
+}  // namespace detail
+
+template <typename S>
+void computeLocalPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
+                            const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  detail::checkData(model, data, "computeLocalPlacements");
+  detail::checkVector(model, q, "computeLocalPlacements", "q", kMaxPosition);
+  detail::localPlacements(model, data, q);
+}
+
+template <typename S>
+void computeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data) {
+  detail::checkData(model, data, "computeCommonPlacements");
+  detail::commonPlacements(model, data);
 }
 
 template <typename S>
