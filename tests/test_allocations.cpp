@@ -12,39 +12,8 @@
 #include "denoc/batch.hpp"
 #include "denoc/denoc.hpp"
 #include "support/batch_states.hpp"
+#include "support/count_allocations.hpp"  // replaces malloc in this binary
 #include "support/random_chain.hpp"
-
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define DENOC_COUNT_ALLOCATIONS 1
-namespace {
-std::atomic<bool> g_count{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-extern "C" {
-void* __libc_malloc(std::size_t);
-void __libc_free(void*);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* __libc_memalign(std::size_t, std::size_t);
-void* malloc(std::size_t n) noexcept {
-  if (g_count.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_malloc(n);
-}
-void free(void* p) noexcept { __libc_free(p); }
-void* calloc(std::size_t a, std::size_t b) noexcept {
-  if (g_count.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_calloc(a, b);
-}
-void* realloc(void* p, std::size_t n) noexcept {
-  if (g_count.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_realloc(p, n);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t n) noexcept {
-  if (g_count.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_memalign(alignment, n);
-}
-}
-#endif
 
 namespace denoc {
 namespace {
@@ -53,11 +22,7 @@ namespace {
 template <typename F>
 long allocations(F&& f) {
 #if defined(DENOC_COUNT_ALLOCATIONS)
-  g_allocations = 0;
-  g_count = true;
-  f();
-  g_count = false;
-  return g_allocations.load();
+  return testing::allocationsIn(std::forward<F>(f));
 #else
   f();
   return -1;

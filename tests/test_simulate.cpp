@@ -18,38 +18,8 @@
 #include "denoc/denoc.hpp"
 #include "denoc/simulate.hpp"
 #include "denoc/trajectory.hpp"
+#include "support/count_allocations.hpp"  // replaces malloc in this binary
 #include "support/random_chain.hpp"
-
-// Counting allocations: the test binary replaces malloc and friends (glibc's documented way to replace the
-// allocator) with versions that forward to glibc and count calls while `g_count_allocations` is set. Eigen
-// and operator new both allocate through malloc. Not under AddressSanitizer or ThreadSanitizer, which own
-// malloc themselves (a replacement crashes a TSan binary at start).
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define DENOC_COUNT_ALLOCATIONS 1
-namespace {
-std::atomic<bool> g_count_allocations{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-extern "C" {
-void* __libc_malloc(std::size_t);
-void __libc_free(void*);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* malloc(std::size_t n) noexcept {
-  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_malloc(n);
-}
-void free(void* p) noexcept { __libc_free(p); }
-void* calloc(std::size_t a, std::size_t b) noexcept {
-  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_calloc(a, b);
-}
-void* realloc(void* p, std::size_t n) noexcept {
-  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_realloc(p, n);
-}
-}
-#endif
 
 namespace denoc {
 namespace {
@@ -647,18 +617,14 @@ TEST(Simulate, RunsWithoutHeapAllocation) {
   };
   for (Integrator integrator : {Integrator::DormandPrince45, Integrator::RK4}) {
     o.integrator = integrator;
-    g_allocations = 0;
-    g_count_allocations = true;
-    const SimulationStats stats = sim.run(q0, qd0, o, callback);
-    g_count_allocations = false;
-    EXPECT_EQ(g_allocations.load(), 0) << "steps " << stats.steps;
+    SimulationStats stats;
+    EXPECT_EQ(testing::allocationsIn([&] { stats = sim.run(q0, qd0, o, callback); }), 0)
+        << "steps " << stats.steps;
     EXPECT_EQ(stats.samples, 51u);
   }
   // the counter works: a vector allocates
-  g_count_allocations = true;
-  const Eigen::VectorXd v = Eigen::VectorXd::Ones(100);
-  g_count_allocations = false;
-  EXPECT_GT(g_allocations.load(), 0);
+  Eigen::VectorXd v;
+  EXPECT_GT(testing::allocationsIn([&] { v = Eigen::VectorXd::Ones(100); }), 0);
   EXPECT_GT(sum + v.sum(), 0.0);
 #else
   GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";

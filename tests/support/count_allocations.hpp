@@ -1,4 +1,5 @@
-// Counting heap allocations in a test binary: replaces malloc, calloc and realloc (glibc's documented way
+// Counting heap allocations in a test binary: replaces malloc, calloc, realloc and aligned_alloc (glibc's
+// documented way
 // to replace the allocator) with versions that forward to glibc and count calls while counting is on. Eigen
 // and operator new both allocate through malloc. Include in exactly one translation unit of a test binary.
 // Not under AddressSanitizer or ThreadSanitizer, which own malloc themselves: DENOC_COUNT_ALLOCATIONS is
@@ -29,6 +30,7 @@ void* __libc_malloc(std::size_t);
 void __libc_free(void*);
 void* __libc_calloc(std::size_t, std::size_t);
 void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
 void* malloc(std::size_t n) noexcept {
   if (denoc::testing::g_count_allocations.load(std::memory_order_relaxed)) ++denoc::testing::g_allocations;
   return __libc_malloc(n);
@@ -41,6 +43,10 @@ void* calloc(std::size_t a, std::size_t b) noexcept {
 void* realloc(void* p, std::size_t n) noexcept {
   if (denoc::testing::g_count_allocations.load(std::memory_order_relaxed)) ++denoc::testing::g_allocations;
   return __libc_realloc(p, n);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t n) noexcept {
+  if (denoc::testing::g_count_allocations.load(std::memory_order_relaxed)) ++denoc::testing::g_allocations;
+  return __libc_memalign(alignment, n);
 }
 }
 #endif
