@@ -178,6 +178,14 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   std::shared_ptr<grpc::Channel> channel() const { return channel_; }
   std::unique_ptr<v1::Dynamics::Stub> stub() const { return v1::Dynamics::NewStub(channel_); }
+  /// A stub on a channel of its own without gRPC's message-size limits (for batches beyond 4 MiB).
+  std::unique_ptr<v1::Dynamics::Stub> unlimitedStub() const {
+    grpc::ChannelArguments unlimited;
+    unlimited.SetMaxReceiveMessageSize(-1);
+    unlimited.SetMaxSendMessageSize(-1);
+    return v1::Dynamics::NewStub(
+        grpc::CreateCustomChannel(address(), grpc::InsecureChannelCredentials(), unlimited));
+  }
   std::string log() const { return readText(log_path_); }
 
   void signal(int sig) const { ::kill(pid_, sig); }

@@ -251,10 +251,7 @@ TEST(ServerLimits, CancelledMillionStateBatchStopsPartWayAndABusyServerRefusesMo
                                     "--max-message-bytes", "200000000"}),
                        "c");
   const int port = metricsPort(dir, "c");
-  grpc::ChannelArguments unlimited;
-  unlimited.SetMaxReceiveMessageSize(-1);
-  auto stub = v1::Dynamics::NewStub(
-      grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), unlimited));
+  auto stub = server.unlimitedStub();
   const Model m = buildModelFromDH(stanfordArmDH());
   const std::string id = registerDH(*stub, stanfordArmDH());
   // a million states of O(n) forward dynamics by Fixman's route: seconds of work
@@ -314,10 +311,7 @@ TEST(ServerLimits, CancelledKinematicsAndDerivativesBatchesStopPartWay) {
                                     "--max-message-bytes", "200000000", "--batch-threads", "1"}),
                        "p");
   const int port = metricsPort(dir, "p");
-  grpc::ChannelArguments unlimited;
-  unlimited.SetMaxReceiveMessageSize(-1);
-  auto stub = v1::Dynamics::NewStub(
-      grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), unlimited));
+  auto stub = server.unlimitedStub();
   constexpr int kDof = 60;
   const std::string id = registerDH(*stub, randomChain(kDof, 91));
   // operational-space inertias of 10^5 states (seconds of work), derivatives of forward dynamics of 1500

@@ -77,14 +77,6 @@ v1::ForwardDynamicsRequest bigBatch(const std::string& id) {
   return big;
 }
 
-std::unique_ptr<v1::Dynamics::Stub> unlimitedStub(const ServerProcess& server) {
-  grpc::ChannelArguments unlimited;
-  unlimited.SetMaxReceiveMessageSize(-1);
-  unlimited.SetMaxSendMessageSize(-1);
-  return v1::Dynamics::NewStub(
-      grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), unlimited));
-}
-
 TEST_F(Shares, StreamsOneTokenCannotOpenMoreThanItsShare) {
   ServerProcess server(dir.str(), dir.str("store"), args({"--max-streams", "4"}));  // a share of 2 each
   auto stub = server.stub();
@@ -137,7 +129,7 @@ TEST_F(Shares, StatesInFlightOneTokensBigBatchLeavesRoomForAnother) {
                        args({"--max-states", "1000000", "--max-inflight-states", "1500000",
                              "--max-message-bytes", "200000000", "--compute-threads", "2"}));
   const int port = metricsPort();
-  auto stub = unlimitedStub(server);
+  auto stub = server.unlimitedStub();
   const Model m = buildModelFromDH(stanfordArmDH());
   const std::string id = registerDH(*stub, stanfordArmDH());
   const auto big = bigBatch(id);
@@ -176,7 +168,7 @@ TEST_F(Shares, ComputeQueueOneTokenCannotFillIt) {
       args({"--max-states", "1000000", "--max-inflight-states", "2000000", "--max-message-bytes", "200000000",
             "--compute-threads", "1", "--compute-queue", "4"}));
   const int port = metricsPort();
-  auto stub = unlimitedStub(server);
+  auto stub = server.unlimitedStub();
   const Model m = buildModelFromDH(stanfordArmDH());
   const std::string id = registerDH(*stub, stanfordArmDH());
   const auto big = bigBatch(id);
