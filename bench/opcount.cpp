@@ -149,7 +149,7 @@ int main() {
          denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
          const OpCounts all = denoc::testing::opCounts();
          denoc::testing::resetOpCounts();
-         denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
+         denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tau);
          denoc::testing::opCounts() = all - denoc::testing::opCounts();
        },
        "201n - 335", "193n - 361"},
@@ -231,7 +231,7 @@ int main() {
       denoc::forwardDynamics(m, d, CRef(q), CRef(qd), CRef(u));
       const OpCounts all = denoc::testing::opCounts();
       denoc::testing::resetOpCounts();
-      denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
+      denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tau);
       denoc::testing::opCounts() = all - denoc::testing::opCounts();
     };
     std::cout << "\nMultiplications and divisions per DOF, ours beside the papers' (Saha 1999, Tables 1 and "
@@ -259,7 +259,7 @@ int main() {
       denoc::detail::jointAngles(m, d, CRef(q));
     });
     const P id0 = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX&) {
-      denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tmp);
+      denoc::detail::rnea<CountingScalar>(m, d, CRef(q), CRef(qd), nullptr, nullptr, true, d.tau);
     });
     const P placements = slope([](const CModel& m, CData& d, const CVecX& q, const CVecX&, const CVecX&) {
       denoc::detail::commonPlacementsAndInertias(m, d, CRef(q));

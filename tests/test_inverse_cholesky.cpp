@@ -54,9 +54,9 @@ TEST(InverseInertia, AgainstEigensLdlt) {
 }
 
 TEST(InverseInertia, SweepsAgreeWithTheDenseRoute) {
-  // both routes apply from n = 6 (the sweeps keep six rows in data.L): the dense U^-T D^-1 U^-1 of
-  // reverse Gaussian elimination on I(q), and the sweeps with the articulated-body factors
-  for (int n = 6; n <= 40; ++n) {
+  // both routes apply at every n (the sweeps keep their six rows in data.minv_eta_mu): the dense
+  // U^-T D^-1 U^-1 of reverse Gaussian elimination on I(q), and the sweeps with the articulated-body factors
+  for (int n = 1; n <= 40; ++n) {
     const Model model = chain(n, 2000u + static_cast<std::uint32_t>(n), 0.1);
     Data dense(model), sweeps(model);
     std::mt19937 rng(static_cast<std::uint32_t>(n) + 7u);

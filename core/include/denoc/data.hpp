@@ -16,19 +16,18 @@
 
 namespace denoc {
 
-/// What the recursions keep per joint between their sweeps (one record per joint, contiguous).
+/// What the O(n) recursions keep per joint between their sweeps, one record per joint, contiguous (scratch:
+/// see DataTpl).
 template <typename S>
 struct JointWork {
   using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
-  Vec3 s_q;  // O_i in F_{i-1} (s_i, plus R_i z q_i for a prismatic joint)
-  // inverse dynamics (local: F_i, about O_i): the force and moment of link i's inertia (forward sweep),
-  // then of the subchain i..n-1 (backward sweep), i.e. the wrench w_i transmitted by joint i
-  Vec3 f, n;
-  // common frame (base axes, base origin)
-  Vec6 p;             // joint-rate propagation vector p_i
-  RigidInertia<S> M;  // link inertia M_i (composite-body inertia Mt_i after the composite sweep)
-  Vec6 b;             // Newton-Euler wrench of link i in the motion with qdd = 0 (forward dynamics)
+  // inverse dynamics (local: F_i, about O_i)
+  Vec3 s_q;   // O_i in F_{i-1} (s_i, plus R_i z q_i for a prismatic joint)
+  Vec3 f, n;  // force and moment of link i's inertia (forward sweep), then of the subchain i..n-1
+              // (backward sweep), i.e. the wrench w_i transmitted by joint i
+  // common frame (base axes, base origin): placements, reverse Gaussian elimination, forward dynamics
+  RigidInertia<S> M;  // link inertia M_i
   Vec6 psi;           // psi_i = psi_hat_i / mh_i
   S inv_mh;           // 1 / mh_i
   S tau_hat;          // tauh_i
@@ -55,178 +54,229 @@ struct DerivativeWork {
   Vec6 H;   // 2 Mt_i pdot_i + (Mtdot_i + ht_i x*) p_i
 };
 
+/// The workspace, in two parts (docs/algorithms.md, "The workspace"):
+///  - results: what a public function returns or leaves for the caller, grouped by the function that
+///    writes it; a result stays valid until the next call that writes the same field;
+///  - scratch: what the algorithms need between their sweeps, grouped by the algorithm that uses it; its
+///    contents after a call are unspecified.
+/// Each field has one meaning and a shape that follows from n alone (given in brackets).
 template <typename S>
 struct DataTpl {
   using T = Types<S>;
   using Vec3 = typename T::Vec3;
   using Mat3 = typename T::Mat3;
   using Vec6 = typename T::Vec6;
+  using Mat6 = typename T::Mat6;
   using VecX = typename T::VecX;
   using MatX = typename T::MatX;
+  using Mat6X = Eigen::Matrix<S, 6, Eigen::Dynamic>;
 
   explicit DataTpl(const ModelTpl<S>& model);
 
-  int n = 0;
+  int n = 0;  // the model's joint count
 
-  // the recursions' per-joint records, and the joint angles theta_i with their cosines and sines
-  // (R_i = Rx(alpha_i) Rz(theta_i))
-  std::vector<JointWork<S>> work;
-  VecX theta, cos_theta, sin_theta;
+  // ---------------------------------------------------------------------------------------------------
+  // Results
+  // ---------------------------------------------------------------------------------------------------
 
-  // local placements (computeLocalPlacements: Fixman's route)
-  std::vector<Mat3> R;    // F_{i-1} <- F_i
-  std::vector<Vec3> rho;  // from C_{i-1} (base origin for i = 0) to O_i, in F_{i-1}
+  // inverseDynamics (also inverseDynamicsDerivatives, forwardDynamicsDerivatives at the answer)
+  VecX tau;  // [n] joint forces
 
-  // common-frame kinematics (computeCommonPlacements: convective matrix, energies, tip pose)
-  std::vector<Mat3> R0;  // F_{-1} <- F_i
-  std::vector<Vec3> O0;  // origin O_i
-  std::vector<Vec3> C0;  // mass center C_i
-  std::vector<Vec6> p0;  // joint-rate propagation vector p_i
+  // forwardDynamics (every route), forwardDynamicsFixman, forwardDynamicsDerivatives
+  VecX qdd;  // [n] joint accelerations
 
-  // composite-body inertias Mt_i (eq. 23-24) and Mt_i p_i, common frame (convective matrix)
-  std::vector<RigidInertia<S>> Mt;
-  std::vector<Vec6> Mtp;
+  // computeInertiaMatrix, computeFullFactor, forwardDynamicsCholesky
+  MatX M;  // [n x n] generalized inertia matrix I(q), both triangles
 
-  // reverse Gaussian elimination (appendix B)
-  VecX D;            // mh_k (plus armature): the diagonal of D in I = U D U^T
-  S log_det = S(0);  // log det I = sum log mh_k
+  // computeFullFactor, computeUDU (I = U D U^T by reverse Gaussian elimination, appendix B)
+  MatX U;            // [n x n] unit upper triangular factor (computeUDU: with explicit_u)
+  VecX D;            // [n] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha)
+  S log_det = S(0);  // log det I(q) = sum log mh_k
 
-  // results
-  VecX tau;   // inverse dynamics
-  VecX qdd;   // forward dynamics
-  MatX M;     // generalized inertia matrix I(q), both triangles
-  MatX U;     // unit upper triangular factor
-  MatX Minv;  // I(q)^-1
-  MatX L;     // work matrix of the dense routes
-  VecX phi;   // work vector
-  VecX tmp;   // work vector
+  // computeInverseInertia, forwardDynamicsDerivatives (dqdd/dtau = I^-1)
+  MatX Minv;  // [n x n] I(q)^-1, both triangles
 
-  // convective inertia and Fixman workspaces
-  // (algorithm/convective.hpp: common frame, base axes, base origin)
-  using Mat6 = typename T::Mat6;
-  std::vector<Vec6> cv_t;     // twist t_i of link i, referred to the base origin
-  std::vector<Vec6> cv_pdot;  // pdot_i = t_{i-1} x p_i (time derivative of p_i)
-  std::vector<Mat3> cv_Qa;    // composite sum over links k >= i of the angular-row block of Q_k
-  std::vector<Mat3> cv_Ql;    // the same for the linear-row block
-  std::vector<Vec6> cv_y;     // Mt_j pdot_j + Qt_j p_j
-  std::vector<Vec3> cv_u;     // Qt_i^T p_i (angular part; the linear part is zero)
-  MatX C;                     // convective inertia matrix C(q, qd)
-  VecX cqd;                   // C(q, qd) qd (the velocity part of the bias)
-  VecX bias;                  // C(q, qd) qd + g(q)
-  VecX g;                     // g(q)
-  VecX zeros;                 // n zeros (argument for the recursions), never written
-  // (algorithm/fixman.hpp: joint coordinates F_i about O_i; hard-coordinate blocks of size 5, or 6 with
-  // armature, stored in the top-left corner of 6x6 storage)
-  std::vector<Mat6> fx_Hd;    // H_ii of H = K M^-1 K^T, coordinates ordered [joint rate; 5 constraint rates]
-  std::vector<Mat6> fx_Ho;    // H_{i,i-1}
-  std::vector<Mat6> fx_L;     // hard-hard block H22_{i,i-1}
-  std::vector<Mat6> fx_G;     // D_{i-1}^-1 H22_{i-1,i} (block Thomas)
-  std::vector<Mat6> fx_Dinv;  // D_i^-1 (block Thomas pivots)
-  std::vector<Vec6> fx_sh_self;  // H12 row i, hard block i
-  std::vector<Vec6> fx_sh_prev;  // H12 row i, hard block i-1
-  std::vector<Vec6> fx_sh_next;  // H12 row i-1, hard block i
-  std::vector<Vec6> fx_v;        // H21 b, then H22^-1 H21 b
-  VecX fx_c;                     // H11 b
-  S fx_log_det = S(0);           // log det I(q) (armature included) by Fixman's theorem
+  // computeLocalPlacements (Fixman's route)
+  std::vector<Mat3> R;    // [n] F_{i-1} <- F_i
+  std::vector<Vec3> rho;  // [n] from C_{i-1} (the base origin for i = 0) to O_i, in F_{i-1}
+
+  // computeCommonPlacements (also left by the common-frame algorithms: convective matrix, energies)
+  std::vector<Mat3> R0;  // [n] F_{-1} <- F_i
+  std::vector<Vec3> O0;  // [n] origin O_i
+  std::vector<Vec3> C0;  // [n] mass center C_i
+  std::vector<Vec6> p0;  // [n] joint-rate propagation vector p_i
+
+  // computeConvectiveMatrix, computeVelocityBias, computeGravity, computeBias (algorithm/convective.hpp)
+  MatX C;     // [n x n] convective inertia matrix C(q, qd)
+  VecX cqd;   // [n] C(q, qd) qd, the velocity part of the bias
+  VecX g;     // [n] g(q)
+  VecX bias;  // [n] C(q, qd) qd + g(q)
+
+  // fixmanLogDet, fixmanSolve, forwardDynamicsFixman (algorithm/fixman.hpp)
+  S fx_log_det = S(0);  // log det I(q) (armature included) by Fixman's theorem
 
   // forwardKinematics (every frame), framePlacement, computeFrameJacobian, computeFrameJdotQd,
   // computeOperationalSpaceInertia (the frame asked for) (algorithm/kinematics.hpp): user base frame
-  std::vector<Mat3> kin_R;  // n + 1: user base <- link i's user frame (i < n), tip frame (i = n)
-  std::vector<Vec3> kin_p;  // n + 1: their origins
-  std::vector<Vec3> kin_e;  // n: joint i's unit axis e_i (up to the frame's link)
-  // computeFrameJacobian, computeFrameJdotQd (algorithm/kinematics.hpp)
-  Eigen::Matrix<S, 6, Eigen::Dynamic> J;  // 6 x n: [angular; linear] rows, one column per joint
-  Vec6 Jdot_qd;                           // 6: (dJ/dt) qd, same rows and frame as J
+  std::vector<Mat3> kin_R;  // [n + 1] user base <- link i's user frame (i < n), tip frame (i = n)
+  std::vector<Vec3> kin_p;  // [n + 1] their origins
+  // computeFrameJacobian
+  Mat6X J;  // [6 x n] [angular; linear] rows, one column per joint
+  // computeFrameJdotQd
+  Vec6 Jdot_qd;  // [6] (dJ/dt) qd, same rows and frame as J
   // computeOperationalSpaceInertia (algorithm/operational_space.hpp)
-  Mat6 Lambda;      // 6 x 6 (top-left 3 x 3 for a 3-row task): (J I^-1 J^T)^-1
-  Mat6 Lambda_inv;  // 6 x 6 (or 3 x 3): J I^-1 J^T
+  Mat6 Lambda;      // [6 x 6] (top-left 3 x 3 for a 3-row task): (J I^-1 J^T)^-1
+  Mat6 Lambda_inv;  // [6 x 6] (or 3 x 3): J I^-1 J^T
+
   // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hpp); also tau
-  std::vector<DerivativeWork<S>> dw;  // n records
-  MatX dtau_dq;                       // n x n
-  MatX dtau_dqd;                      // n x n
-  // computeForwardDynamicsDerivatives (algorithm/forward_dynamics_derivatives.hpp); also qdd, Minv
-  // (dqdd/dtau = I^-1) and the above at qdd
-  MatX dqdd_dq;   // n x n
-  MatX dqdd_dqd;  // n x n
-  VecX tau_eff;   // n: tau with the tip wrench's joint torques moved to the right-hand side
+  MatX dtau_dq;   // [n x n]
+  MatX dtau_dqd;  // [n x n]
+  // computeForwardDynamicsDerivatives (algorithm/forward_dynamics_derivatives.hpp); also qdd, Minv and the
+  // two above at qdd
+  MatX dqdd_dq;   // [n x n]
+  MatX dqdd_dqd;  // [n x n]
+
+  // ---------------------------------------------------------------------------------------------------
+  // Scratch
+  // ---------------------------------------------------------------------------------------------------
+
+  // joint angles theta_i with their cosines and sines (R_i = Rx(alpha_i) Rz(theta_i)): every algorithm
+  VecX theta;      // [n] (forwardKinematics and the frame functions)
+  VecX cos_theta;  // [n]
+  VecX sin_theta;  // [n]
+
+  // the O(n) recursions (inverse dynamics, placements, reverse Gaussian elimination, forward dynamics)
+  std::vector<JointWork<S>> work;  // [n]
+
+  // computeFullFactor with n <= kDenseUDUMaxDof: elimination on the dense I(q)
+  MatX udu_W;  // [n x n] column-major upper triangle: the Schur complements
+
+  // computeInverseInertia: the dense route (n <= kDenseInverseMaxDof) ...
+  MatX minv_Uinv;   // [n x n] U^-1, upper triangle
+  VecX minv_inv_D;  // [n] 1 / D_k
+  VecX minv_v;      // [n] column j of D^-1 U^-1
+  // ... and the sweeps (larger n)
+  VecX minv_eta_mu;  // [6 n] six rows of n entries: eta^j, then mu^j, for every column j
+
+  // forwardDynamicsCholesky
+  MatX chol_L;  // [n x n] lower triangle: the Cholesky factor of I(q)
+
+  // the convective matrix and the bias (algorithm/convective.hxx: common frame, base axes, base origin)
+  std::vector<RigidInertia<S>> Mt;  // [n] composite-body inertias Mt_i (eq. 23-24)
+  std::vector<Vec6> Mtp;            // [n] Mt_i p_i
+  std::vector<Vec6> cv_t;           // [n] twist t_i of link i, referred to the base origin
+  std::vector<Vec6> cv_pdot;        // [n] pdot_i = t_{i-1} x p_i (time derivative of p_i)
+  std::vector<Mat3> cv_Qa;          // [n] composite sum over links k >= i of the angular-row block of Q_k
+  std::vector<Mat3> cv_Ql;          // [n] the same for the linear-row block
+  std::vector<Vec6> cv_y;           // [n] Mt_j pdot_j + Qt_j p_j
+  std::vector<Vec3> cv_u;           // [n] Qt_i^T p_i (angular part; the linear part is zero)
+
+  // Fixman's route (algorithm/fixman.hxx: joint coordinates F_i about O_i;
+  // hard-coordinate blocks of size 5, or 6 with armature, in the top-left corner of 6 x 6 storage)
+  std::vector<Mat6> fx_Hd;       // [n] H_ii of H = K M^-1 K^T, coordinates [joint rate; 5 constraint rates]
+  std::vector<Mat6> fx_Ho;       // [n] H_{i,i-1}
+  std::vector<Mat6> fx_L;        // [n] hard-hard block H22_{i,i-1}
+  std::vector<Mat6> fx_G;        // [n] D_{i-1}^-1 H22_{i-1,i} (block Thomas)
+  std::vector<Mat6> fx_Dinv;     // [n] D_i^-1 (block Thomas pivots)
+  VecX fx_det_D;                 // [n] det D_i
+  std::vector<Vec6> fx_sh_self;  // [n] H12 row i, hard block i
+  std::vector<Vec6> fx_sh_prev;  // [n] H12 row i, hard block i-1
+  std::vector<Vec6> fx_sh_next;  // [n] H12 row i-1, hard block i
+  std::vector<Vec6> fx_v;        // [n] H21 b, then H22^-1 H21 b
+  VecX fx_c;                     // [n] H11 b
+  VecX fx_phi;                   // [n] tau minus the inverse dynamics at qdd = 0
+
+  // the frame functions (algorithm/kinematics.hxx)
+  std::vector<Vec3> kin_e;  // [n] joint i's unit axis e_i in the user base frame (up to the frame's link)
+
+  // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hxx)
+  std::vector<DerivativeWork<S>> dw;  // [n]
+  // computeForwardDynamicsDerivatives
+  VecX tau_eff;  // [n] tau with the tip wrench's joint torques moved to the right-hand side
+
   // rollout (rollout.hpp): integrator state and the chain rule through the stages
-  VecX ro_xs, ro_k, ro_ksum;  // 2n each: stage state, stage slope, weighted sum of the slopes
-  MatX ro_D;                  // 2n x 2n: d(stage state)/dx
-  MatX ro_E;                  // 2n x n: d(stage state)/du
-  MatX ro_W;                  // n x 2n: work rows of d(stage slope)/dx, then d(stage slope)/du
+  VecX ro_xs;    // [2n] stage state
+  VecX ro_k;     // [2n] stage slope
+  VecX ro_ksum;  // [2n] weighted sum of the slopes
+  MatX ro_D;     // [2n x 2n] d(stage state)/dx
+  MatX ro_E;     // [2n x n] d(stage state)/du
+  MatX ro_W;     // [n x 2n] work rows of d(stage slope)/dx, then d(stage slope)/du
+
+  // constant
+  VecX zeros;  // [n] zeros (a zero qd or qdd argument for the recursions), never written
 };
 
 template <typename S>
 DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   const auto un = static_cast<std::size_t>(n);
-  work.resize(un);
-  theta = VecX::Zero(n);
-  cos_theta = VecX::Ones(n);
-  sin_theta = VecX::Zero(n);
-  for (JointWork<S>& w : work) {
-    // defined contents (the sweeps overwrite what they use)
-    w.s_q.setZero();
-    w.f.setZero();
-    w.n.setZero();
-    w.p.setZero();
-    w.M = RigidInertia<S>{S(0), Vec3::Zero(), Sym3<S>::zero()};
-    w.b.setZero();
-    w.psi.setZero();
-    w.inv_mh = S(0);
-    w.tau_hat = S(0);
-  }
+  // results
+  tau = VecX::Zero(n);
+  qdd = VecX::Zero(n);
+  M = MatX::Zero(n, n);
+  U = MatX::Identity(n, n);
+  D = VecX::Zero(n);
+  Minv = MatX::Zero(n, n);
   R.resize(un);
   rho.resize(un);
   R0.resize(un);
   O0.resize(un);
   C0.resize(un);
   p0.resize(un);
+  C = MatX::Zero(n, n);
+  cqd = VecX::Zero(n);
+  g = VecX::Zero(n);
+  bias = VecX::Zero(n);
+  kin_R.assign(un + 1, Mat3::Identity());
+  kin_p.assign(un + 1, Vec3::Zero());
+  J = Mat6X::Zero(6, n);
+  Jdot_qd.setZero();
+  Lambda.setZero();
+  Lambda_inv.setZero();
+  dtau_dq = MatX::Zero(n, n);
+  dtau_dqd = MatX::Zero(n, n);
+  dqdd_dq = MatX::Zero(n, n);
+  dqdd_dqd = MatX::Zero(n, n);
+  // scratch (defined contents: the sweeps overwrite what they use)
+  theta = VecX::Zero(n);
+  cos_theta = VecX::Ones(n);
+  sin_theta = VecX::Zero(n);
+  work.resize(un);
+  for (JointWork<S>& w : work) {
+    w.s_q.setZero();
+    w.f.setZero();
+    w.n.setZero();
+    w.M = RigidInertia<S>{S(0), Vec3::Zero(), Sym3<S>::zero()};
+    w.psi.setZero();
+    w.inv_mh = S(0);
+    w.tau_hat = S(0);
+  }
+  udu_W = MatX::Zero(n, n);
+  minv_Uinv = MatX::Zero(n, n);
+  minv_inv_D = VecX::Zero(n);
+  minv_v = VecX::Zero(n);
+  minv_eta_mu = VecX::Zero(6 * n);
+  chol_L = MatX::Zero(n, n);
   Mt.resize(un);
   Mtp.resize(un);
-  D = VecX::Zero(n);
-  tau = VecX::Zero(n);
-  qdd = VecX::Zero(n);
-  phi = VecX::Zero(n);
-  tmp = VecX::Zero(n);
-  M = MatX::Zero(n, n);
-  U = MatX::Identity(n, n);
-  Minv = MatX::Zero(n, n);
-  L = MatX::Zero(n, n);
-  // convective inertia and Fixman workspaces
   cv_t.resize(un);
   cv_pdot.resize(un);
   cv_Qa.resize(un);
   cv_Ql.resize(un);
   cv_y.resize(un);
   cv_u.resize(un);
-  C = MatX::Zero(n, n);
-  cqd = VecX::Zero(n);
-  bias = VecX::Zero(n);
-  g = VecX::Zero(n);
-  zeros = VecX::Zero(n);
   fx_Hd.resize(un);
   fx_Ho.resize(un);
   fx_L.resize(un);
   fx_G.resize(un);
   fx_Dinv.resize(un);
+  fx_det_D = VecX::Zero(n);
   fx_sh_self.resize(un);
   fx_sh_prev.resize(un);
   fx_sh_next.resize(un);
   fx_v.resize(un);
   fx_c = VecX::Zero(n);
-  // kinematics, derivatives, rollouts
-  kin_R.assign(un + 1, Mat3::Identity());
-  kin_p.assign(un + 1, Vec3::Zero());
+  fx_phi = VecX::Zero(n);
   kin_e.assign(un, Vec3::UnitZ());
-  J = Eigen::Matrix<S, 6, Eigen::Dynamic>::Zero(6, n);
-  Jdot_qd.setZero();
-  Lambda.setZero();
-  Lambda_inv.setZero();
   dw.resize(un);
-  dtau_dq = MatX::Zero(n, n);
-  dtau_dqd = MatX::Zero(n, n);
-  dqdd_dq = MatX::Zero(n, n);
-  dqdd_dqd = MatX::Zero(n, n);
   tau_eff = VecX::Zero(n);
   ro_xs = VecX::Zero(2 * n);
   ro_k = VecX::Zero(2 * n);
@@ -234,6 +284,7 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   ro_D = MatX::Zero(2 * n, 2 * n);
   ro_E = MatX::Zero(2 * n, n);
   ro_W = MatX::Zero(n, 2 * n);
+  zeros = VecX::Zero(n);
 }
 
 extern template struct DataTpl<double>;

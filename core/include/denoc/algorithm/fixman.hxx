@@ -195,11 +195,11 @@ DENOC_FLATTEN void fixmanFactorBlocks(const ModelTpl<S>& model, DataTpl<S>& data
                            std::to_string(i + 1) +
                            " is not numerically positive definite (a pivot is not positive and finite)");
     }
-    data.tmp[i] = diag_product * diag_product;  // det D_i
+    data.fx_det_D[i] = diag_product * diag_product;  // det D_i
     data.fx_Dinv[i].template topLeftCorner<B, B>() = Dinv;
   }
   // det I = det M det H22 / det(K)^2 with det H22 = prod det D_i (model.fx_log_det_links holds log det M)
-  data.fx_log_det = model.fx_log_det_links + logDetFromD<S>(data.tmp);
+  data.fx_log_det = model.fx_log_det_links + logDetFromD<S>(data.fx_det_D);
 }
 
 template <typename S, int B>
@@ -304,11 +304,11 @@ const typename Types<S>::VecX& forwardDynamicsFixman(const ModelTpl<S>& model, D
   detail::checkData(model, data, "forwardDynamicsFixman");
   detail::checkVectors(model, "forwardDynamicsFixman", q, "q", qd, "qd", tau, "tau");
   // phi = tau - (inverse dynamics with qdd = 0); the recursion also leaves the local placements
-  detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.phi);
-  data.phi = tau - data.phi;
+  detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.fx_phi);
+  data.fx_phi = tau - data.fx_phi;
   detail::localPlacementsFromAngles(model, data, q);  // the angles of the inverse dynamics
   const int bs = detail::fixmanFactor(model, data, "forwardDynamicsFixman");
-  detail::fixmanApply(model, data, bs, data.phi, data.qdd);
+  detail::fixmanApply(model, data, bs, data.fx_phi, data.qdd);
   detail::checkOutput<S>(data.qdd, "forwardDynamicsFixman", "qdd");
   return data.qdd;
 }

@@ -18,9 +18,9 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& tau);
 
 /// The same accelerations by the O(n^3) reference route: I(q) from composite bodies (data.M), its dense
-/// Cholesky factor (lower triangle of data.L; from kCholeskyBlockedMinDof joints on by the blocked kernel,
-/// detail::choleskyBlocked), two triangular solves. Result in data.qdd (returned). Throws on a bad argument,
-/// NumericalError when I(q) is not numerically positive definite.
+/// Cholesky factor (lower triangle of data.chol_L; from kCholeskyBlockedMinDof joints on by the blocked
+/// kernel, detail::choleskyBlocked), two triangular solves. Result in data.qdd (returned). Throws on a bad
+/// argument, NumericalError when I(q) is not numerically positive definite.
 template <typename S>
 const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model, DataTpl<S>& data,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,

@@ -158,20 +158,20 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
   data.qdd = tau - data.qdd;
   detail::commonPlacementsAndInertias(model, data, q, true);  // the angles of the inverse dynamics
   detail::crba(model, data);
-  data.L = data.M;
+  data.chol_L = data.M;
   bool positive;
   if constexpr (std::is_same_v<S, double>) {
-    positive = model.n >= kCholeskyBlockedMinDof ? detail::choleskyBlocked(data.L.data(), model.n)
-                                                 : detail::choleskyInPlace<S>(data.L);
+    positive = model.n >= kCholeskyBlockedMinDof ? detail::choleskyBlocked(data.chol_L.data(), model.n)
+                                                 : detail::choleskyInPlace<S>(data.chol_L);
   } else {
-    positive = detail::choleskyInPlace<S>(data.L);
+    positive = detail::choleskyInPlace<S>(data.chol_L);
   }
   if (!positive) {
     throw NumericalError(
         "forwardDynamicsCholesky: a Cholesky pivot is not positive and finite: the inertia matrix is not "
         "numerically positive definite at this state");
   }
-  detail::choleskySolveInPlace<S>(data.L, data.qdd);
+  detail::choleskySolveInPlace<S>(data.chol_L, data.qdd);
   detail::checkOutput<S>(data.qdd, "forwardDynamicsCholesky", "qdd");
   return data.qdd;
 }

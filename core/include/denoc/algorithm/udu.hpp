@@ -30,8 +30,8 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
 /// after I(q)); above it the three sweeps on all unit vectors at once with the O(n) factors, 12 n^2
 /// multiplications (the crossover measured: docs/batches.md). Throws on a bad q.
 inline constexpr int kDenseInverseMaxDof = 8;
-static_assert(kDenseInverseMaxDof >= 5 && kDenseInverseMaxDof <= kDenseUDUMaxDof,
-              "the sweeps need n >= 6; the dense inverse needs the dense factors of fullFactor");
+static_assert(kDenseInverseMaxDof <= kDenseUDUMaxDof,
+              "the dense inverse needs the dense factors of fullFactor");
 
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
@@ -43,7 +43,7 @@ namespace detail {
 template <typename S>
 void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
 
-/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.L is the work matrix).
+/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.udu_W is the work matrix).
 template <typename S>
 void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
@@ -56,7 +56,7 @@ template <typename S>
 void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// I^-1 by the three sweeps on all unit vectors at once with the O(n) factors of articulated() into
-/// data.Minv, 12 n^2 multiplications (n >= 6; data.L is the work space).
+/// data.Minv, 12 n^2 multiplications (data.minv_eta_mu is the work space).
 template <typename S>
 void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 

@@ -76,7 +76,7 @@ template <typename S>
 DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
-  S* W = data.L.data();  // column-major work copy of I's upper triangle: the Schur complements
+  S* W = data.udu_W.data();  // column-major work copy of I's upper triangle: the Schur complements
   S* U = data.U.data();
   const S* M = data.M.data();
   for (int b = 0; b < n; ++b) {
@@ -137,7 +137,7 @@ template <typename S>
 DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
   const S* U = data.U.data();
-  S* W = data.L.data();  // column-major, upper triangle; then W_kj / D_k
+  S* W = data.minv_Uinv.data();  // column-major, upper triangle
   S* Mi = data.Minv.data();
   for (int j = 0; j < n; ++j) {
     S* Wj = W + j * n;
@@ -148,11 +148,11 @@ DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
       Wj[i] = -v;
     }
   }
-  for (int k = 0; k < n; ++k) data.tmp[k] = S(1) / data.D[k];
-  S* v = data.phi.data();
+  for (int k = 0; k < n; ++k) data.minv_inv_D[k] = S(1) / data.D[k];
+  S* v = data.minv_v.data();
   for (int j = 0; j < n; ++j) {
     const S* Wj = W + j * n;
-    for (int k = 0; k <= j; ++k) v[k] = Wj[k] * data.tmp[k];  // W_kj / D_k
+    for (int k = 0; k <= j; ++k) v[k] = Wj[k] * data.minv_inv_D[k];  // W_kj / D_k
     for (int i = 0; i <= j; ++i) {
       const S* Wi = W + i * n;
       S sum = S(0);
@@ -169,17 +169,17 @@ DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
 ///   tauh_i^j (iii) for i = 0..n-1, j >= i: x_i^j = tauh_i^j / mh_i - psi_i^T mu_{i-1}^j,  mu_i^j =
 ///   mu_{i-1}^j + p_i x_i^j
 /// (tauh_i^j = 0 for i > j, so column j's first sweep starts at joint j; x_i^j for j >= i needs mu^j only for
-/// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (the first 6 n entries of data.L, so
-/// n >= 6), each step i is a 6 x (n - i) product and rank-one update over contiguous rows: 12 multiplications
-/// per entry of the upper triangle and sweep, 12 n^2 in all, in loops that vectorize.
+/// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (data.minv_eta_mu), each step i is a 6
+/// x (n - i) product and rank-one update over contiguous rows: 12 multiplications per entry of the upper
+/// triangle and sweep, 12 n^2 in all, in loops that vectorize.
 template <typename S>
 DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
-  assert(n >= 6 && data.L.size() >= 6 * n);
+  assert(data.minv_eta_mu.size() == 6 * n);
   const JointWork<S>* work = data.work.data();
   const typename Types<S>::Vec6* p = data.p0.data();
   S* Mi = data.Minv.data();  // column i, rows j >= i: tauh_i^j, then x_i^j = (I^-1)_ij
-  S* __restrict e0 = data.L.data();
+  S* __restrict e0 = data.minv_eta_mu.data();
   S* __restrict e1 = e0 + n;
   S* __restrict e2 = e1 + n;
   S* __restrict e3 = e2 + n;
