@@ -79,38 +79,48 @@ struct DataTpl {
   // Results
   // ---------------------------------------------------------------------------------------------------
 
-  // inverseDynamics (also inverseDynamicsDerivatives, forwardDynamicsDerivatives at the answer)
+  // Each group names the functions that write it: first those that return it, then ("also") those that
+  // write it on the way to their own results. tests/test_data_layout.cpp checks these lists.
+
+  // inverseDynamics; also computeInverseDynamicsDerivatives, computeForwardDynamicsDerivatives
   VecX tau;  // [n] joint forces
 
-  // forwardDynamics (every route), forwardDynamicsFixman, forwardDynamicsDerivatives
+  // forwardDynamics (every route), forwardDynamicsFixman; also computeForwardDynamicsDerivatives
   VecX qdd;  // [n] joint accelerations
 
-  // computeInertiaMatrix, computeFullFactor, forwardDynamicsCholesky
+  // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof
+  // computeInverseInertia and computeForwardDynamicsDerivatives
   MatX M;  // [n x n] generalized inertia matrix I(q), both triangles
 
-  // computeFullFactor, computeUDU (I = U D U^T by reverse Gaussian elimination, appendix B)
-  MatX U;            // [n x n] unit upper triangular factor (computeUDU: with explicit_u)
-  VecX D;            // [n] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha)
+  // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
+  MatX U;  // [n x n] unit upper triangular factor (computeUDU: with explicit_u); also, for
+           // n <= kDenseUDUMaxDof, computeInverseInertia and computeForwardDynamicsDerivatives
+  VecX D;  // [n] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
+           // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
   S log_det = S(0);  // log det I(q) = sum log mh_k
 
-  // computeInverseInertia, forwardDynamicsDerivatives (dqdd/dtau = I^-1)
+  // computeInverseInertia; also computeForwardDynamicsDerivatives (dqdd/dtau = I^-1)
   MatX Minv;  // [n x n] I(q)^-1, both triangles
 
-  // computeLocalPlacements (Fixman's route)
+  // computeLocalPlacements; also fixmanLogDet, fixmanSolve, forwardDynamicsFixman, computeConvectiveMatrix
+  // and the energies
   std::vector<Mat3> R;    // [n] F_{i-1} <- F_i
   std::vector<Vec3> rho;  // [n] from C_{i-1} (the base origin for i = 0) to O_i, in F_{i-1}
 
-  // computeCommonPlacements (also left by the common-frame algorithms: convective matrix, energies)
+  // computeCommonPlacements; also computeConvectiveMatrix and the energies
   std::vector<Mat3> R0;  // [n] F_{-1} <- F_i
   std::vector<Vec3> O0;  // [n] origin O_i
   std::vector<Vec3> C0;  // [n] mass center C_i
-  std::vector<Vec6> p0;  // [n] joint-rate propagation vector p_i
+  std::vector<Vec6> p0;  // [n] joint-rate propagation vector p_i; also every function that works in the
+                         // common frame: forwardDynamics (Saha, Cholesky), computeInertiaMatrix, computeUDU,
+                         // computeFullFactor, computeInverseInertia, computeOperationalSpaceInertia,
+                         // computeForwardDynamicsDerivatives
 
-  // computeConvectiveMatrix, computeVelocityBias, computeGravity, computeBias (algorithm/convective.hpp)
-  MatX C;     // [n x n] convective inertia matrix C(q, qd)
-  VecX cqd;   // [n] C(q, qd) qd, the velocity part of the bias
-  VecX g;     // [n] g(q)
-  VecX bias;  // [n] C(q, qd) qd + g(q)
+  // algorithm/convective.hpp: one field per function
+  MatX C;     // [n x n] computeConvectiveMatrix: convective inertia matrix C(q, qd)
+  VecX cqd;   // [n] computeVelocityBias: C(q, qd) qd, the velocity part of the bias
+  VecX g;     // [n] computeGravity: g(q)
+  VecX bias;  // [n] computeBias: C(q, qd) qd + g(q)
 
   // fixmanLogDet, fixmanSolve, forwardDynamicsFixman (algorithm/fixman.hpp)
   S fx_log_det = S(0);  // log det I(q) (armature included) by Fixman's theorem
@@ -119,7 +129,7 @@ struct DataTpl {
   // computeOperationalSpaceInertia (the frame asked for) (algorithm/kinematics.hpp): user base frame
   std::vector<Mat3> kin_R;  // [n + 1] user base <- link i's user frame (i < n), tip frame (i = n)
   std::vector<Vec3> kin_p;  // [n + 1] their origins
-  // computeFrameJacobian
+  // computeFrameJacobian; also computeFrameJdotQd
   Mat6X J;  // [6 x n] [angular; linear] rows, one column per joint
   // computeFrameJdotQd
   Vec6 Jdot_qd;  // [6] (dJ/dt) qd, same rows and frame as J
@@ -127,11 +137,11 @@ struct DataTpl {
   Mat6 Lambda;      // [6 x 6] (top-left 3 x 3 for a 3-row task): (J I^-1 J^T)^-1
   Mat6 Lambda_inv;  // [6 x 6] (or 3 x 3): J I^-1 J^T
 
-  // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hpp); also tau
+  // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hpp); also
+  // computeForwardDynamicsDerivatives (at its qdd)
   MatX dtau_dq;   // [n x n]
   MatX dtau_dqd;  // [n x n]
-  // computeForwardDynamicsDerivatives (algorithm/forward_dynamics_derivatives.hpp); also qdd, Minv and the
-  // two above at qdd
+  // computeForwardDynamicsDerivatives (algorithm/forward_dynamics_derivatives.hpp)
   MatX dqdd_dq;   // [n x n]
   MatX dqdd_dqd;  // [n x n]
 
