@@ -45,8 +45,11 @@ struct LaneWs final : LaneWorkspace {
   DataTpl<L<W>> data;
   LVecX<W> a, b, c;                   // lane-interleaved inputs
   typename Types<L<W>>::Vec6 wrench;  // tip wrench
+  LVecX<W> row;                       // a row of U (scatterExplicitU)
 
-  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n) { width = W; }
+  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n), row(m.n) {
+    width = W;
+  }
 };
 
 template <int W>
@@ -210,24 +213,34 @@ DENOC_INLINE bool allPositive(const L<W>* v, std::size_t n) {
 /// Writes lanes 0..valid-1 of the lane values v[i * stride], i < count, to out[l * out_stride + i]: one
 /// transposed row of W entries per lane at a time; the entries left over (count not a multiple of W) as the
 /// last W entries again (overlapping the block before: the same values written twice), or lane by lane for
-/// count < W.
+/// count < W. Returns the sum of x - x over the values (finiteSum; each block summed as a tree, so that the
+/// sum is no chain of dependent additions one value long).
 template <int W>
-DENOC_INLINE void scatterRow(const L<W>* v, std::size_t stride, std::size_t count, double* out,
-                             std::size_t out_stride, std::size_t valid) {
+DENOC_INLINE Vec<W> scatterRow(const L<W>* v, std::size_t stride, std::size_t count, double* out,
+                               std::size_t out_stride, std::size_t valid) {
+  Vec<W> acc{};
   if (count < static_cast<std::size_t>(W)) {
     for (std::size_t i = 0; i < count; ++i) {
       const Vec<W> e = v[i * stride].v;
+      acc += e - e;
       for (std::size_t l = 0; l < valid; ++l) out[l * out_stride + i] = e[l];
     }
-    return;
+    return acc;
   }
   for (std::size_t i = 0;; i += W) {
     if (i + W > count) i = count - W;  // the last, overlapping block
-    Vec<W> a[W];
-    for (int t = 0; t < W; ++t) a[t] = v[(i + static_cast<std::size_t>(t)) * stride].v;
+    Vec<W> a[W], z[W];
+    for (int t = 0; t < W; ++t) {
+      a[t] = v[(i + static_cast<std::size_t>(t)) * stride].v;
+      z[t] = a[t] - a[t];
+    }
+    for (int h = W / 2; h >= 1; h /= 2) {
+      for (int t = 0; t < h; ++t) z[t] += z[t + h];
+    }
+    acc += z[0];
     transpose<W>(a);
     for (std::size_t l = 0; l < valid; ++l) storeDoubles<W>(out + l * out_stride + i, a[l]);
-    if (i + W == count) return;
+    if (i + W == count) return acc;
   }
 }
 
@@ -238,12 +251,43 @@ DENOC_INLINE void scatter(const L<W>* v, std::size_t n, double* out, std::size_t
 }
 
 /// Writes lanes 0..valid-1 of the n x n column-major m to rows k.. of a row-major count x n x n array (row
-/// i of a state is entries i, i + n, ... of the column-major storage).
+/// i of a state is entries i, i + n, ... of the column-major storage); returns finiteSum over m.
 template <int W>
-DENOC_INLINE void scatterMatrix(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
-                                std::size_t valid) {
+DENOC_INLINE Vec<W> scatterMatrix(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
+                                  std::size_t valid) {
+  Vec<W> acc{};
   for (std::size_t i = 0; i < n; ++i)
-    scatterRow<W>(m.data() + i, n, n, out + k * n * n + i * n, n * n, valid);
+    acc += scatterRow<W>(m.data() + i, n, n, out + k * n * n + i * n, n * n, valid);
+  return acc;
+}
+
+/// The same for a symmetric m: row i is column i, read contiguously.
+template <int W>
+DENOC_INLINE Vec<W> scatterSymmetric(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
+                                     std::size_t valid) {
+  Vec<W> acc{};
+  for (std::size_t i = 0; i < n; ++i) {
+    acc += scatterRow<W>(m.data() + i * n, 1, n, out + k * n * n + i * n, n * n, valid);
+  }
+  return acc;
+}
+
+/// Writes U of the O(n) factors (n > kDenseUDUMaxDof) to rows k.. of a row-major count x n x n array without
+/// forming it in lanes: row i is 0 left of the diagonal, 1 on it and U_ij = p_i^T psi_j right of it (as
+/// explicitU computes it), put together in `row` (n lane values) and written like a row of a matrix.
+/// Returns finiteSum over U.
+template <int W>
+DENOC_INLINE Vec<W> scatterExplicitU(const DataTpl<L<W>>& data, std::size_t n, L<W>* row, double* out,
+                                     std::size_t k, std::size_t valid) {
+  Vec<W> acc{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& p = data.p0[static_cast<Eigen::Index>(i)];
+    for (std::size_t j = 0; j < i; ++j) row[j] = L<W>(0.0);
+    row[i] = L<W>(1.0);
+    for (std::size_t j = i + 1; j < n; ++j) row[j] = p.dot(data.work[static_cast<Eigen::Index>(j)].psi);
+    acc += scatterRow<W>(row, 1, n, out + k * n * n + i * n, n * n, valid);
+  }
+  return acc;
 }
 
 template <int W>
@@ -295,13 +339,24 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
     const std::size_t last = std::min(k + W, end) - 1;
     const std::size_t valid = last + 1 - k;
     if (!noneBeyond<W>(gather<W>(x.q, n, k, last, ws.a, kMaxPosition))) return k;
-    // computeFullFactor (udu.hxx) without its check; log det below
-    fullFactor<L<W>>(ws.model, ws.data, ws.a);
-    const L<W> acc = finiteSum(ws.data.M.data(), n * n) + finiteSum(ws.data.U.data(), n * n) +
-                     finiteSum(ws.data.D.data(), n);
-    if (!allZero(acc) || !allPositive(ws.data.D.data(), n)) return k;
-    scatterMatrix<W>(ws.data.M, n, x.inertia, k, valid);
-    scatterMatrix<W>(ws.data.U, n, x.u, k, valid);
+    // computeFullFactor (udu.hxx) without its checks, done below; log det below. Above kDenseUDUMaxDof,
+    // fullFactor without explicitU: U is written to the output directly from p_i and psi_j, never formed
+    // in lanes (W n x n lane values the outputs would be copied from)
+    const bool dense = m.n <= kDenseUDUMaxDof;
+    if (dense) {
+      fullFactor<L<W>>(ws.model, ws.data, ws.a);
+    } else {
+      commonPlacementsAndInertias(ws.model, ws.data, ws.a);
+      crba(ws.model, ws.data);
+      articulated(ws.model, ws.data, false);
+    }
+    if (!allPositive(ws.data.D.data(), n) || !allZero(finiteSum(ws.data.D.data(), n))) return k;
+    // the outputs, checked as they are written (a group that fails is computed again state by state, which
+    // writes every output again)
+    const Vec<W> written = scatterSymmetric<W>(ws.data.M, n, x.inertia, k, valid) +
+                           (dense ? scatterMatrix<W>(ws.data.U, n, x.u, k, valid)
+                                  : scatterExplicitU<W>(ws.data, n, ws.row.data(), x.u, k, valid));
+    if (!allZero(L<W>(written))) return k;
     scatter<W>(ws.data.D.data(), n, x.d, k, valid);
     // log det I = sum log D lane by lane, with the scalar function (one logarithm of the product)
     for (std::size_t l = 0; l < valid; ++l) {
@@ -313,8 +368,7 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
     // computeInverseInertia: its route from what fullFactor leaves (which it may overwrite: D is out)
     if (x.inverse) {
       inverseAfterFactor<L<W>>(ws.model, ws.data);
-      if (!allZero(finiteSum(ws.data.Minv.data(), n * n))) return k;
-      scatterMatrix<W>(ws.data.Minv, n, x.inverse, k, valid);
+      if (!allZero(L<W>(scatterSymmetric<W>(ws.data.Minv, n, x.inverse, k, valid)))) return k;
     }
   }
   return end;
