@@ -80,10 +80,11 @@ SimdWidth defaultSimdWidth();
 /// matrix of Data).
 inline constexpr int kLanesMaxDof = 128;
 
-/// The full factor runs in lanes up to this many joints only: beyond it writing its n x n outputs bounds
-/// it, and the lanes' W-fold working set made it slower than the scalar loop (measured at n = 96:
-/// docs/batches.md).
-inline constexpr int kLanesFullFactorMaxDof = 48;
+/// The full factor runs in lanes up to this many joints: all that run in lanes. It was 48 while the lanes
+/// formed U and copied I, U out of W-fold lane matrices (slower than the scalar loop at n = 96); writing U
+/// to the outputs directly, the lanes are 3.4x faster than the loop at 96 joints and 5x at 128 with AVX2
+/// (docs/benchmarks.md, SIMD lanes).
+inline constexpr int kLanesFullFactorMaxDof = kLanesMaxDof;
 
 /// What a batch did (for metrics and tests), filled in when the batch returns or throws.
 struct BatchStats {
