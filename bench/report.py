@@ -550,9 +550,10 @@ def peak_paragraph(w, peak):
       + f"; {peak['source']}. 512-bit vectors give {r:.2f}x the arithmetic of 256-bit ones"
       + (": the AVX-512 unit of this CPU (Zen 4) runs each 512-bit operation as two 256-bit halves, so W8 has "
          "no more arithmetic per ns than W4, and what W8 gains over W4 comes only from issuing half the "
-         "instructions (loads, stores, shuffles, and twice the independent work in flight in the latency-bound "
-         "parts: the backward sweeps, sincos). The 5x target of inverse dynamics with AVX-512 needs a CPU with "
-         "full-width 512-bit units, where the peak doubles." if r < 1.3 else
+         "instructions (loads, stores, shuffles) and from twice the independent work in flight where latency, "
+         "not arithmetic, bounds the kernels (the sincos of the joint angles, the sweeps' chains from joint to "
+         "joint). The 5x target of inverse dynamics with AVX-512 needs a CPU with full-width 512-bit units, "
+         "where the peak doubles." if r < 1.3 else
          ": W8 can gain up to that factor over W4 in the arithmetic-bound parts."))
     w("")
 
@@ -1015,7 +1016,10 @@ def splice_lanes(args, rel):
         with open(os.path.join(args.dir, "steps.json")) as f:
             steps = json.load(f)
     bl = steps.get("batch", {})
-    load_note = (f"Run {bl.get('begin', {}).get('date', '?')}; load average before and after: "
+    reps = max((len(t.values) for name, t in batch_cpu.items() if name.startswith(("Lanes/", "Loop/"))), default=0)
+    load_note = (f"This section alone was rerun ({bl.get('begin', {}).get('date', '?')}, {reps} repetitions: "
+                 "`bench_batch --benchmark_filter='^(Lanes|Loop)/'` with the other flags of `bench/run_core.sh`, "
+                 "then `bench/report.py --lanes-only`; the other sections are from the run dated above); load average before and after: "
                  f"{bl.get('begin', {}).get('load', '?')} and {bl.get('end', {}).get('load', '?')} (2 CPUs shared "
                  "with other work: CPU time is what other work disturbs least).")
     out = []
