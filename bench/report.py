@@ -3,11 +3,13 @@
 
 Usage: report.py --dir OUT [--build-dir DIR] [--native-build-dir DIR] [--doc docs/benchmarks.md]
                  [--figures docs/figures] [--meta key=value ...]
+       report.py --lanes-only --dir OUT [--doc ...] [--figures ...]   # only the section "SIMD lanes"
 
 OUT holds core.json (bench_core), batch.json (bench_batch), inverse_cholesky.json (bench_inverse_cholesky),
 fixman_convective.json
 (bench_fixman_convective), callgrind.json (instructions per call), machine.json (lscpu, load) and, when the
-native build was timed, native.json. Benchmark names: ALGO/LIB/MODEL (bench_core); Lanes/, Loop/, Cores/,
+native build was timed, native.json; simd_peak.txt (bench/simd_peak's output) if run, else the recorded
+peak throughput below is quoted. Benchmark names: ALGO/LIB/MODEL (bench_core); Lanes/, Loop/, Cores/,
 Small/ (bench_batch, see its file comment); Minv/, FDChol/, Chol/ (bench_inverse_cholesky).
 Per-call tables use CPU time (robust to the preemption of a shared machine; both
 libraries alike), the batch tables wall-clock time. Every timing is the median of the repetitions, shown with
@@ -513,11 +515,54 @@ WIDTHS = (1, 2, 4, 8)
 LANE_TARGETS = {("ID", 4): 3.0, ("ID", 8): 5.0, ("FD", 4): 2.5, ("FullFactor", 4): 2.5}
 
 
+# bench/simd_peak on the machine of docs/benchmarks.md (AMD EPYC, Zen 4, 2026-11-24, `simd_peak 0.5`), used when
+# OUT holds no simd_peak.txt: flops per ns of independent multiplies and adds, half of each, per vector width
+PEAK_RECORDED = {"clock_ghz": 3.67, "mul+add": {128: 29.2, 256: 58.6, 512: 58.7},
+                 "source": "recorded 2026-11-24 with `build/release/bench/simd_peak 0.5`"}
+
+
+def simd_peak(path):
+    """The flops per ns of bench/simd_peak's output (simd_peak.txt), or the recorded measurement."""
+    if not os.path.exists(path):
+        return PEAK_RECORDED
+    peak = {"mul+add": {}, "source": f"`{os.path.basename(path)}` of this run (`bench/simd_peak`)"}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^dependent add: .* at ([\d.]+) GHz", line)
+            if m:
+                peak["clock_ghz"] = float(m.group(1))
+            parts = line.split()
+            if len(parts) == 7 and parts[2] == "mul+add" and parts[1].isdigit():
+                peak["mul+add"][int(parts[1])] = float(parts[5])
+    return peak
+
+
+def peak_paragraph(w, peak):
+    f = peak["mul+add"]
+    if not {256, 512} <= set(f):
+        return
+    r = f[512] / f[256]
+    clock = peak.get("clock_ghz")
+    w(f"**What W8 can gain on this CPU.** `bench/simd_peak` times independent multiplies and adds of doubles "
+      "(half of each, no fused multiply-add, as the kernels are built) at each vector width: "
+      + ", ".join(f"{b}-bit {f[b]:.1f}" for b in sorted(f)) + " flops per ns"
+      + (f" (clock {clock:.2f} GHz from the 3-cycle latency of a dependent add)" if clock else "")
+      + f"; {peak['source']}. 512-bit vectors give {r:.2f}x the arithmetic of 256-bit ones"
+      + (": the AVX-512 unit of this CPU (Zen 4) runs each 512-bit operation as two 256-bit halves, so W8 has "
+         "no more arithmetic per ns than W4, and what W8 gains over W4 comes only from issuing half the "
+         "instructions (loads, stores, shuffles) and from twice the independent work in flight where latency, "
+         "not arithmetic, bounds the kernels (the sincos of the joint angles, the sweeps' chains from joint to "
+         "joint). The 5x target of inverse dynamics with AVX-512 needs a CPU with full-width 512-bit units, "
+         "where the peak doubles." if r < 1.3 else
+         ": W8 can gain up to that factor over W4 in the arithmetic-bound parts."))
+    w("")
+
+
 def per_state(t, count):
     return None if t is None else Timing([v / count for v in t.values])
 
 
-def lanes_section(w, batch, figures, rel, load_note):
+def lanes_section(w, batch, figures, rel, load_note, peak=None):
     lanes = defaultdict(dict)  # (op, model) -> width (0: plain loop) -> Timing per state
     for name, t in batch.items():
         m = re.match(r"^Lanes/(\w+)/(\w+)/W:(\d+)(?:/real_time)?$", name)
@@ -565,6 +610,8 @@ def lanes_section(w, batch, figures, rel, load_note):
             cells.append("—" if x is None else f"{x:.2f} {'met' if x >= target else 'not met'}")
         w(f"| {op} | W{wd} | {target:g} | " + " | ".join(cells) + " |")
     w("")
+    if peak:
+        peak_paragraph(w, peak)
     f, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
     for ax, op in zip(axes, ("ID", "FD", "FullFactor")):
         for model in models:
@@ -886,9 +933,15 @@ def main():
     ap.add_argument("--doc", default="docs/benchmarks.md")
     ap.add_argument("--figures", default="docs/figures")
     ap.add_argument("--meta", action="append", default=[])
+    ap.add_argument("--lanes-only", action="store_true",
+                    help="rewrite only the section 'SIMD lanes' of --doc (and its figure) from --dir/batch.json, "
+                         "e.g. of `bench_batch --benchmark_filter='^(Lanes|Loop)/'`; the rest of the page stays")
     args = ap.parse_args()
     os.makedirs(args.figures, exist_ok=True)
     rel = os.path.relpath(args.figures, os.path.dirname(os.path.abspath(args.doc)))
+    if args.lanes_only:
+        splice_lanes(args, rel)
+        return
     ctx, core = load(os.path.join(args.dir, "core.json"), "cpu_time")
     table = by_parts(core)
     _, native = load(os.path.join(args.dir, "native.json"), "cpu_time")
@@ -936,7 +989,7 @@ def main():
     load_note = (f"Load average before and after this part: {bl.get('begin', {}).get('load', '?')} and "
                  f"{bl.get('end', {}).get('load', '?')}: on this machine, shared with other work, a second thread "
                  "only speeds a batch up when a core is free, which the speed-ups show.")
-    lanes_section(w, batch_cpu, args.figures, rel, load_note)
+    lanes_section(w, batch_cpu, args.figures, rel, load_note, simd_peak(os.path.join(args.dir, "simd_peak.txt")))
     cores_section(w, batch, args.figures, rel)
     small_section(w, batch_cpu)
     wl = steps.get("weak", {})
@@ -953,6 +1006,38 @@ def main():
     with open(args.doc, "w") as f:
         f.write("\n".join(out).rstrip() + "\n")
     print(f"wrote {args.doc} and {args.figures}/bench_*.png", file=sys.stderr)
+
+
+def splice_lanes(args, rel):
+    """Replaces the section '## SIMD lanes' of args.doc with one made from args.dir/batch.json."""
+    _, batch_cpu = load(os.path.join(args.dir, "batch.json"), "cpu_time")
+    steps = {}
+    if os.path.exists(os.path.join(args.dir, "steps.json")):
+        with open(os.path.join(args.dir, "steps.json")) as f:
+            steps = json.load(f)
+    bl = steps.get("batch", {})
+    reps = max((len(t.values) for name, t in batch_cpu.items() if name.startswith(("Lanes/", "Loop/"))), default=0)
+    load_note = (f"This section alone was rerun ({bl.get('begin', {}).get('date', '?')}, {reps} repetitions: "
+                 "`bench_batch --benchmark_filter='^(Lanes|Loop)/'` with the other flags of `bench/run_core.sh`, "
+                 "then `bench/report.py --lanes-only`; the other sections are from the run dated above); load average before and after: "
+                 f"{bl.get('begin', {}).get('load', '?')} and {bl.get('end', {}).get('load', '?')} (2 CPUs shared "
+                 "with other work: CPU time is what other work disturbs least).")
+    out = []
+    lanes_section(out.append, batch_cpu, args.figures, rel, load_note,
+                  simd_peak(os.path.join(args.dir, "simd_peak.txt")))
+    if not out:
+        sys.exit(f"{args.dir}/batch.json: no Lanes/ or Loop/ benchmarks")
+    with open(args.doc) as f:
+        lines = f.read().split("\n")
+    head = "## SIMD lanes: W states per thread"
+    if head not in lines:
+        sys.exit(f"{args.doc}: no section '{head}'")
+    begin = lines.index(head)
+    end = next((i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    lines[begin:end] = out
+    with open(args.doc, "w") as f:
+        f.write("\n".join(lines))
+    print(f"rewrote the lanes section of {args.doc} and {args.figures}/bench_lanes.png", file=sys.stderr)
 
 
 if __name__ == "__main__":

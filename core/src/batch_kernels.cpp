@@ -17,9 +17,11 @@
 #include "batch_kernels.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
@@ -43,8 +45,11 @@ struct LaneWs final : LaneWorkspace {
   DataTpl<L<W>> data;
   LVecX<W> a, b, c;                   // lane-interleaved inputs
   typename Types<L<W>>::Vec6 wrench;  // tip wrench
+  LVecX<W> row;                       // a row of U (scatterExplicitU)
 
-  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n) { width = W; }
+  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n), row(m.n) {
+    width = W;
+  }
 };
 
 template <int W>
@@ -107,46 +112,92 @@ DENOC_INLINE void storeDoubles(double* p, const Vec<W>& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-/// Lane-interleaves n entries of the rows of a row-major array read by the group of states [k, k + W)
-/// (state min(k + l, last) in lane l) into v; returns the sum of x - x over them (0 in every lane when all
-/// are finite, NaN in a lane with an infinite or NaN entry), NaN in every lane when an entry of a row is
-/// beyond `bound` (the single-state functions' range check, check.hpp: kMaxPosition or kMaxStateValue).
+/// W 64-bit integers: the bits of a Vec<W>.
+template <int W>
+using Bits = typename simd::detail::VectorOf<W>::itype;
+
+/// What gatherRows returns: the sign bit of lane l set when an entry of lane l is beyond the bound (or NaN).
+/// Integer arithmetic on purpose: comparing two vectors of doubles gives a mask, which AVX-512F alone (the
+/// W = 8 kernels' target) can only turn back into a vector lane by lane through general registers.
+template <int W>
+DENOC_INLINE Bits<W> beyond(const Vec<W>& e, const Bits<W>& bound_bits) {
+  // |e| <= bound exactly when the bits of |e| (sign cleared) are at most bound's as integers (NaN: above
+  // infinity's, above every finite bound); bound_bits - bits(|e|) is then non-negative
+  return bound_bits - (std::bit_cast<Bits<W>>(e) & (Bits<W>{} + 0x7fffffffffffffffu));
+}
+
+/// Whether no lane has its sign bit set.
+template <int W>
+DENOC_INLINE bool noneBeyond(const Bits<W>& b) {
+  std::uint64_t any = 0;
+  for (int l = 0; l < W; ++l) any |= b[l];
+  return (any >> 63) == 0;
+}
+
+/// Lane l of the result: row[l][i] (one load per lane, put together in registers: a vector written lane by
+/// lane through memory and read back whole would wait for the stores, no store forwarding).
+template <int W, std::size_t... l>
+DENOC_INLINE Vec<W> column(const double* const* row, std::size_t i, std::index_sequence<l...>) {
+  return Vec<W>{row[l][i]...};
+}
+
+/// Lane-interleaves the n entries of the W rows row[l] into v: v[i] lane l = row[l][i]. Blocks of W columns
+/// are transposed in registers; the columns left over (n not a multiple of W) are the block of the last W
+/// columns again (overlapping the one before: the same values written twice), or, for n < W, put together
+/// column by column. Returns, in the sign bit of each lane, whether an entry of the lane is not within
+/// `bound` (|x| <= bound, false for NaN: the single-state functions' check, check.hpp).
 template <int W, typename Out>
-DENOC_INLINE L<W> gather(const double* x, std::size_t n, std::size_t k, std::size_t last, Out& v,
-                         double bound) {
-  const double* row[W];
-  bool in_range = true;
-  for (int l = 0; l < W; ++l) {
-    row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * n;
-    in_range &= withinRange(row[l], static_cast<Eigen::Index>(n), bound);
+DENOC_INLINE Bits<W> gatherRows(const double* const* row, std::size_t n, Out& v, double bound) {
+  const Bits<W> bound_bits = Bits<W>{} + std::bit_cast<std::uint64_t>(bound);
+  Bits<W> bad{};
+  const auto put = [&](std::size_t i, const Vec<W>& e) {
+    v[static_cast<Eigen::Index>(i)] = L<W>(e);
+    bad |= beyond<W>(e, bound_bits);
+  };
+  if (n < static_cast<std::size_t>(W)) {
+    for (std::size_t i = 0; i < n; ++i) put(i, column<W>(row, i, std::make_index_sequence<W>{}));
+    return bad;
   }
-  L<W> acc(in_range ? 0.0 : std::numeric_limits<double>::quiet_NaN());
-  std::size_t i = 0;
-  for (; i + W <= n; i += W) {
+  for (std::size_t i = 0;; i += W) {
+    if (i + W > n) i = n - W;  // the last, overlapping block
     Vec<W> a[W];
     for (int l = 0; l < W; ++l) a[l] = loadDoubles<W>(row[l] + i);
     transpose<W>(a);
-    for (int t = 0; t < W; ++t) {
-      const L<W> e(a[t]);
-      v[static_cast<Eigen::Index>(i) + t] = e;
-      acc += e - e;
-    }
+    for (int t = 0; t < W; ++t) put(i + static_cast<std::size_t>(t), a[t]);
+    if (i + W == n) return bad;
   }
-  for (; i < n; ++i) {
-    Vec<W> e;
-    for (int l = 0; l < W; ++l) e[l] = row[l][i];
-    v[static_cast<Eigen::Index>(i)] = L<W>(e);
-    acc += L<W>(e) - L<W>(e);
-  }
-  return acc;
 }
 
-/// The same check on n lane values.
+/// The rows of the group of states [k, k + W) of a row-major array of rows of n entries (state
+/// min(k + l, last) in lane l).
+template <int W>
+DENOC_INLINE void groupRows(const double* x, std::size_t n, std::size_t k, std::size_t last,
+                            const double* (&row)[W]) {
+  for (int l = 0; l < W; ++l) row[l] = x + std::min(k + static_cast<std::size_t>(l), last) * n;
+}
+
+/// gatherRows of the group of states [k, k + W) of a row-major count x n array.
+template <int W, typename Out>
+DENOC_INLINE Bits<W> gather(const double* x, std::size_t n, std::size_t k, std::size_t last, Out& v,
+                            double bound) {
+  const double* row[W];
+  groupRows<W>(x, n, k, last, row);
+  return gatherRows<W>(row, n, v, bound);
+}
+
+/// The sum of x - x over n lane values: 0 in every lane where all are finite, NaN in the others.
 template <int W>
 DENOC_INLINE L<W> finiteSum(const L<W>* v, std::size_t n) {
   L<W> acc(0.0);
   for (std::size_t i = 0; i < n; ++i) acc += v[i] - v[i];
   return acc;
+}
+
+template <int W>
+DENOC_INLINE bool allZero(const L<W>& acc) {
+  bool zero = true;
+  for (int l = 0; l < W; ++l) zero &= acc[l] == 0.0;
+  return zero;
 }
 
 /// Whether every lane of the n pivots v is positive and finite (checkPivots of the single-state functions).
@@ -159,27 +210,37 @@ DENOC_INLINE bool allPositive(const L<W>* v, std::size_t n) {
   return positive;
 }
 
-template <int W>
-DENOC_INLINE bool allZero(const L<W>& acc) {
-  bool zero = true;
-  for (int l = 0; l < W; ++l) zero &= acc[l] == 0.0;
-  return zero;
-}
-
 /// Writes lanes 0..valid-1 of the lane values v[i * stride], i < count, to out[l * out_stride + i]: one
-/// transposed row of W entries per lane at a time.
+/// transposed row of W entries per lane at a time; the entries left over (count not a multiple of W) as the
+/// last W entries again (overlapping the block before: the same values written twice), or lane by lane for
+/// count < W. Returns the sum of x - x over the values (finiteSum; each block summed as a tree, so that the
+/// sum is no chain of dependent additions one value long).
 template <int W>
-DENOC_INLINE void scatterRow(const L<W>* v, std::size_t stride, std::size_t count, double* out,
-                             std::size_t out_stride, std::size_t valid) {
-  std::size_t i = 0;
-  for (; i + W <= count; i += W) {
-    Vec<W> a[W];
-    for (int t = 0; t < W; ++t) a[t] = v[(i + static_cast<std::size_t>(t)) * stride].v;
+DENOC_INLINE Vec<W> scatterRow(const L<W>* v, std::size_t stride, std::size_t count, double* out,
+                               std::size_t out_stride, std::size_t valid) {
+  Vec<W> acc{};
+  if (count < static_cast<std::size_t>(W)) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const Vec<W> e = v[i * stride].v;
+      acc += e - e;
+      for (std::size_t l = 0; l < valid; ++l) out[l * out_stride + i] = e[l];
+    }
+    return acc;
+  }
+  for (std::size_t i = 0;; i += W) {
+    if (i + W > count) i = count - W;  // the last, overlapping block
+    Vec<W> a[W], z[W];
+    for (int t = 0; t < W; ++t) {
+      a[t] = v[(i + static_cast<std::size_t>(t)) * stride].v;
+      z[t] = a[t] - a[t];
+    }
+    for (int h = W / 2; h >= 1; h /= 2) {
+      for (int t = 0; t < h; ++t) z[t] += z[t + h];
+    }
+    acc += z[0];
     transpose<W>(a);
     for (std::size_t l = 0; l < valid; ++l) storeDoubles<W>(out + l * out_stride + i, a[l]);
-  }
-  for (; i < count; ++i) {
-    for (std::size_t l = 0; l < valid; ++l) out[l * out_stride + i] = v[i * stride][static_cast<int>(l)];
+    if (i + W == count) return acc;
   }
 }
 
@@ -190,12 +251,43 @@ DENOC_INLINE void scatter(const L<W>* v, std::size_t n, double* out, std::size_t
 }
 
 /// Writes lanes 0..valid-1 of the n x n column-major m to rows k.. of a row-major count x n x n array (row
-/// i of a state is entries i, i + n, ... of the column-major storage).
+/// i of a state is entries i, i + n, ... of the column-major storage); returns finiteSum over m.
 template <int W>
-DENOC_INLINE void scatterMatrix(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
-                                std::size_t valid) {
+DENOC_INLINE Vec<W> scatterMatrix(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
+                                  std::size_t valid) {
+  Vec<W> acc{};
   for (std::size_t i = 0; i < n; ++i)
-    scatterRow<W>(m.data() + i, n, n, out + k * n * n + i * n, n * n, valid);
+    acc += scatterRow<W>(m.data() + i, n, n, out + k * n * n + i * n, n * n, valid);
+  return acc;
+}
+
+/// The same for a symmetric m: row i is column i, read contiguously.
+template <int W>
+DENOC_INLINE Vec<W> scatterSymmetric(const LMatX<W>& m, std::size_t n, double* out, std::size_t k,
+                                     std::size_t valid) {
+  Vec<W> acc{};
+  for (std::size_t i = 0; i < n; ++i) {
+    acc += scatterRow<W>(m.data() + i * n, 1, n, out + k * n * n + i * n, n * n, valid);
+  }
+  return acc;
+}
+
+/// Writes U of the O(n) factors (n > kDenseUDUMaxDof) to rows k.. of a row-major count x n x n array without
+/// forming it in lanes: row i is 0 left of the diagonal, 1 on it and U_ij = p_i^T psi_j right of it (as
+/// explicitU computes it), put together in `row` (n lane values) and written like a row of a matrix.
+/// Returns finiteSum over U.
+template <int W>
+DENOC_INLINE Vec<W> scatterExplicitU(const DataTpl<L<W>>& data, std::size_t n, L<W>* row, double* out,
+                                     std::size_t k, std::size_t valid) {
+  Vec<W> acc{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& p = data.p0[static_cast<Eigen::Index>(i)];
+    for (std::size_t j = 0; j < i; ++j) row[j] = L<W>(0.0);
+    row[i] = L<W>(1.0);
+    for (std::size_t j = i + 1; j < n; ++j) row[j] = p.dot(data.work[static_cast<Eigen::Index>(j)].psi);
+    acc += scatterRow<W>(row, 1, n, out + k * n * n + i * n, n * n, valid);
+  }
+  return acc;
 }
 
 template <int W>
@@ -205,11 +297,11 @@ DENOC_INLINE std::size_t inverseDynamicsLanes(const Model& m, Data&, LaneWorkspa
   const std::size_t n = static_cast<std::size_t>(m.n);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    L<W> acc = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) +
-               gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) +
-               gather<W>(x.qdd, n, k, last, ws.c, kMaxStateValue);
-    if (x.tip_wrench) acc += gather<W>(x.tip_wrench, 6, k, last, ws.wrench, kMaxStateValue);
-    if (!allZero(acc)) return k;
+    Bits<W> bad = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) |
+                  gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) |
+                  gather<W>(x.qdd, n, k, last, ws.c, kMaxStateValue);
+    if (x.tip_wrench) bad |= gather<W>(x.tip_wrench, 6, k, last, ws.wrench, kMaxStateValue);
+    if (!noneBeyond<W>(bad)) return k;
     // inverseDynamics (inverse_dynamics.hxx) without its checks, done above
     rnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), x.tip_wrench ? &ws.wrench : nullptr, true,
                ws.data.tau);
@@ -226,10 +318,10 @@ DENOC_INLINE std::size_t forwardDynamicsLanes(const Model& m, Data&, LaneWorkspa
   const std::size_t n = static_cast<std::size_t>(m.n);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    const L<W> acc = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) +
-                     gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) +
-                     gather<W>(x.tau, n, k, last, ws.c, kMaxStateValue);
-    if (!allZero(acc)) return k;
+    const Bits<W> bad = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) |
+                        gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) |
+                        gather<W>(x.tau, n, k, last, ws.c, kMaxStateValue);
+    if (!noneBeyond<W>(bad)) return k;
     // forwardDynamics (forward_dynamics.hxx) without its checks
     forwardDynamicsSaha<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c);
     if (!allPositive(ws.data.D.data(), n) || !allZero(finiteSum(ws.data.qdd.data(), n))) return k;
@@ -246,14 +338,25 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
     const std::size_t valid = last + 1 - k;
-    if (!allZero(gather<W>(x.q, n, k, last, ws.a, kMaxPosition))) return k;
-    // computeFullFactor (udu.hxx) without its check; log det below
-    fullFactor<L<W>>(ws.model, ws.data, ws.a);
-    const L<W> acc = finiteSum(ws.data.M.data(), n * n) + finiteSum(ws.data.U.data(), n * n) +
-                     finiteSum(ws.data.D.data(), n);
-    if (!allZero(acc) || !allPositive(ws.data.D.data(), n)) return k;
-    scatterMatrix<W>(ws.data.M, n, x.inertia, k, valid);
-    scatterMatrix<W>(ws.data.U, n, x.u, k, valid);
+    if (!noneBeyond<W>(gather<W>(x.q, n, k, last, ws.a, kMaxPosition))) return k;
+    // computeFullFactor (udu.hxx) without its checks, done below; log det below. Above kDenseUDUMaxDof,
+    // fullFactor without explicitU: U is written to the output directly from p_i and psi_j, never formed
+    // in lanes (W n x n lane values the outputs would be copied from)
+    const bool dense = m.n <= kDenseUDUMaxDof;
+    if (dense) {
+      fullFactor<L<W>>(ws.model, ws.data, ws.a);
+    } else {
+      commonPlacementsAndInertias(ws.model, ws.data, ws.a);
+      crba(ws.model, ws.data);
+      articulated(ws.model, ws.data, false);
+    }
+    if (!allPositive(ws.data.D.data(), n) || !allZero(finiteSum(ws.data.D.data(), n))) return k;
+    // the outputs, checked as they are written (a group that fails is computed again state by state, which
+    // writes every output again)
+    const Vec<W> written = scatterSymmetric<W>(ws.data.M, n, x.inertia, k, valid) +
+                           (dense ? scatterMatrix<W>(ws.data.U, n, x.u, k, valid)
+                                  : scatterExplicitU<W>(ws.data, n, ws.row.data(), x.u, k, valid));
+    if (!allZero(L<W>(written))) return k;
     scatter<W>(ws.data.D.data(), n, x.d, k, valid);
     // log det I = sum log D lane by lane, with the scalar function (one logarithm of the product)
     for (std::size_t l = 0; l < valid; ++l) {
@@ -265,8 +368,7 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
     // computeInverseInertia: its route from what fullFactor leaves (which it may overwrite: D is out)
     if (x.inverse) {
       inverseAfterFactor<L<W>>(ws.model, ws.data);
-      if (!allZero(finiteSum(ws.data.Minv.data(), n * n))) return k;
-      scatterMatrix<W>(ws.data.Minv, n, x.inverse, k, valid);
+      if (!allZero(L<W>(scatterSymmetric<W>(ws.data.Minv, n, x.inverse, k, valid)))) return k;
     }
   }
   return end;

@@ -80,10 +80,11 @@ SimdWidth defaultSimdWidth();
 /// matrix of Data).
 inline constexpr int kLanesMaxDof = 128;
 
-/// The full factor runs in lanes up to this many joints only: beyond it writing its n x n outputs bounds
-/// it, and the lanes' W-fold working set made it slower than the scalar loop (measured at n = 96:
-/// docs/batches.md).
-inline constexpr int kLanesFullFactorMaxDof = 48;
+/// The full factor runs in lanes up to this many joints: all that run in lanes. It was 48 (a measurement
+/// had the lanes slower than the scalar loop at n = 96); writing U to the outputs directly instead of
+/// forming it in lanes, the lanes are 3.4x faster than the loop at 96 joints with AVX2 and 3.2x faster than
+/// the engine's state-by-state path at 128 (docs/batches.md, SIMD lanes).
+inline constexpr int kLanesFullFactorMaxDof = kLanesMaxDof;
 
 /// What a batch did (for metrics and tests), filled in when the batch returns or throws.
 struct BatchStats {

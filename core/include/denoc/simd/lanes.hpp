@@ -18,6 +18,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -108,17 +109,23 @@ template <int W>
 inline void sincos(const Lanes<W>* x, Lanes<W>* s, Lanes<W>* c, int n) {
   using U = typename detail::VectorOf<W>::itype;
   using V = typename Lanes<W>::V;
-  const V limit = V{} + 1e5;
-  U out_of_range{};  // all ones in a lane where some x is of magnitude 10^5 or more, or NaN
+  // |x| < 10^5 exactly when the bits of |x| (sign cleared), as an integer, are below those of 10^5 (NaN's are
+  // above), i.e. when their difference is negative: the sign bit of `in_range` stays set in a lane while
+  // every x is within the range. Integer arithmetic, not a comparison of doubles: AVX-512F alone (the
+  // 8-lane kernels) has no instruction that turns the comparison's mask into a vector, and GCC then
+  // compares lane by lane in general registers.
+  const U limit_bits = U{} + std::bit_cast<std::uint64_t>(1e5);
+  const U magnitude = U{} + 0x7fffffffffffffffu;
+  U in_range = U{} + (std::uint64_t{1} << 63);
   for (int i = 0; i < n; ++i) {
     const auto r = denoc::detail::sincosReducedT<V, U>(x[i].v);
     s[i].v = r.s;
     c[i].v = r.c;
-    out_of_range |= ~(U)((x[i].v < limit) & (x[i].v > -limit));
+    in_range &= (std::bit_cast<U>(x[i].v) & magnitude) - limit_bits;
   }
-  bool any = false;
-  for (int l = 0; l < W; ++l) any |= out_of_range[l] != 0;
-  if (!any) return;
+  std::uint64_t all = ~std::uint64_t{0};
+  for (int l = 0; l < W; ++l) all &= in_range[l];
+  if (all >> 63) return;
   for (int i = 0; i < n; ++i) {
     for (int l = 0; l < W; ++l) {
       const double xi = x[i].v[l];
