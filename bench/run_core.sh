@@ -55,7 +55,7 @@ echo "== steps: $steps; load average: $(loadavg)"
 echo "== building the release preset"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs" --target bench_core bench_batch bench_fixman_convective bench_profile \
-  bench_opcount bench_inverse_cholesky
+  bench_opcount bench_inverse_cholesky simd_peak
 
 gb=(--benchmark_repetitions="$reps" --benchmark_min_time="$min_time" --benchmark_enable_random_interleaving=true
     --benchmark_display_aggregates_only=true --benchmark_out_format=json)
@@ -71,6 +71,8 @@ if has batch; then
   echo "== batch: bench_batch"
   record batch begin
   "$build/bench/bench_batch" "${gb[@]}" --benchmark_out="$out/batch.json" >/dev/null
+  # the CPU's peak multiply and add throughput at each vector width, which the lanes section quotes
+  "$build/bench/simd_peak" 0.5 >"$out/simd_peak.txt"
   record batch end
 fi
 

@@ -201,6 +201,42 @@ TEST(BatchLanes, RandomChainsOf1To60Joints) {
   }
 }
 
+TEST(BatchLanes, LongChainsUpToTheLaneLimit) {
+  // the full factor's lanes write U straight to the outputs above kDenseUDUMaxDof: chains beyond the 1..60
+  // above, up to kLanesMaxDof
+  for (int n : {61, 96, kLanesMaxDof}) {
+    ModelSpec spec = testing::randomChainSpec(n, 600u + static_cast<std::uint32_t>(n), 0.3);
+    for (std::size_t i = 0; i < spec.joints.size(); i += 4) spec.joints[i].armature = 0.03;
+    expectLanesMatch("long random chain", std::make_shared<const Model>(buildModel(spec)), 11,
+                     950u + static_cast<std::uint32_t>(n));
+  }
+}
+
+TEST(LaneDispatch, AutoRunsTheFullFactorOfLongChainsAtMost4LanesWide) {
+  // SimdWidth::Auto: the default width up to kLanesFullFactorAutoW8MaxDof joints, at most W4 above; an
+  // explicit width is honoured (ctest also runs this with DENOC_SIMD_WIDTH=2)
+  const SimdWidth dflt = defaultSimdWidth();
+  const SimdWidth capped = static_cast<int>(dflt) > 4 ? SimdWidth::W4 : dflt;
+  BatchPool pool(1);
+  for (int n : {kLanesFullFactorAutoW8MaxDof, kLanesFullFactorAutoW8MaxDof + 1}) {
+    const auto model = std::make_shared<const Model>(buildModel(testing::randomChainSpec(n, 31u)));
+    const States s = randomStates(n, 16, 32u, 2.0);
+    testing::Factor f(s);
+    BatchStats stats;
+    BatchOptions o;
+    o.stats = &stats;
+    fullFactorBatch(pool, model, 16, s.q.data(), nullptr, f.out(false, false), o);
+    EXPECT_EQ(stats.width, n > kLanesFullFactorAutoW8MaxDof ? capped : dflt) << "n=" << n;
+    inverseDynamicsBatch(pool, model, 16, s.q.data(), s.qd.data(), s.u.data(), f.D.data(), nullptr, o);
+    EXPECT_EQ(stats.width, dflt) << "inverse dynamics, n=" << n;
+    if (simdWidthSupported(SimdWidth::W8)) {
+      o.width = SimdWidth::W8;
+      fullFactorBatch(pool, model, 16, s.q.data(), nullptr, f.out(false, false), o);
+      EXPECT_EQ(stats.width, SimdWidth::W8) << "explicit W8, n=" << n;
+    }
+  }
+}
+
 TEST(BatchLanes, ModelsAboveTheLaneLimitRunStateByState) {
   const auto model =
       std::make_shared<const Model>(buildModel(testing::randomChainSpec(kLanesMaxDof + 3, 77u)));

@@ -324,7 +324,7 @@ struct Plan {
 };
 
 Plan plan(const char* function, const Model& m, std::size_t count, const BatchOptions& o, int lanes_max_dof,
-          double cost_ns) {
+          double cost_ns, int auto_w8_max_dof = kLanesMaxDof) {
   if (!simdWidthSupported(o.width)) {
     throw std::invalid_argument(
         std::string(function) + ": SIMD width " + std::to_string(static_cast<int>(o.width)) +
@@ -332,6 +332,7 @@ Plan plan(const char* function, const Model& m, std::size_t count, const BatchOp
   }
   Plan p;
   p.width = o.width == SimdWidth::Auto ? detail::defaultLanes() : static_cast<int>(o.width);
+  if (o.width == SimdWidth::Auto && m.n > auto_w8_max_dof) p.width = std::min(p.width, 4);
   if (m.n > lanes_max_dof) p.width = 1;
   // a batch smaller than the width: a narrower one wastes fewer lanes
   while (p.width > 1 && count < static_cast<std::size_t>(p.width)) p.width /= 2;
@@ -493,7 +494,8 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
   const std::size_t n = static_cast<std::size_t>(m.n);
   const double per_entry = 8.0 + (m.n <= kDenseUDUMaxDof ? 0.5 * m.n : 0.0) + (out.inverse ? 8.0 : 0.0) +
                            (out.convective ? 10.0 : 0.0);
-  const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.n, 80.0, per_entry));
+  const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.n, 80.0, per_entry),
+                      kLanesFullFactorAutoW8MaxDof);
   const detail::FfArrays arrays{q, out.inertia, out.u, out.d, out.log_det, out.inverse};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
   const bool extras = out.convective || out.bias || out.gravity_torque;
