@@ -543,7 +543,7 @@ def peak_paragraph(w, peak):
         return
     r = f[512] / f[256]
     clock = peak.get("clock_ghz")
-    w(f"**What W8 can gain on this CPU.** `bench/simd_peak` times independent multiplies and adds of doubles "
+    w("**What W8 can gain on this CPU.** `bench/simd_peak` times independent multiplies and adds of doubles "
       "(half of each, no fused multiply-add, as the kernels are built) at each vector width: "
       + ", ".join(f"{b}-bit {f[b]:.1f}" for b in sorted(f)) + " flops per ns"
       + (f" (clock {clock:.2f} GHz from the 3-cycle latency of a dependent add)" if clock else "")
@@ -1019,7 +1019,8 @@ def splice_lanes(args, rel):
     reps = max((len(t.values) for name, t in batch_cpu.items() if name.startswith(("Lanes/", "Loop/"))), default=0)
     load_note = (f"This section alone was rerun ({bl.get('begin', {}).get('date', '?')}, {reps} repetitions: "
                  "`bench_batch --benchmark_filter='^(Lanes|Loop)/'` with the other flags of `bench/run_core.sh`, "
-                 "then `bench/report.py --lanes-only`; the other sections are from the run dated above); load average before and after: "
+                 "then `bench/report.py --lanes-only`; the other sections are from the run dated above); "
+                 "load average before and after: "
                  f"{bl.get('begin', {}).get('load', '?')} and {bl.get('end', {}).get('load', '?')} (2 CPUs shared "
                  "with other work: CPU time is what other work disturbs least).")
     out = []
