@@ -88,9 +88,9 @@ inline constexpr int kLanesFullFactorMaxDof = kLanesMaxDof;
 
 /// With SimdWidth::Auto, the full factor of a model with more joints than this runs at most 4 lanes wide:
 /// its W-fold lane copy of I(q) outgrows the cache, and on a CPU that runs 512-bit operations as two halves
-/// (AMD Zen 4) W8 has no more arithmetic than W4. Measured, one thread: W8 equal to W4 at 48 joints (4382 and
-/// 4395 ns per state), slower at 96 (18.6 against 16.7 us; docs/benchmarks.md, SIMD lanes). An explicit
-/// width is honoured.
+/// (AMD Zen 4) W8 has no more arithmetic than W4. Measured, one thread, two runs: W8 as fast as W4 or faster
+/// at 48 joints (4382 and 4395, 3956 and 4643 ns per state), slower at 96 (18.6 and 19.4 against 16.7 and
+/// 16.8 us; docs/batches.md, "What is not met"). An explicit width is honoured.
 inline constexpr int kLanesFullFactorAutoW8MaxDof = 48;
 
 /// What a batch did (for metrics and tests), filled in when the batch returns or throws.
