@@ -117,13 +117,11 @@ template <int W>
 using Bits = typename simd::detail::VectorOf<W>::itype;
 
 /// What gatherRows returns: the sign bit of lane l set when an entry of lane l is beyond the bound (or NaN).
-/// Integer arithmetic on purpose: comparing two vectors of doubles gives a mask, which AVX-512F alone (the
-/// W = 8 kernels' target) can only turn back into a vector lane by lane through general registers.
 template <int W>
 DENOC_INLINE Bits<W> beyond(const Vec<W>& e, const Bits<W>& bound_bits) {
-  // |e| <= bound exactly when the bits of |e| (sign cleared) are at most bound's as integers (NaN: above
-  // infinity's, above every finite bound); bound_bits - bits(|e|) is then non-negative
-  return bound_bits - (std::bit_cast<Bits<W>>(e) & (Bits<W>{} + 0x7fffffffffffffffu));
+  // |e| <= bound exactly when magnitudeBits(e) is at most bound's bits (NaN: above every finite bound);
+  // bound_bits - magnitudeBits(e) is then non-negative
+  return bound_bits - simd::detail::magnitudeBits<W>(e);
 }
 
 /// Whether no lane has its sign bit set.

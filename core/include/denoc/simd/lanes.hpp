@@ -46,6 +46,16 @@ struct VectorOf<8> {
   typedef double type __attribute__((vector_size(64), aligned(8)));
   typedef std::uint64_t itype __attribute__((vector_size(64), aligned(8)));
 };
+
+/// The bits of |x| in every lane, as unsigned integers: ordered as |x| is for every x that is not NaN, and
+/// a NaN's above infinity's. Magnitudes are compared this way, by integer subtraction, not by comparing
+/// doubles: AVX-512F alone (the 8-lane kernels) has no instruction that turns the mask of a comparison of
+/// doubles into a vector, and GCC then compares lane by lane in general registers.
+template <int W>
+DENOC_INLINE typename VectorOf<W>::itype magnitudeBits(const typename VectorOf<W>::type& x) {
+  using U = typename VectorOf<W>::itype;
+  return std::bit_cast<U>(x) & (U{} + 0x7fffffffffffffffu);
+}
 }  // namespace detail
 
 /// W doubles, one per lane; see the file comment.
@@ -109,19 +119,15 @@ template <int W>
 inline void sincos(const Lanes<W>* x, Lanes<W>* s, Lanes<W>* c, int n) {
   using U = typename detail::VectorOf<W>::itype;
   using V = typename Lanes<W>::V;
-  // |x| < 10^5 exactly when the bits of |x| (sign cleared), as an integer, are below those of 10^5 (NaN's are
-  // above), i.e. when their difference is negative: the sign bit of `in_range` stays set in a lane while
-  // every x is within the range. Integer arithmetic, not a comparison of doubles: AVX-512F alone (the
-  // 8-lane kernels) has no instruction that turns the comparison's mask into a vector, and GCC then
-  // compares lane by lane in general registers.
+  // |x| < 10^5 exactly when magnitudeBits(x) is below the bits of 10^5, i.e. when their difference is
+  // negative: the sign bit of `in_range` stays set in a lane while every x is within the range
   const U limit_bits = U{} + std::bit_cast<std::uint64_t>(1e5);
-  const U magnitude = U{} + 0x7fffffffffffffffu;
   U in_range = U{} + (std::uint64_t{1} << 63);
   for (int i = 0; i < n; ++i) {
     const auto r = denoc::detail::sincosReducedT<V, U>(x[i].v);
     s[i].v = r.s;
     c[i].v = r.c;
-    in_range &= (std::bit_cast<U>(x[i].v) & magnitude) - limit_bits;
+    in_range &= detail::magnitudeBits<W>(x[i].v) - limit_bits;
   }
   std::uint64_t all = ~std::uint64_t{0};
   for (int l = 0; l < W; ++l) all &= in_range[l];
