@@ -1,5 +1,6 @@
-// The `denoc` tool's commands beyond the single-state ones of main.cpp: local simulation and torque
-// histories (simulate.cpp) and the remote front end through denoc::client (remote.cpp).
+// The `denoc` tool's options and its commands beyond the single-state ones of main.cpp: the states and model
+// the options name (options.cpp), local simulation and torque histories (simulate.cpp) and the remote front
+// end through denoc::client (remote.cpp).
 #pragma once
 
 #include <chrono>
@@ -8,7 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.hpp"
+#include "denoc/model.hpp"
+#include "dynamics.hpp"
+#include "input.hpp"
+#include "output.hpp"
 
 namespace denoc::cli {
 
@@ -62,6 +66,9 @@ struct Options {
 
 /// States from --states or the vector options, for a model of n joints.
 std::vector<State> readStateOptions(const Options& o, int n, unsigned fields);
+
+/// The model file MODEL, a URDF chain from --base-link to --tip-link.
+Model loadModel(const Options& o);
 
 /// Progress of a long run on stderr, only when stderr is a terminal; at most ten updates a second.
 class Progress {

@@ -12,7 +12,6 @@
 #include <numbers>
 #include <optional>
 
-#include "cli_common.hpp"
 #include "commands.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
@@ -50,29 +49,6 @@ void addStates(CLI::App* sub, Options& o, unsigned fields) {
   sub->add_option("--states", o.states,
                   "file of states instead of the options: CSV with a header naming the columns (q0.., qd0.., "
                   "qdd0.., tau0..) or .json: [{\"q\": [...], \"qd\": [...], ...}, ...]");
-}
-
-Model load(const Options& o) {
-  UrdfOptions urdf;
-  urdf.base_link = o.base_link;
-  urdf.tip_link = o.tip_link;
-  return loadModel(o.model, urdf);
-}
-
-std::vector<State> states(const Options& o, const Model& model, unsigned fields) {
-  const int n = model.n;
-  if (!o.states.empty()) {
-    if (!o.q.empty() || !o.qd.empty() || !o.qdd.empty() || !o.tau.empty()) {
-      throw InputError("--states cannot be combined with --q, --qd, --qdd or --tau");
-    }
-    return readStates(o.states, n, fields, std::cerr);
-  }
-  State s;
-  s.q = vectorOption(o.q, n, "--q");
-  s.qd = vectorOption(o.qd, n, "--qd");
-  s.qdd = vectorOption(o.qdd, n, "--qdd");
-  s.tau = vectorOption(o.tau, n, "--tau");
-  return {s};
 }
 
 // The trajectory of Saha 1999 eq. 39 at time t (T = 10 s): revolute joints from 0 to 60 deg (joint 2 from
@@ -370,7 +346,7 @@ int main(int argc, char** argv) {
     if (remote_only) throw InputError("this command needs a server: denoc --server HOST:PORT ...");
     if (simulate->parsed()) return runSimulate(o);
     const Format format = parseFormat(o.format);
-    const Model model = load(o);
+    const Model model = loadModel(o);
     if (info->parsed()) {
       writeInfo(std::cout, model, o.model, format);
       return 0;
@@ -378,16 +354,17 @@ int main(int argc, char** argv) {
     Data data(model);
     std::vector<Result> results;
     if (id->parsed()) {
-      for (const State& s : states(o, model, kQ | kQd | kQdd))
+      for (const State& s : readStateOptions(o, model.n, kQ | kQd | kQdd))
         results.push_back(computeInverseDynamics(model, data, s));
       writeResults(std::cout, model, "id", results, format);
     } else if (fd->parsed()) {
-      for (const State& s : states(o, model, kQ | kQd | kTau)) {
+      for (const State& s : readStateOptions(o, model.n, kQ | kQd | kTau)) {
         results.push_back(computeForwardDynamics(model, data, s, o.route));
       }
       writeResults(std::cout, model, "fd", results, format);
     } else if (factor->parsed()) {
-      for (const State& s : states(o, model, kQ)) results.push_back(computeFactor(model, data, s, o.inverse));
+      for (const State& s : readStateOptions(o, model.n, kQ))
+        results.push_back(computeFactor(model, data, s, o.inverse));
       writeResults(std::cout, model, "factor", results, format);
     }
     std::cout.flush();

@@ -95,14 +95,16 @@ dc::ModelInfo resolve(dc::Client& c, const Options& o) {
   throw InputError("'" + o.model + "' names several models on the server; give the id:" + ids);
 }
 
+JointType jointType(dc::JointType t) {
+  return t == dc::JointType::Prismatic ? JointType::Prismatic : JointType::Revolute;
+}
+
 ModelView viewOf(const dc::ModelInfo& m, const dc::AnswerInfo& a) {
   ModelView v;
   v.name = m.name;
   v.n = m.dof;
   v.joint_names = m.joint_names;
-  for (dc::JointType t : m.joint_types) {
-    v.type.push_back(t == dc::JointType::Prismatic ? JointType::Prismatic : JointType::Revolute);
-  }
+  for (dc::JointType t : m.joint_types) v.type.push_back(jointType(t));
   v.gravity = a.gravity;
   v.model_id = a.model_id;
   v.compute_time_ns = a.compute_time.count();
@@ -116,11 +118,14 @@ Eigen::MatrixXd stack(const std::vector<State>& states, Eigen::VectorXd State::*
   return m;
 }
 
-const char* typeName(dc::JointType t) { return t == dc::JointType::Prismatic ? "prismatic" : "revolute"; }
+const char* typeName(dc::JointType t) { return cli::typeName(jointType(t)); }
 
-ojson limit(const Eigen::VectorXd& v, int i) {
-  if (i >= v.size() || !std::isfinite(v[i])) return nullptr;
-  return v[i];
+ojson limit(const Eigen::VectorXd& v, int i) { return i < v.size() ? limitJson(v[i]) : ojson(nullptr); }
+
+dc::Route routeOption(const Options& o) {
+  return o.route == "cholesky" ? dc::Route::Cholesky
+         : o.route == "fixman" ? dc::Route::Fixman
+                               : dc::Route::Saha;
 }
 
 ojson infoJson(const dc::ModelInfo& m) {
@@ -149,12 +154,8 @@ ojson infoJson(const dc::ModelInfo& m) {
   return doc;
 }
 
-std::string num(double x) {
-  if (std::isinf(x)) return "none";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
+// a limit or a value in the info table: "none" when unlimited
+std::string num(double x) { return std::isinf(x) ? "none" : fmt(x); }
 
 void writeRemoteInfo(std::ostream& out, const dc::ModelInfo& m, Format format) {
   if (format == Format::Json) {
@@ -184,18 +185,7 @@ void writeRemoteInfo(std::ostream& out, const dc::ModelInfo& m, Format format) {
                     num(m.lower[i]), num(m.upper[i]), num(m.velocity_limit[i]), num(m.effort_limit[i]),
                     num(m.armature[i])});
   }
-  std::vector<std::size_t> w(rows[0].size(), 0);
-  for (const auto& r : rows) {
-    for (std::size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
-  }
-  for (const auto& r : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      line += (c ? "  " : "") + r[c] + std::string(w[c] - r[c].size(), ' ');
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out << line << '\n';
-  }
+  printGrid(out, rows);
 }
 
 int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
@@ -204,9 +194,7 @@ int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
   s.t_end = o.t_end;
   s.dt_out = o.dt_out;
   s.integrator = o.integrator == "rk4" ? dc::Integrator::RK4 : dc::Integrator::Dopri5;
-  s.route = o.route == "cholesky" ? dc::Route::Cholesky
-            : o.route == "fixman" ? dc::Route::Fixman
-                                  : dc::Route::Saha;
+  s.route = routeOption(o);
   s.step = o.step;
   s.rtol = o.rtol;
   s.atol = o.atol;
@@ -308,16 +296,6 @@ int benchRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, Format 
   return 0;
 }
 
-ojson matrixJson(const Eigen::MatrixXd& m) {
-  ojson rows = ojson::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    ojson row = ojson::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    rows.push_back(row);
-  }
-  return rows;
-}
-
 // a matrix as text: one row per line (table) or the rows of a CSV block after a label
 void writeMatrix(std::ostream& out, const std::string& label, const Eigen::MatrixXd& m, Format format) {
   out << label << (format == Format::Csv ? "\n" : ":\n");
@@ -351,11 +329,11 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
     const Eigen::MatrixXd& states = res.states.at(0);
     if (format == Format::Json) {
       doc["dt"] = o.dt;
-      doc["states"] = matrixJson(states);
+      doc["states"] = toJson(states);
       if (o.linearize) {
         ojson a = ojson::array(), b = ojson::array();
-        for (const auto& x : res.A.at(0)) a.push_back(matrixJson(x));
-        for (const auto& x : res.B.at(0)) b.push_back(matrixJson(x));
+        for (const auto& x : res.A.at(0)) a.push_back(toJson(x));
+        for (const auto& x : res.B.at(0)) b.push_back(toJson(x));
         doc["A"] = a;
         doc["B"] = b;
       }
@@ -412,8 +390,7 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
   for (std::size_t s = 0; s < states.size(); ++s) {
     if (format == Format::Json) {
       ojson state = ojson::object();
-      for (const auto& [name, mat] : blocks[s])
-        state[name] = mat.rows() == 1 ? matrixJson(mat)[0] : matrixJson(mat);
+      for (const auto& [name, mat] : blocks[s]) state[name] = mat.rows() == 1 ? toJson(mat)[0] : toJson(mat);
       list.push_back(state);
     } else {
       if (states.size() > 1) out << (format == Format::Csv ? "# state " : "state ") << s << '\n';
@@ -496,9 +473,7 @@ int runRemote(const Options& o, const std::string& command) {
       std::string ext = std::filesystem::path(o.model).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
       if (ext == ".urdf") {
-        std::ifstream in(o.model);
-        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        r = cc.registerUrdf(text, o.base_link, o.tip_link, gravityOption(o), o.name);
+        r = cc.registerUrdf(readText(o.model), o.base_link, o.tip_link, gravityOption(o), o.name);
       } else {
         DHSpec dh = loadDHJsonFile(o.model);
         dh.name = o.name;
@@ -552,33 +527,17 @@ int runRemote(const Options& o, const std::string& command) {
     const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kQdd);
     const auto a = c.inverseDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
                                      stack(states, &State::qdd, n));
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      const State& s = states[k];
-      Result r;
-      r.vectors = {{"q", "q", Quantity::Position, s.q},
-                   {"qd", "qd", Quantity::Velocity, s.qd},
-                   {"qdd", "qdd", Quantity::Acceleration, s.qdd},
-                   {"tau", "tau", Quantity::Force, a.tau.row(static_cast<Eigen::Index>(k)).transpose()}};
-      results.push_back(std::move(r));
-    }
+    for (std::size_t k = 0; k < states.size(); ++k)
+      results.push_back(
+          inverseDynamicsResult(states[k], a.tau.row(static_cast<Eigen::Index>(k)).transpose()));
     writeResults(out, viewOf(m, a), "id", results, format);
   } else if (command == "fd") {
     const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kTau);
-    const dc::Route route = o.route == "cholesky" ? dc::Route::Cholesky
-                            : o.route == "fixman" ? dc::Route::Fixman
-                                                  : dc::Route::Saha;
     const auto a = c.forwardDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
-                                     stack(states, &State::tau, n), route);
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      const State& s = states[k];
-      Result r;
-      r.vectors = {
-          {"q", "q", Quantity::Position, s.q},
-          {"qd", "qd", Quantity::Velocity, s.qd},
-          {"tau", "tau", Quantity::Force, s.tau},
-          {"qdd", "qdd", Quantity::Acceleration, a.qdd.row(static_cast<Eigen::Index>(k)).transpose()}};
-      results.push_back(std::move(r));
-    }
+                                     stack(states, &State::tau, n), routeOption(o));
+    for (std::size_t k = 0; k < states.size(); ++k)
+      results.push_back(
+          forwardDynamicsResult(states[k], a.qdd.row(static_cast<Eigen::Index>(k)).transpose()));
     writeResults(out, viewOf(m, a), "fd", results, format);
   } else if (command == "factor") {
     const std::vector<State> states = readStateOptions(o, n, kQ);
@@ -588,13 +547,8 @@ int runRemote(const Options& o, const std::string& command) {
     const ModelView v = viewOf(m, a);
     for (std::size_t k = 0; k < states.size(); ++k) {
       const auto ki = static_cast<Eigen::Index>(k);
-      Result r;
-      r.vectors = {{"q", "q", Quantity::Position, states[k].q},
-                   {"D", "D", Quantity::Inertia, a.d.row(ki).transpose()}};
-      r.matrices = {{"I", "I(q): joint-space inertia matrix", inertiaUnits(v, false), a.inertia[k]},
-                    {"U", "U: unit upper triangular factor, I = U D U^T", "", a.u[k]}};
-      r.scalars = {{"log_det", "log det I", a.log_det[ki]}};
-      if (o.inverse) r.matrices.push_back({"I_inv", "I(q)^-1", inertiaUnits(v, true), a.inverse[k]});
+      Result r = factorResult(v, states[k].q, a.d.row(ki).transpose(), a.inertia[k], a.u[k], a.log_det[ki]);
+      if (o.inverse) addInverse(r, v, a.inverse[k]);
       results.push_back(std::move(r));
     }
     writeResults(out, v, "factor", results, format);

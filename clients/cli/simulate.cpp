@@ -15,21 +15,6 @@
 
 namespace denoc::cli {
 
-std::vector<State> readStateOptions(const Options& o, int n, unsigned fields) {
-  if (!o.states.empty()) {
-    if (!o.q.empty() || !o.qd.empty() || !o.qdd.empty() || !o.tau.empty()) {
-      throw InputError("--states cannot be combined with --q, --qd, --qdd or --tau");
-    }
-    return readStates(o.states, n, fields, std::cerr);
-  }
-  State s;
-  s.q = vectorOption(o.q, n, "--q");
-  s.qd = vectorOption(o.qd, n, "--qd");
-  s.qdd = vectorOption(o.qdd, n, "--qdd");
-  s.tau = vectorOption(o.tau, n, "--tau");
-  return {s};
-}
-
 Progress::Progress(std::string what, double total, bool enabled)
     : what_(std::move(what)), total_(total), enabled_(enabled && ::isatty(STDERR_FILENO) == 1) {}
 
@@ -69,13 +54,6 @@ void writeSample(std::ostream& out, double t, const double* q, const double* qd,
 }
 
 namespace {
-
-Model loadFor(const Options& o) {
-  UrdfOptions urdf;
-  urdf.base_link = o.base_link;
-  urdf.tip_link = o.tip_link;
-  return loadModel(o.model, urdf);
-}
 
 // A piecewise-linear torque schedule from a CSV file: header t,tau0..tau{n-1}, one knot per line.
 TorqueInput readSchedule(const std::string& path, int n) {
@@ -139,7 +117,7 @@ SimulationOptions simulationOptions(const Options& o, int n) {
 }
 
 int runSimulate(const Options& o) {
-  const Model model = loadFor(o);
+  const Model model = loadModel(o);
   const int n = model.n;
   if (o.route == "fixman") throw InputError("--route: simulate uses saha or cholesky");
   const SimulationOptions s = simulationOptions(o, n);
@@ -217,7 +195,7 @@ CycloidalTrajectory trajectoryFile(const std::string& path, int n) {
 }  // namespace
 
 int runTorques(const Options& o) {
-  const Model model = loadFor(o);
+  const Model model = loadModel(o);
   const int n = model.n;
   const CycloidalTrajectory traj = o.trajectory == "eq39" ? eq39For(model) : trajectoryFile(o.trajectory, n);
   const double t_end = o.torques_t_end < 0 ? traj.duration() : o.torques_t_end;

@@ -1,7 +1,12 @@
-// Row-major wire arrays <-> Eigen, DH tables and model descriptions <-> messages.
-#include <cmath>
+// Row-major wire arrays <-> Eigen, DH tables, payloads and model descriptions <-> messages.
+#include "denoc/client/convert.hpp"
 
-#include "denoc/client/client.hpp"
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "convert_internal.hpp"
+#include "denoc/client/errors.hpp"
 
 namespace denoc::client::convert {
 
@@ -18,7 +23,8 @@ void append(google::protobuf::RepeatedField<double>* out, const Eigen::MatrixXd&
   }
 }
 
-namespace {
+Eigen::Vector3d vec3(const v1::Vec3& v) { return {v.x(), v.y(), v.z()}; }
+
 v1::Vec3 vec3(const Eigen::Vector3d& v) {
   v1::Vec3 m;
   m.set_x(v.x());
@@ -26,11 +32,71 @@ v1::Vec3 vec3(const Eigen::Vector3d& v) {
   m.set_z(v.z());
   return m;
 }
-Eigen::VectorXd vector(const google::protobuf::RepeatedField<double>& f) {
+
+v1::Inertia inertia(const Eigen::Matrix3d& m) {
+  v1::Inertia i;
+  i.set_ixx(m(0, 0));
+  i.set_ixy(m(0, 1));
+  i.set_ixz(m(0, 2));
+  i.set_iyy(m(1, 1));
+  i.set_iyz(m(1, 2));
+  i.set_izz(m(2, 2));
+  return i;
+}
+
+void writePayload(v1::Payload* out, const Payload& p) {
+  out->set_mass(p.mass);
+  *out->mutable_com() = vec3(p.com);
+  *out->mutable_inertia() = inertia(p.inertia);
+}
+
+v1::ForwardRoute wireRoute(Route r) {
+  switch (r) {
+    case Route::Fixman:
+      return v1::FORWARD_ROUTE_FIXMAN;
+    case Route::Cholesky:
+      return v1::FORWARD_ROUTE_CHOLESKY;
+    case Route::Saha:
+      break;
+  }
+  return v1::FORWARD_ROUTE_SAHA;
+}
+
+Route route(v1::ForwardRoute r) {
+  return r == v1::FORWARD_ROUTE_FIXMAN     ? Route::Fixman
+         : r == v1::FORWARD_ROUTE_CHOLESKY ? Route::Cholesky
+                                           : Route::Saha;
+}
+
+void expectSize(int got, std::int64_t want, const char* field, const char* call) {
+  if (got != want) {
+    throw Error(grpc::StatusCode::INTERNAL,
+                std::string("the answer's ") + field + " has " + std::to_string(got) + " values, expected " +
+                    std::to_string(want),
+                call);
+  }
+}
+
+Eigen::VectorXd vector(const Field& f) {
   return f.empty() ? Eigen::VectorXd()
                    : Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(f.data(), f.size()));
 }
-}  // namespace
+
+Eigen::MatrixXd checkedRows(const Field& f, int count, int cols, const char* field, const char* call) {
+  if (f.empty()) return {};
+  expectSize(f.size(), static_cast<std::int64_t>(count) * cols, field, call);
+  return rows(f.data(), count, cols);
+}
+
+std::vector<Eigen::MatrixXd> checkedBlocks(const Field& f, std::int64_t count, int rows_, int cols,
+                                           const char* field, const char* call) {
+  std::vector<Eigen::MatrixXd> out;
+  if (f.empty()) return out;
+  expectSize(f.size(), count * rows_ * cols, field, call);
+  out.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) out.push_back(rows(f.data() + k * rows_ * cols, rows_, cols));
+  return out;
+}
 
 v1::RegisterModelRequest dhRequest(const DHSpec& dh) {
   v1::RegisterModelRequest r;
@@ -47,13 +113,7 @@ v1::RegisterModelRequest dhRequest(const DHSpec& dh) {
     m->set_theta(l.theta);
     m->set_mass(l.mass);
     *m->mutable_com() = vec3(l.com);
-    v1::Inertia* I = m->mutable_inertia();
-    I->set_ixx(l.inertia(0, 0));
-    I->set_ixy(l.inertia(0, 1));
-    I->set_ixz(l.inertia(0, 2));
-    I->set_iyy(l.inertia(1, 1));
-    I->set_iyz(l.inertia(1, 2));
-    I->set_izz(l.inertia(2, 2));
+    *m->mutable_inertia() = inertia(l.inertia);
     if (!std::isinf(l.lower)) m->mutable_limits()->set_lower(l.lower);
     if (!std::isinf(l.upper)) m->mutable_limits()->set_upper(l.upper);
     if (!std::isinf(l.velocity_limit)) m->mutable_limits()->set_velocity(l.velocity_limit);
@@ -73,7 +133,7 @@ ModelInfo modelInfo(const v1::ModelInfo& m) {
   for (int t : m.joint_types()) {
     info.joint_types.push_back(t == v1::JOINT_TYPE_PRISMATIC ? JointType::Prismatic : JointType::Revolute);
   }
-  info.gravity = Eigen::Vector3d(m.gravity().x(), m.gravity().y(), m.gravity().z());
+  info.gravity = vec3(m.gravity());
   info.lower = vector(m.lower());
   info.upper = vector(m.upper());
   info.velocity_limit = vector(m.velocity_limit());

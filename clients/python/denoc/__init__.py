@@ -24,8 +24,10 @@ from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocE
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError, UnavailableError,
                      UnimplementedError)
-from .client import (DEFAULT_TIMEOUT, Client, Derivatives, FullFactor, Kinematics, ModelInfo,  # noqa: E402
-                     Payload, Rollouts, ServerInfo, SimulationBatch, StreamSession, Trajectory)
+from .values import (Derivatives, FullFactor, Kinematics, ModelInfo, Payload, Rollouts,  # noqa: E402
+                     ServerInfo, SimulationBatch, Trajectory)
+from .stream import StreamSession  # noqa: E402
+from .client import DEFAULT_TIMEOUT, Client  # noqa: E402
 
 __all__ = [
     "__version__", "DEFAULT_TIMEOUT", "Client", "StreamSession", "ModelInfo", "ServerInfo", "FullFactor",

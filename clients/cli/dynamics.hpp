@@ -1,0 +1,28 @@
+// The dynamics of one state in the `denoc` tool's process (the local front end): a model file loaded, and
+// inverse dynamics, forward dynamics and the full factor as Results for the output.
+#pragma once
+
+#include <string>
+
+#include "denoc/data.hpp"
+#include "denoc/model.hpp"
+#include "denoc/urdf.hpp"
+#include "input.hpp"
+#include "output.hpp"
+
+namespace denoc::cli {
+
+/// Loads a model file (see denoc/model_io.hpp); ModelError passes through.
+Model loadModel(const std::string& path, const UrdfOptions& urdf_options = {});
+
+/// Inverse dynamics: tau = I(q) qdd + C(q, qd) qd + g(q).
+Result computeInverseDynamics(const Model& model, Data& data, const State& state);
+
+/// Forward dynamics: qdd = I(q)^-1 (tau - C qd - g), by the O(n) route ("saha"), Fixman's O(n) inversion
+/// ("fixman") or the dense one ("cholesky").
+Result computeForwardDynamics(const Model& model, Data& data, const State& state, const std::string& route);
+
+/// The full factor at q: I, U, D, log det I and, with inverse, I^-1.
+Result computeFactor(const Model& model, Data& data, const State& state, bool inverse);
+
+}  // namespace denoc::cli

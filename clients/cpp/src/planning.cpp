@@ -1,0 +1,243 @@
+// The calls for planners: Client::kinematics, the analytic derivatives of inverse and forward dynamics, and
+// rollouts, each split above the server's max_states like the dynamics batches.
+#include <cstdint>
+#include <vector>
+
+#include "convert_internal.hpp"
+#include "denoc/client/client.hpp"
+#include "split.hpp"
+
+namespace denoc::client {
+
+namespace {
+
+// the parts of a Derivatives request both directions share: model, shape, direction, q, qd, tip wrench,
+// payload (the caller adds qdd or tau)
+v1::DerivativesRequest derivativesRequest(const std::string& model_id, v1::DerivativeOf of,
+                                          const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
+                                          const std::optional<Payload>& payload,
+                                          const Eigen::MatrixXd& tip_wrench) {
+  v1::DerivativesRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(Q.rows()));
+  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_of(of);
+  convert::append(request.mutable_q(), Q);
+  convert::append(request.mutable_qd(), Qd);
+  convert::append(request.mutable_tip_wrench(), tip_wrench);
+  if (payload) convert::writePayload(request.mutable_payload(), *payload);
+  return request;
+}
+
+}  // namespace
+
+KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                    const KinematicsOptions& o, const Eigen::MatrixXd& Qd) {
+  const auto parts =
+      Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  if (parts.size() > 1) {
+    KinematicsResult r;
+    std::vector<Eigen::MatrixXd> origin, jdot_qd;
+    for (const auto& [first, size] : parts) {
+      KinematicsResult p = kinematics(model_id, Q.middleRows(first, size), o, split::rowsOf(Qd, first, size));
+      split::joinInfo(r, p, origin.empty());
+      split::moveAppend(r.rotation, p.rotation);
+      split::moveAppend(r.jacobian, p.jacobian);
+      split::moveAppend(r.lambda, p.lambda);
+      split::moveAppend(r.frame_rotations, p.frame_rotations);
+      split::moveAppend(r.frame_origins, p.frame_origins);
+      origin.push_back(std::move(p.origin));
+      jdot_qd.push_back(std::move(p.jdot_qd));
+    }
+    r.origin = split::stackRows(origin);
+    r.jdot_qd = split::stackRows(jdot_qd);
+    return r;
+  }
+  v1::KinematicsRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(Q.rows()));
+  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  convert::append(request.mutable_q(), Q);
+  convert::append(request.mutable_qd(), Qd);
+  request.set_link(o.link);
+  *request.mutable_point() = convert::vec3(o.point);
+  request.set_reference(o.reference == Reference::Local ? v1::REFERENCE_FRAME_LOCAL
+                                                        : v1::REFERENCE_FRAME_BASE);
+  request.set_jacobian(o.jacobian);
+  request.set_jdot_qd(o.jdot_qd);
+  request.set_lambda(o.lambda);
+  request.set_lambda_rows(o.lambda_rows == TaskRows::Linear    ? v1::TASK_ROWS_LINEAR
+                          : o.lambda_rows == TaskRows::Angular ? v1::TASK_ROWS_ANGULAR
+                                                               : v1::TASK_ROWS_FULL);
+  request.set_all_frames(o.all_frames);
+  if (o.payload) convert::writePayload(request.mutable_payload(), *o.payload);
+  v1::KinematicsResponse response;
+  call("Kinematics", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Kinematics(&ctx, request, &response);
+  });
+  KinematicsResult r;
+  convert::fillInfo(r, response);
+  const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
+  const char* call = "Kinematics";
+  for (const auto& m : convert::checkedBlocks(response.rotation(), count, 3, 3, "rotation", call))
+    r.rotation.emplace_back(m);
+  convert::expectSize(response.rotation_size(), 9LL * count, "rotation", call);
+  r.origin = convert::checkedRows(response.origin(), count, 3, "origin", call);
+  r.jacobian = convert::checkedBlocks(response.jacobian(), count, 6, n, "jacobian", call);
+  r.jdot_qd = convert::checkedRows(response.jdot_qd(), count, 6, "jdot_qd", call);
+  const int rr = o.lambda_rows == TaskRows::Full ? 6 : 3;
+  r.lambda = convert::checkedBlocks(response.lambda(), count, rr, rr, "lambda", call);
+  if (!response.frame_rotations().empty()) {
+    const auto rot =
+        convert::checkedBlocks(response.frame_rotations(), static_cast<std::int64_t>(count) * (n + 1), 3, 3,
+                               "frame_rotations", call);
+    r.frame_origins =
+        convert::checkedBlocks(response.frame_origins(), count, n + 1, 3, "frame_origins", call);
+    for (int k = 0; k < count; ++k) {
+      r.frame_rotations.emplace_back();
+      for (int i = 0; i <= n; ++i)
+        r.frame_rotations.back().emplace_back(rot[static_cast<std::size_t>(k * (n + 1) + i)]);
+    }
+  }
+  return r;
+}
+
+DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                                     const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
+                                                     const std::optional<Payload>& payload,
+                                                     const Eigen::MatrixXd& tip_wrench) {
+  return derivativesBatch(model_id, true, Q, Qd, Qdd, payload, tip_wrench);
+}
+
+DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                                     const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
+                                                     const std::optional<Payload>& payload,
+                                                     const Eigen::MatrixXd& tip_wrench) {
+  return derivativesBatch(model_id, false, Q, Qd, Tau, payload, tip_wrench);
+}
+
+DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inverse,
+                                           const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
+                                           const Eigen::MatrixXd& Third,
+                                           const std::optional<Payload>& payload,
+                                           const Eigen::MatrixXd& tip_wrench) {
+  const auto parts = Qd.rows() == Q.rows() && Third.rows() == Q.rows() &&
+                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
+                         ? chunks(Q.rows())
+                         : decltype(chunks(0)){{0, Q.rows()}};  // a shape the server refuses: as it is
+  if (parts.size() > 1) {
+    DerivativesResult r;
+    std::vector<Eigen::MatrixXd> tau, qdd;
+    for (const auto& [first, size] : parts) {
+      DerivativesResult p =
+          derivativesBatch(model_id, inverse, Q.middleRows(first, size), Qd.middleRows(first, size),
+                           Third.middleRows(first, size), payload, split::rowsOf(tip_wrench, first, size));
+      split::joinInfo(r, p, tau.empty() && qdd.empty());
+      split::moveAppend(r.dtau_dq, p.dtau_dq);
+      split::moveAppend(r.dtau_dqd, p.dtau_dqd);
+      split::moveAppend(r.dqdd_dq, p.dqdd_dq);
+      split::moveAppend(r.dqdd_dqd, p.dqdd_dqd);
+      split::moveAppend(r.dqdd_dtau, p.dqdd_dtau);
+      tau.push_back(std::move(p.tau));
+      qdd.push_back(std::move(p.qdd));
+    }
+    r.tau = split::stackRows(tau);
+    r.qdd = split::stackRows(qdd);
+    return r;
+  }
+  v1::DerivativesRequest request = derivativesRequest(
+      model_id, inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q, Qd,
+      payload, tip_wrench);
+  convert::append(inverse ? request.mutable_qdd() : request.mutable_tau(), Third);
+  v1::DerivativesResponse response;
+  call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Derivatives(&ctx, request, &response);
+  });
+  DerivativesResult r;
+  convert::fillInfo(r, response);
+  const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
+  const std::int64_t nn = static_cast<std::int64_t>(count) * n * n;
+  if (inverse) {
+    convert::expectSize(response.dtau_dq_size(), nn, "dtau_dq", "Derivatives");
+    r.dtau_dq = convert::checkedBlocks(response.dtau_dq(), count, n, n, "dtau_dq", "Derivatives");
+    r.dtau_dqd = convert::checkedBlocks(response.dtau_dqd(), count, n, n, "dtau_dqd", "Derivatives");
+    r.tau = convert::checkedRows(response.tau(), count, n, "tau", "Derivatives");
+  } else {
+    convert::expectSize(response.dqdd_dq_size(), nn, "dqdd_dq", "Derivatives");
+    r.dqdd_dq = convert::checkedBlocks(response.dqdd_dq(), count, n, n, "dqdd_dq", "Derivatives");
+    r.dqdd_dqd = convert::checkedBlocks(response.dqdd_dqd(), count, n, n, "dqdd_dqd", "Derivatives");
+    r.dqdd_dtau = convert::checkedBlocks(response.dqdd_dtau(), count, n, n, "dqdd_dtau", "Derivatives");
+    r.qdd = convert::checkedRows(response.qdd(), count, n, "qdd", "Derivatives");
+  }
+  return r;
+}
+
+RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
+                              const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options) {
+  // K * steps states per call: floor(max_states / steps) rollouts per part; controls per rollout travel with
+  // their rollout, a shared sequence goes whole to every part
+  const bool shared = U.size() == 1 && X0.rows() != 1;
+  const auto parts = shared || static_cast<Eigen::Index>(U.size()) == X0.rows()
+                         ? chunks(X0.rows(), options.steps)
+                         : decltype(chunks(0)){{0, X0.rows()}};  // a shape the server refuses: as it is
+  if (parts.size() > 1) {
+    RolloutResult r;
+    for (const auto& [first, size] : parts) {
+      std::vector<Eigen::MatrixXd> u;
+      if (shared) {
+        u = U;
+      } else {
+        u.assign(U.begin() + first, U.begin() + first + size);
+      }
+      RolloutResult p = rollout(model_id, X0.middleRows(first, size), u, options);
+      split::joinInfo(r, p, r.states.empty());
+      r.steps = p.steps;
+      split::moveAppend(r.states, p.states);
+      split::moveAppend(r.A, p.A);
+      split::moveAppend(r.B, p.B);
+    }
+    return r;
+  }
+  v1::RolloutRequest request;
+  request.set_model_id(model_id);
+  request.set_count(static_cast<std::uint32_t>(X0.rows()));
+  request.set_dof(static_cast<std::uint32_t>(X0.cols() / 2));
+  request.set_steps(options.steps);
+  request.set_dt(options.dt);
+  request.set_scheme(options.scheme == StepScheme::SemiImplicitEuler ? v1::STEP_SCHEME_SEMI_IMPLICIT_EULER
+                                                                     : v1::STEP_SCHEME_RK4);
+  convert::append(request.mutable_x0(), X0);
+  for (const Eigen::MatrixXd& u : U) convert::append(request.mutable_u(), u);
+  request.set_shared_controls(U.size() == 1 && X0.rows() != 1);
+  request.set_linearize(options.linearize);
+  if (options.payload) convert::writePayload(request.mutable_payload(), *options.payload);
+  v1::RolloutResponse response;
+  call("Rollout", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
+    response.Clear();
+    return stub.Rollout(&ctx, request, &response);
+  });
+  RolloutResult r;
+  convert::fillInfo(r, response);
+  r.steps = response.steps();
+  const std::int64_t K = response.count(), T = response.steps();
+  const int n = static_cast<int>(response.dof()), x = 2 * n;
+  r.states = convert::checkedBlocks(response.states(), K, static_cast<int>(T + 1), x, "states", "Rollout");
+  convert::expectSize(response.states_size(), K * (T + 1) * x, "states", "Rollout");
+  const auto a = convert::checkedBlocks(response.a(), K * T, x, x, "a", "Rollout");
+  const auto b = convert::checkedBlocks(response.b(), K * T, x, n, "b", "Rollout");
+  if (!a.empty() && !b.empty()) {
+    r.A.resize(static_cast<std::size_t>(K));
+    r.B.resize(static_cast<std::size_t>(K));
+    for (std::int64_t k = 0; k < K; ++k) {
+      for (std::int64_t t = 0; t < T; ++t) {
+        r.A[static_cast<std::size_t>(k)].push_back(a[static_cast<std::size_t>(k * T + t)]);
+        r.B[static_cast<std::size_t>(k)].push_back(b[static_cast<std::size_t>(k * T + t)]);
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace denoc::client
