@@ -567,7 +567,7 @@ TEST(Simulate, AStopConditionStopsBetweenSamples) {
   } catch (const Stopped& e) {
     EXPECT_EQ(e.reason(), StopReason::Cancelled);
     EXPECT_EQ(e.done(), 1u) << e.what();  // samples delivered
-    EXPECT_NE(std::string(e.what()).find("simulate: stopped after 1 of 2 samples: cancelled"),
+    EXPECT_NE(std::string(e.what()).find("simulate: stopped after 1 of 2 samples (192 steps): cancelled"),
               std::string::npos)
         << e.what();
   }

@@ -274,7 +274,8 @@ void Simulator::countStep() {
   const std::int64_t taken = stats_.steps + stats_.rejected;
   if (opt_->stop && taken % kSimulationStopPoll == 0 && opt_->stop->stopRequested()) {
     stats_.stopped_early = true;
-    opt_->stop->raise("simulate", stats_.samples, sample_count_, "samples");
+    const std::string unit = "samples (" + std::to_string(taken) + " steps)";
+    opt_->stop->raise("simulate", stats_.samples, sample_count_, unit.c_str());
   }
   if (taken >= opt_->max_steps) {
     throw DivergenceError("simulate: max_steps (" + std::to_string(opt_->max_steps) +

@@ -15,11 +15,42 @@ std::chrono::steady_clock::time_point steadyDeadline(std::chrono::system_clock::
   const auto now = std::chrono::system_clock::now();
   // no deadline (gRPC's infinite future), or one too far to matter
   if (deadline >= now + std::chrono::hours(24 * 365)) return std::chrono::steady_clock::time_point::max();
-  return std::chrono::steady_clock::now() + (deadline - now);
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - now);
+}
+
+namespace {
+
+bool nearDeadline(std::chrono::steady_clock::time_point deadline) {
+  return deadline != std::chrono::steady_clock::time_point::max() &&
+         std::chrono::steady_clock::now() + kDeadlineSlack >= deadline;
+}
+
+}  // namespace
+
+StopCondition callStop(std::function<bool()> cancelled, std::chrono::steady_clock::time_point deadline) {
+  return StopCondition(
+      [cancelled = std::move(cancelled), deadline] { return cancelled() && !nearDeadline(deadline); },
+      deadline);
+}
+
+StopReason endReason(std::chrono::steady_clock::time_point deadline) {
+  return nearDeadline(deadline) ? StopReason::Deadline : StopReason::Cancelled;
+}
+
+grpc::Status unfinished(StopReason reason, const std::string& client, const std::string& when) {
+  std::string what = reason == StopReason::Deadline ? "the call's deadline passed" : client;
+  if (!when.empty()) what += " " + when;
+  return toStatus(std::make_exception_ptr(Stopped(reason, 0, what)));
 }
 
 StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc)
-    : s_(s), ctx_(ctx), log_(s.metrics, rpc), since_(Clock::now()) {}
+    : s_(s),
+      ctx_(ctx),
+      deadline_(steadyDeadline(ctx->deadline())),
+      log_(s.metrics, rpc),
+      since_(Clock::now()),
+      stop_(callStop([this] { return cancelled_.load(std::memory_order_relaxed); }, deadline_)) {}
 
 bool StreamCall::admit() {
   try {
@@ -38,10 +69,9 @@ void StreamCall::ending(const grpc::Status& status, std::uint64_t states) {
   state_ = State::Finished;
   ticket_.reset();
   const bool cancelled = cancelled_.load() || ctx_->IsCancelled();
-  log_.end(
-      *ctx_,
-      cancelled && status.ok() ? grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled") : status,
-      states, caller_.principal);
+  log_.end(*ctx_,
+           cancelled && status.ok() ? unfinished(endReason(deadline_), "the call was cancelled", "") : status,
+           states, caller_.principal);
 }
 
 void StreamCall::close() {
@@ -53,16 +83,16 @@ void StreamCall::close() {
 }
 
 grpc::Status StreamCall::stallStatus() const {
-  return {grpc::StatusCode::CANCELLED, "the client read nothing for " + millis(s_.timeouts.write_stall) +
-                                           ": the call was cancelled (--write-stall-timeout-ms, "
-                                           "DENOC_WRITE_STALL_TIMEOUT_MS)"};
+  return toStatus(ErrorCode::Cancelled, "the client read nothing for " + millis(s_.timeouts.write_stall) +
+                                            ": the call was cancelled (--write-stall-timeout-ms, "
+                                            "DENOC_WRITE_STALL_TIMEOUT_MS)");
 }
 
 // ------------------------------------------------------------------------------------------------ Simulate
 
 SimulateReactor::SimulateReactor(ServiceContext& s, grpc::CallbackServerContext* ctx,
                                  const grpc::ByteBuffer* request)
-    : StreamCall(s, ctx, Rpc::Simulate), request_(request), deadline_(steadyDeadline(ctx->deadline())) {
+    : StreamCall(s, ctx, Rpc::Simulate), request_(request) {
   std::lock_guard lock(mutex_);
   if (!admit()) {
     finishLocked(status_);
@@ -80,9 +110,7 @@ void SimulateReactor::step() {
     if (!run_) {
       v1::SimulateRequest req;
       parseRequest(*request_, req);
-      run_ = std::make_unique<SimulationRun>(s_.handlers.registry(), s_.handlers.limits(), req, [this] {
-        return !cancelled_.load(std::memory_order_relaxed) && Clock::now() < deadline_;
-      });
+      run_ = std::make_unique<SimulationRun>(s_.handlers.registry(), s_.handlers.limits(), req, stop_);
     }
     run_->next(message_);
     serializeAnswer(message_, out_);
@@ -107,9 +135,9 @@ void SimulateReactor::OnWriteDone(bool ok) {
   if (state_ == State::Stalled) {
     finishLocked(stallStatus());
   } else if (!ok) {
-    finishLocked({grpc::StatusCode::CANCELLED, "the client went away during the simulation (after " +
-                                                   std::to_string(run_ ? run_->samples() : 0) + " samples, " +
-                                                   std::to_string(run_ ? run_->steps() : 0) + " steps)"});
+    finishLocked(unfinished(endReason(deadline_), "the client went away",
+                            "during the simulation (after " + std::to_string(run_ ? run_->samples() : 0) +
+                                " samples, " + std::to_string(run_ ? run_->steps() : 0) + " steps)"));
   } else if (last_) {
     finishLocked(grpc::Status::OK);
   } else {
@@ -159,10 +187,10 @@ void StreamReactor::OnReadDone(bool ok) {
   if (state_ == State::Finished) return;  // ended by the watchdog: the read pending then fails
   if (!ok) {
     // the client closed its side, every message answered; or it went away
-    finishLocked(ctx_->IsCancelled() ? grpc::Status(grpc::StatusCode::CANCELLED,
-                                                    "the client went away after " +
-                                                        std::to_string(session_.messages()) + " messages")
-                                     : grpc::Status::OK);
+    finishLocked(ctx_->IsCancelled()
+                     ? unfinished(endReason(deadline_), "the client went away",
+                                  "after " + std::to_string(session_.messages()) + " messages")
+                     : grpc::Status::OK);
     return;
   }
   state_ = State::Computing;
@@ -175,7 +203,7 @@ void StreamReactor::step() {
   try {
     parseRequest(in_, request_);
     in_.Clear();
-    session_.answer(request_, answer_);
+    session_.answer(request_, answer_, stop_);
     serializeAnswer(answer_, out_);
   } catch (...) {
     const grpc::Status raw = toStatus(std::current_exception());
@@ -198,8 +226,8 @@ void StreamReactor::OnWriteDone(bool ok) {
   if (state_ == State::Stalled) {
     finishLocked(stallStatus());
   } else if (!ok) {
-    finishLocked({grpc::StatusCode::CANCELLED,
-                  "the client went away after " + std::to_string(session_.messages()) + " messages"});
+    finishLocked(unfinished(endReason(deadline_), "the client went away",
+                            "after " + std::to_string(session_.messages()) + " messages"));
   } else {
     state_ = State::Reading;
     since_ = Clock::now();
@@ -219,10 +247,11 @@ void StreamReactor::check(Clock::time_point now) {
   if (done_) return;
   if (state_ == State::Reading && now - since_ >= s_.timeouts.idle) {
     // no message for the idle time: end the call with its reason (the pending read then fails)
-    finishLocked(
-        {grpc::StatusCode::DEADLINE_EXCEEDED,
-         "no message for " + millis(s_.timeouts.idle) + " after " + std::to_string(session_.messages()) +
-             " messages: the stream was closed (--idle-stream-timeout-ms, DENOC_IDLE_STREAM_TIMEOUT_MS)"});
+    finishLocked(toStatus(ErrorCode::DeadlineExceeded,
+                          "no message for " + millis(s_.timeouts.idle) + " after " +
+                              std::to_string(session_.messages()) +
+                              " messages: the stream was closed (--idle-stream-timeout-ms, "
+                              "DENOC_IDLE_STREAM_TIMEOUT_MS)"));
   } else if (state_ == State::Writing && now - since_ >= s_.timeouts.write_stall) {
     state_ = State::Stalled;
     ctx_->TryCancel();

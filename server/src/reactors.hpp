@@ -15,11 +15,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "admission.hpp"
 #include "call_log.hpp"
+#include "denoc/stop.hpp"
 #include "executor.hpp"
 #include "handlers.hpp"
 #include "identity.hpp"
@@ -43,6 +46,25 @@ struct ServiceContext {
 /// A stop condition's deadline for a call: the call's deadline on the steady clock (none: never).
 std::chrono::steady_clock::time_point steadyDeadline(std::chrono::system_clock::time_point deadline);
 
+/// gRPC cancels a call when its deadline passes, and its clock and the steady clock are converted with an
+/// error of microseconds: a cancellation seen less than this before the deadline is taken for the
+/// deadline's.
+inline constexpr std::chrono::milliseconds kDeadlineSlack{5};
+
+/// The stop condition of a call, polled by the core through its long work: the call's deadline (on the
+/// steady clock) and `cancelled` (the client cancelled or went away), which is not believed within
+/// kDeadlineSlack of the deadline. So a call past its deadline stops with StopReason::Deadline
+/// (DEADLINE_EXCEEDED) and one its client cancelled with StopReason::Cancelled (CANCELLED).
+StopCondition callStop(std::function<bool()> cancelled, std::chrono::steady_clock::time_point deadline);
+
+/// Why a call that gRPC ended before it was done (cancelled, or a write or read that failed) ended: its
+/// deadline when that passed (or is within kDeadlineSlack), else its client.
+StopReason endReason(std::chrono::steady_clock::time_point deadline);
+
+/// The status of a call that ends unfinished for `reason` (toStatus of a Stopped): "the call's deadline
+/// passed <when>" (DEADLINE_EXCEEDED) or "<client> <when>" (CANCELLED).
+grpc::Status unfinished(StopReason reason, const std::string& client, const std::string& when);
+
 /// What the streaming reactors share: the call's identity, admission, state and accounting.
 class StreamCall : public Watched {
  protected:
@@ -53,8 +75,8 @@ class StreamCall : public Watched {
   /// Identifies the caller and admits the stream; false (with status_ set) when refused.
   bool admit();
   /// Before Finish(status): gives the stream's admission back and records the call (so that a client that
-  /// sees the status finds its slot free and the call counted). A call the client cancelled is recorded as
-  /// CANCELLED whatever it is finished with.
+  /// sees the status finds its slot free and the call counted). A call gRPC cancelled is recorded as
+  /// DEADLINE_EXCEEDED or CANCELLED (endReason) whatever it is finished with.
   void ending(const grpc::Status& status, std::uint64_t states);
   /// Leaves the watchdog (from OnDone).
   void close();
@@ -62,6 +84,7 @@ class StreamCall : public Watched {
 
   ServiceContext& s_;
   grpc::CallbackServerContext* ctx_;
+  std::chrono::steady_clock::time_point deadline_;  // the call's
   CallLog log_;
   Caller caller_;
   Admission::Ticket ticket_;
@@ -72,6 +95,7 @@ class StreamCall : public Watched {
   bool done_ = false;
   grpc::Status status_;  // what Finish was called with
   std::atomic<bool> cancelled_{false};
+  StopCondition stop_;  // the call's cancellation (cancelled_) and deadline, for the core's work
 };
 
 /// Simulate: one message of samples computed, written, and only then the next one computed.
@@ -88,7 +112,6 @@ class SimulateReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
   void finishLocked(const grpc::Status& status);
 
   const grpc::ByteBuffer* request_;
-  Clock::time_point deadline_;
   std::unique_ptr<SimulationRun> run_;
   v1::SimulateResponse message_;
   grpc::ByteBuffer out_;
