@@ -82,6 +82,28 @@ void StreamCall::close() {
   if (watched_) s_.watchdog.remove(this);
 }
 
+void StreamCall::stepped(const grpc::Status& status) {
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;
+  if (!status.ok()) {
+    finishLocked(status);  // for a Stream: a bad message ends it; the answers before it were sent
+    return;
+  }
+  state_ = State::Writing;
+  since_ = Clock::now();
+  startWrite();
+}
+
+bool StreamCall::written(bool ok) {
+  if (state_ == State::Finished) return false;
+  if (state_ == State::Stalled) {
+    finishLocked(stallStatus());
+  } else if (!ok) {
+    finishLocked(unfinished(endReason(deadline_), "the client went away", progress()));
+  }
+  return state_ != State::Finished;
+}
+
 grpc::Status StreamCall::stallStatus() const {
   return toStatus(ErrorCode::Cancelled, "the client read nothing for " + millis(s_.timeouts.write_stall) +
                                             ": the call was cancelled (--write-stall-timeout-ms, "
@@ -114,31 +136,22 @@ void SimulateReactor::step() {
     }
     run_->next(message_);
     serializeAnswer(message_, out_);
+    last_ = message_.last();
   } catch (...) {
     status = toStatus(std::current_exception());
   }
-  std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (!status.ok()) {
-    finishLocked(status);
-    return;
-  }
-  last_ = message_.last();
-  state_ = State::Writing;
-  since_ = Clock::now();
-  StartWrite(&out_);
+  stepped(status);
+}
+
+std::string SimulateReactor::progress() const {
+  return "during the simulation (after " + std::to_string(run_ ? run_->samples() : 0) + " samples, " +
+         std::to_string(run_ ? run_->steps() : 0) + " steps)";
 }
 
 void SimulateReactor::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (state_ == State::Stalled) {
-    finishLocked(stallStatus());
-  } else if (!ok) {
-    finishLocked(unfinished(endReason(deadline_), "the client went away",
-                            "during the simulation (after " + std::to_string(run_ ? run_->samples() : 0) +
-                                " samples, " + std::to_string(run_ ? run_->steps() : 0) + " steps)"));
-  } else if (last_) {
+  if (!written(ok)) return;
+  if (last_) {
     finishLocked(grpc::Status::OK);
   } else {
     state_ = State::Computing;
@@ -187,10 +200,8 @@ void StreamReactor::OnReadDone(bool ok) {
   if (state_ == State::Finished) return;  // ended by the watchdog: the read pending then fails
   if (!ok) {
     // the client closed its side, every message answered; or it went away
-    finishLocked(ctx_->IsCancelled()
-                     ? unfinished(endReason(deadline_), "the client went away",
-                                  "after " + std::to_string(session_.messages()) + " messages")
-                     : grpc::Status::OK);
+    finishLocked(ctx_->IsCancelled() ? unfinished(endReason(deadline_), "the client went away", progress())
+                                     : grpc::Status::OK);
     return;
   }
   state_ = State::Computing;
@@ -209,30 +220,19 @@ void StreamReactor::step() {
     const grpc::Status raw = toStatus(std::current_exception());
     status = grpc::Status(raw.error_code(), "message " + std::to_string(index) + ": " + raw.error_message());
   }
-  std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (!status.ok()) {
-    finishLocked(status);  // a bad message ends the stream; the answers before it were sent
-    return;
-  }
-  state_ = State::Writing;
-  since_ = Clock::now();
-  StartWrite(&out_);
+  stepped(status);
+}
+
+std::string StreamReactor::progress() const {
+  return "after " + std::to_string(session_.messages()) + " messages";
 }
 
 void StreamReactor::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (state_ == State::Stalled) {
-    finishLocked(stallStatus());
-  } else if (!ok) {
-    finishLocked(unfinished(endReason(deadline_), "the client went away",
-                            "after " + std::to_string(session_.messages()) + " messages"));
-  } else {
-    state_ = State::Reading;
-    since_ = Clock::now();
-    StartRead(&in_);
-  }
+  if (!written(ok)) return;
+  state_ = State::Reading;
+  since_ = Clock::now();
+  StartRead(&in_);
 }
 
 void StreamReactor::OnCancel() { cancelled_.store(true); }

@@ -81,6 +81,18 @@ class StreamCall : public Watched {
   /// Leaves the watchdog (from OnDone).
   void close();
   grpc::Status stallStatus() const;
+  /// The end of a step on the executor: with the call's lock, ends the call with `status` when the step
+  /// failed, else starts writing its answer. Nothing when the call ended meanwhile (the watchdog).
+  void stepped(const grpc::Status& status);
+  /// OnWriteDone's first part, under the call's lock: ends the call when it ended already, when the write
+  /// stalled (the watchdog cancelled it) or failed (its deadline passed, or its client went away: endReason);
+  /// true when the write went through and the call goes on.
+  bool written(bool ok);
+
+  // what each stream gives the shared parts
+  virtual void finishLocked(const grpc::Status& status) = 0;
+  virtual void startWrite() = 0;             // writes the answer computed by the last step
+  virtual std::string progress() const = 0;  // how far the call got, for a status: "after 12 messages"
 
   ServiceContext& s_;
   grpc::CallbackServerContext* ctx_;
@@ -109,7 +121,9 @@ class SimulateReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
 
  private:
   void step();  // on the executor
-  void finishLocked(const grpc::Status& status);
+  void finishLocked(const grpc::Status& status) override;
+  void startWrite() override { StartWrite(&out_); }
+  std::string progress() const override;
 
   const grpc::ByteBuffer* request_;
   std::unique_ptr<SimulationRun> run_;
@@ -131,7 +145,9 @@ class StreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grp
 
  private:
   void step();  // on the executor
-  void finishLocked(const grpc::Status& status);
+  void finishLocked(const grpc::Status& status) override;
+  void startWrite() override { StartWrite(&out_); }
+  std::string progress() const override;
 
   StreamSession session_;
   v1::StreamRequest request_;
