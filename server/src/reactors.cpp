@@ -52,16 +52,18 @@ StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc 
       since_(Clock::now()),
       stop_(callStop([this] { return cancelled_.load(std::memory_order_relaxed); }, deadline_)) {}
 
-bool StreamCall::admit() {
+bool StreamCall::admitted() {
   try {
     caller_.principal = identify(*ctx_, s_.identity);
     caller_.authenticated = s_.identity.auth != nullptr;
     ticket_ = s_.admission.admitStream(caller_.principal);
-    return true;
   } catch (...) {
-    status_ = toStatus(std::current_exception());
+    finishLocked(toStatus(std::current_exception()));
     return false;
   }
+  s_.watchdog.add(this);
+  watched_ = true;
+  return true;
 }
 
 void StreamCall::ending(const grpc::Status& status, std::uint64_t states) {
@@ -104,6 +106,12 @@ bool StreamCall::written(bool ok) {
   return state_ != State::Finished;
 }
 
+void StreamCall::checkStall(Clock::time_point now) {
+  if (state_ != State::Writing || now - since_ < s_.timeouts.write_stall) return;
+  state_ = State::Stalled;
+  ctx_->TryCancel();
+}
+
 grpc::Status StreamCall::stallStatus() const {
   return toStatus(ErrorCode::Cancelled, "the client read nothing for " + millis(s_.timeouts.write_stall) +
                                             ": the call was cancelled (--write-stall-timeout-ms, "
@@ -114,14 +122,9 @@ grpc::Status StreamCall::stallStatus() const {
 
 SimulateReactor::SimulateReactor(ServiceContext& s, grpc::CallbackServerContext* ctx,
                                  const grpc::ByteBuffer* request)
-    : StreamCall(s, ctx, Rpc::Simulate), request_(request) {
+    : StreamReactorOf(s, ctx, Rpc::Simulate), request_(request) {
   std::lock_guard lock(mutex_);
-  if (!admit()) {
-    finishLocked(status_);
-    return;
-  }
-  s_.watchdog.add(this);
-  watched_ = true;
+  if (!admitted()) return;
   state_ = State::Computing;
   s_.executor.submitStep(caller_.principal, [this] { step(); });
 }
@@ -159,19 +162,9 @@ void SimulateReactor::OnWriteDone(bool ok) {
   }
 }
 
-void SimulateReactor::OnCancel() { cancelled_.store(true); }
-
-void SimulateReactor::OnDone() {
-  close();
-  unref();
-}
-
 void SimulateReactor::check(Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (done_ || state_ != State::Writing || now - since_ < s_.timeouts.write_stall) return;
-  // the client takes nothing: cancel the call (its pending write then fails, and OnWriteDone finishes it)
-  state_ = State::Stalled;
-  ctx_->TryCancel();
+  if (!done_) checkStall(now);
 }
 
 void SimulateReactor::finishLocked(const grpc::Status& status) {
@@ -182,14 +175,9 @@ void SimulateReactor::finishLocked(const grpc::Status& status) {
 // -------------------------------------------------------------------------------------------------- Stream
 
 StreamReactor::StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx)
-    : StreamCall(s, ctx, Rpc::Stream), session_(s.handlers.registry()) {
+    : StreamReactorOf(s, ctx, Rpc::Stream), session_(s.handlers.registry()) {
   std::lock_guard lock(mutex_);
-  if (!admit()) {
-    finishLocked(status_);
-    return;
-  }
-  s_.watchdog.add(this);
-  watched_ = true;
+  if (!admitted()) return;
   state_ = State::Reading;
   since_ = Clock::now();
   StartRead(&in_);
@@ -235,13 +223,6 @@ void StreamReactor::OnWriteDone(bool ok) {
   StartRead(&in_);
 }
 
-void StreamReactor::OnCancel() { cancelled_.store(true); }
-
-void StreamReactor::OnDone() {
-  close();
-  unref();
-}
-
 void StreamReactor::check(Clock::time_point now) {
   std::lock_guard lock(mutex_);
   if (done_) return;
@@ -252,9 +233,8 @@ void StreamReactor::check(Clock::time_point now) {
                               std::to_string(session_.messages()) +
                               " messages: the stream was closed (--idle-stream-timeout-ms, "
                               "DENOC_IDLE_STREAM_TIMEOUT_MS)"));
-  } else if (state_ == State::Writing && now - since_ >= s_.timeouts.write_stall) {
-    state_ = State::Stalled;
-    ctx_->TryCancel();
+  } else {
+    checkStall(now);
   }
 }
 

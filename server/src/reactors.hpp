@@ -72,8 +72,9 @@ class StreamCall : public Watched {
 
   StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc);
 
-  /// Identifies the caller and admits the stream; false (with status_ set) when refused.
-  bool admit();
+  /// Identifies the caller, admits the stream and hands it to the watchdog (from the constructor, under
+  /// the call's lock); false when refused, the call then finished with the refusal.
+  bool admitted();
   /// Before Finish(status): gives the stream's admission back and records the call (so that a client that
   /// sees the status finds its slot free and the call counted). A call gRPC cancelled is recorded as
   /// DEADLINE_EXCEEDED or CANCELLED (endReason) whatever it is finished with.
@@ -88,6 +89,9 @@ class StreamCall : public Watched {
   /// stalled (the watchdog cancelled it) or failed (its deadline passed, or its client went away: endReason);
   /// true when the write went through and the call goes on.
   bool written(bool ok);
+  /// The watchdog's write-stall check, under the call's lock: a write the client took nothing of for
+  /// --write-stall-timeout-ms cancels the call (its pending write then fails, and OnWriteDone finishes it).
+  void checkStall(Clock::time_point now);
 
   // what each stream gives the shared parts
   virtual void finishLocked(const grpc::Status& status) = 0;
@@ -110,13 +114,25 @@ class StreamCall : public Watched {
   StopCondition stop_;  // the call's cancellation (cancelled_) and deadline, for the core's work
 };
 
+/// A streaming call on a gRPC reactor type: what every stream does when gRPC cancels it and when it is done.
+template <typename Reactor>
+class StreamReactorOf : public Reactor, public StreamCall {
+ public:
+  void OnCancel() override { cancelled_.store(true); }
+  void OnDone() override {
+    close();
+    unref();
+  }
+
+ protected:
+  using StreamCall::StreamCall;
+};
+
 /// Simulate: one message of samples computed, written, and only then the next one computed.
-class SimulateReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public StreamCall {
+class SimulateReactor final : public StreamReactorOf<grpc::ServerWriteReactor<grpc::ByteBuffer>> {
  public:
   SimulateReactor(ServiceContext& s, grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request);
   void OnWriteDone(bool ok) override;
-  void OnCancel() override;
-  void OnDone() override;
   void check(Clock::time_point now) override;
 
  private:
@@ -133,14 +149,12 @@ class SimulateReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
 };
 
 /// Stream: one message read, answered on the executor, the answer written, and only then the next read.
-class StreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
-                            public StreamCall {
+class StreamReactor final
+    : public StreamReactorOf<grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>> {
  public:
   StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx);
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
-  void OnCancel() override;
-  void OnDone() override;
   void check(Clock::time_point now) override;
 
  private:
