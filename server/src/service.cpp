@@ -2,6 +2,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include <functional>
 #include <memory>
 
 #include "decode.hpp"
@@ -115,7 +116,7 @@ class Unary final : public UnaryCall {
     auto* resp = google::protobuf::Arena::CreateMessage<Response>(&arena);
     parseRequest(in(), *req);
     const_cast<grpc::ByteBuffer&>(in()).Clear();  // the bytes go once parsed, as in gRPC's own decoding
-    const std::uint64_t states = (s_.handlers.*handler_)(caller_, *req, *resp, stop);
+    const std::uint64_t states = std::invoke(handler_, s_.handlers, caller_, *req, *resp, stop);
     serializeAnswer(*resp, *out_);
     return states;
   }
