@@ -215,7 +215,7 @@ void bmRollout(benchmark::State& state, const Case* c, unsigned threads, bool li
   arrays.A = linearize ? A.data() : nullptr;
   arrays.B = linearize ? B.data() : nullptr;
   for (auto _ : state) {
-    denoc::rolloutBatch(pool, model, o, arrays, nullptr, 1);
+    denoc::rolloutBatch(pool, model, o, arrays);
     benchmark::DoNotOptimize(states.data());
     benchmark::ClobberMemory();
   }

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build/release}
 denocd=$build/server/denocd denoc=$build/clients/cli/denoc probe=$build/server/tools/denoc_probe
 work=$(mktemp -d /tmp/denoc-sizing.XXXXXX)
-"$denocd" --listen 127.0.0.1:0 --port-file "$work/port" --store-dir "$work/store" --threads 32 \
+"$denocd" --listen 127.0.0.1:0 --port-file "$work/port" --store-dir "$work/store" \
   --preload examples/models/panda.urdf >"$work/denocd.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT

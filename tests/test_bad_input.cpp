@@ -577,7 +577,8 @@ TEST(BadArguments, AWorkspaceOfAnotherModelIsRefusedBeforeAnyRead) {
   RolloutOptions ro;
   ro.steps = 1;
   std::vector<double> x0(6, 0.1), u(3, 0.0), states(12);
-  expectRefused("rollout", [&] { rollout(model, wrong, ro, x0.data(), u.data(), states.data()); });
+  RolloutWorkspace wrong_rollout(bigger);
+  expectRefused("rollout", [&] { rollout(model, wrong_rollout, ro, x0.data(), u.data(), states.data()); });
   // and a smaller workspace for a larger model
   Data small(model);
   const Eigen::VectorXd y = Eigen::VectorXd::Constant(4, 0.3);

@@ -1,6 +1,8 @@
 // Model files: the "denoc-dh/1" JSON format. The example files must give exactly the built-in DH models,
 // writing then reading must give back exactly the same spec, and every malformed file must be rejected
-// with a ModelError naming the field at fault.
+// with a ModelError naming the field at fault. The canonical form of a model (the text whose SHA-256 is the
+// service's model id): every number read back with strtod equals the spec's bit for bit, -0 is 0, and the
+// display name is not part of it.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <random>
+#include <sstream>
 
 #include "denoc/denoc.hpp"
 #include "denoc/model_io.hpp"
@@ -452,6 +455,66 @@ TEST(ModelIo, LoadModelFileDispatchesUrdf) {
   const std::string msg = loadError(broken);
   EXPECT_EQ(msg.rfind(broken + ": ", 0), 0u) << msg;
   EXPECT_NE(loadError(dir.path("none.URDF")).find("no such file"), std::string::npos);
+}
+
+TEST(CanonicalForm, NumbersReadBackExactlyAndTheDisplayNameIsNotPartOfIt) {
+  const Model model = buildModelFromDH(stanfordArmDH());
+  const ModelSpec& spec = model.spec;
+  const std::string form = canonicalForm(spec);
+  // the lines, each "key values..." (names "key <len>:<text>")
+  std::vector<std::string> lines;
+  std::istringstream in(form);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], kCanonicalFormat);
+  const auto numbers = [](const std::string& line, const std::string& key) {
+    EXPECT_EQ(line.rfind(key + " ", 0), 0u) << line;
+    std::vector<double> v;
+    std::istringstream words(line.substr(key.size()));
+    for (std::string w; words >> w;) v.push_back(std::strtod(w.c_str(), nullptr));
+    return v;
+  };
+  const auto same = [](const std::vector<double>& got, std::initializer_list<double> want,
+                       const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    std::size_t i = 0;
+    for (double w : want) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(got[i]), std::bit_cast<std::uint64_t>(w == 0.0 ? 0.0 : w))
+          << what << "[" << i << "]";
+      ++i;
+    }
+  };
+  same(numbers(lines[1], "gravity"), {spec.gravity.x(), spec.gravity.y(), spec.gravity.z()}, "gravity");
+  EXPECT_EQ(lines[4], "joints " + std::to_string(spec.joints.size()));
+  // each joint: 14 lines from "joint" to "armature"
+  ASSERT_EQ(lines.size(), 5 + 14 * spec.joints.size());
+  for (std::size_t i = 0; i < spec.joints.size(); ++i) {
+    const JointSpec& j = spec.joints[i];
+    const std::size_t l = 5 + 14 * i;
+    EXPECT_EQ(lines[l], "joint " + std::to_string(j.name.size()) + ":" + j.name);
+    EXPECT_EQ(lines[l + 1], "link " + std::to_string(j.link.size()) + ":" + j.link);
+    const Eigen::Matrix3d& R = j.rotation;
+    same(numbers(lines[l + 3], "rotation"),
+         {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)}, "rotation");
+    same(numbers(lines[l + 6], "mass"), {j.mass}, "mass");
+    same(numbers(lines[l + 8], "inertia"),
+         {j.inertia(0, 0), j.inertia(0, 1), j.inertia(0, 2), j.inertia(1, 0), j.inertia(1, 1),
+          j.inertia(1, 2), j.inertia(2, 0), j.inertia(2, 1), j.inertia(2, 2)},
+         "inertia");
+    same(numbers(lines[l + 13], "armature"), {j.armature}, "armature");
+  }
+  // the display name is not part of it; -0 is 0; one ulp of one mass is another form
+  ModelSpec renamed = spec;
+  renamed.name = "another display name";
+  EXPECT_EQ(canonicalForm(renamed), form);
+  ModelSpec negative_zero = spec;
+  negative_zero.gravity.x() = -0.0;
+  ModelSpec positive_zero = spec;
+  positive_zero.gravity.x() = 0.0;
+  EXPECT_EQ(canonicalForm(negative_zero), canonicalForm(positive_zero));
+  ModelSpec heavier = spec;
+  heavier.joints[2].mass = std::nextafter(heavier.joints[2].mass, 1e9);
+  EXPECT_NE(canonicalForm(heavier), form);
 }
 
 }  // namespace

@@ -196,8 +196,9 @@ TEST(Payload, EveryComputationRunsOnThePayloadModel) {
   Eigen::VectorXd x0(2 * n);
   x0 << q, qd;
   Eigen::MatrixXd u = Eigen::MatrixXd::Zero(n, 5), sa(2 * n, 6), sb(2 * n, 6);
-  rollout(with, a, o, x0.data(), u.data(), sa.data());
-  rollout(hand, b, o, x0.data(), u.data(), sb.data());
+  RolloutWorkspace ra(with), rb(hand);
+  rollout(with, ra, o, x0.data(), u.data(), sa.data());
+  rollout(hand, rb, o, x0.data(), u.data(), sb.data());
   EXPECT_TRUE(near(sa, sb, tol, "rollout"));
   // the payload changes the dynamics, not the kinematics
   EXPECT_GT((forwardDynamics(with, a, q, qd, tau) - forwardDynamics(model, plain, q, qd, tau)).norm(), 1e-3);

@@ -67,11 +67,11 @@ struct Result {
 
 Result run(const Model& model, const RolloutOptions& o, const Eigen::VectorXd& x0, const RowMajor& u,
            bool linearize = true) {
-  Data data(model);
+  RolloutWorkspace ws(model);
   const auto T = static_cast<Eigen::Index>(o.steps);
   const int N = 2 * model.n;
   Result r{RowMajor(T + 1, N), RowMajor(T, N * N), RowMajor(T, N * model.n)};
-  rollout(model, data, o, x0.data(), u.data(), r.states.data(), linearize ? r.A.data() : nullptr,
+  rollout(model, ws, o, x0.data(), u.data(), r.states.data(), linearize ? r.A.data() : nullptr,
           linearize ? r.B.data() : nullptr);
   return r;
 }
@@ -236,7 +236,9 @@ TEST(RolloutBatch, EqualsSingleRolloutsOnPoolsOfOneToThreeThreads) {
       arrays.states = states.data();
       arrays.A = A.data();
       arrays.B = B.data();
-      rolloutBatch(pool, model, o, arrays, nullptr, 2);
+      BatchOptions grain2;
+      grain2.grain = 2;
+      rolloutBatch(pool, model, o, arrays, grain2);
       for (std::size_t k = 0; k < K; ++k) {
         const auto row = static_cast<Eigen::Index>(k);
         EXPECT_EQ(states.row(row), single[k].states.reshaped<Eigen::RowMajor>().transpose()) << k;
@@ -250,7 +252,7 @@ TEST(RolloutBatch, EqualsSingleRolloutsOnPoolsOfOneToThreeThreads) {
 TEST(RolloutErrors, ArgumentsNonFiniteStatesAndStops) {
   const auto model = std::make_shared<const Model>(buildModelFromDH(stanfordArmDH()));
   const int n = model->n, N = 2 * n;
-  Data data(*model);
+  RolloutWorkspace data(*model);
   RolloutOptions o;
   o.steps = 4;
   Eigen::VectorXd x0 = Eigen::VectorXd::Zero(N);
@@ -279,7 +281,7 @@ TEST(RolloutErrors, ArgumentsNonFiniteStatesAndStops) {
   EXPECT_EQ(message([&] { rollout(*model, data, o, x0.data(), nullptr, states.data()); }),
             "rollout: x0, u and states must not be null");
 
-  // a batch whose rollouts 2 and 4 leave double precision: NumericalError naming the lower
+  // a batch whose rollouts 2 and 4 leave double precision: DivergenceError naming the lower
   const std::size_t K = 6;
   RowMajor X0 = RowMajor::Zero(K, N), S(K, 5 * N);
   X0(2, n + 1) = 1e160;  // qd[1]: the Coriolis forces overflow
@@ -294,7 +296,7 @@ TEST(RolloutErrors, ArgumentsNonFiniteStatesAndStops) {
   try {
     rolloutBatch(pool, model, o, arrays);
     FAIL() << "no exception";
-  } catch (const NumericalError& e) {
+  } catch (const DivergenceError& e) {
     EXPECT_EQ(std::string(e.what()).find("rollout 2, step 0: "), 0u) << e.what();
     EXPECT_NE(std::string(e.what()).find(" is "), std::string::npos) << e.what();
   }
@@ -319,7 +321,9 @@ TEST(RolloutErrors, ArgumentsNonFiniteStatesAndStops) {
   // a deadline in the past stops a batch before any rollout completes
   const StopCondition late(nullptr, StopCondition::Clock::now() - std::chrono::seconds(1));
   try {
-    rolloutBatch(pool, model, o, arrays, &late);
+    BatchOptions stopped;
+    stopped.stop = &late;
+    rolloutBatch(pool, model, o, arrays, stopped);
     FAIL() << "no exception";
   } catch (const Stopped& e) {
     EXPECT_EQ(e.reason(), StopReason::Deadline);
@@ -334,7 +338,7 @@ TEST(RolloutAllocation, NoHeapAllocation) {
   for (const Robot& robot : testing::randomRobots({7, 30})) {
     const Model& model = robot.model;
     const int n = model.n, N = 2 * n;
-    Data data(model);
+    RolloutWorkspace data(model);
     std::mt19937 rng(3u);
     const Eigen::VectorXd x0 = randomState(model, rng);
     RowMajor u(10, n);

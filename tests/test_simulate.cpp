@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -232,7 +233,7 @@ TEST(Simulate, SahaCholeskyAndFixmanRoutesAgree) {
   o.integrator = Integrator::RK4;
   o.step = 1e-3;
   const SimulationResult a = simulate(model, stanfordStart(), Eigen::VectorXd::Zero(6), o);
-  o.route = ForwardDynamicsRoute::Cholesky;
+  o.route = ForwardRoute::Cholesky;
   const SimulationResult b = simulate(model, stanfordStart(), Eigen::VectorXd::Zero(6), o);
   EXPECT_LT((a.q - b.q).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_LT((a.qd - b.qd).cwiseAbs().maxCoeff(), 1e-9);
@@ -541,9 +542,9 @@ TEST(Simulate, StreamingCallbackCanStopEarly) {
   EXPECT_EQ(a.stats.samples, 101u);
 }
 
-TEST(Simulate, KeepGoingStopsBetweenSamples) {
-  // one sample after t = 0, 10,000 RK4 steps away; keep_going says stop at its 4th poll (steps 0, 64, 128,
-  // 192)
+TEST(Simulate, AStopConditionStopsBetweenSamples) {
+  // one sample after t = 0, 10,000 RK4 steps away; the stop condition's callable, asked at every poll, says
+  // stop at its 4th poll (steps 0, 64, 128, 192)
   const Model model = buildModelFromDH(planarArmDH());
   Simulator sim(model);
   SimulationOptions o;
@@ -552,27 +553,56 @@ TEST(Simulate, KeepGoingStopsBetweenSamples) {
   o.t_end = 10.0;
   o.dt_out = 10.0;
   int polls = 0;
-  o.keep_going = [&] { return ++polls < 4; };
+  const auto cancelAtFourthPoll = [&polls] { return ++polls >= 4; };
+  const StopCondition cancel(cancelAtFourthPoll, StopCondition::Clock::time_point::max(),
+                             std::chrono::nanoseconds(0));
+  o.stop = &cancel;
   int samples = 0;
-  const SimulationStats stats =
-      sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample&) {
-        ++samples;
-        return true;
-      });
-  EXPECT_TRUE(stats.stopped_early);
+  try {
+    sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, [&](const Sample&) {
+      ++samples;
+      return true;
+    });
+    FAIL() << "not stopped";
+  } catch (const Stopped& e) {
+    EXPECT_EQ(e.reason(), StopReason::Cancelled);
+    EXPECT_EQ(e.done(), 1u) << e.what();  // samples delivered
+    EXPECT_NE(std::string(e.what()).find("simulate: stopped after 1 of 2 samples (192 steps): cancelled"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(sim.stats().stopped_early);
   EXPECT_EQ(polls, 4);
-  EXPECT_EQ(stats.steps, 3 * 64);
+  EXPECT_EQ(sim.stats().steps, 3 * 64);
   EXPECT_EQ(samples, 1);  // t = 0 only
-  // Dormand-Prince too; and a keep_going that never says stop changes nothing
+  // Dormand-Prince too (a stop condition stays set once set: a new one)
   o.integrator = Integrator::DormandPrince45;
   o.rtol = o.atol = 1e-12;  // thousands of steps to t = 10
   polls = 0;
-  EXPECT_TRUE(sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, nullptr).stopped_early);
+  const StopCondition cancel_again(cancelAtFourthPoll, StopCondition::Clock::time_point::max(),
+                                   std::chrono::nanoseconds(0));
+  o.stop = &cancel_again;
+  EXPECT_THROW(sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, nullptr), Stopped);
+  EXPECT_TRUE(sim.stats().stopped_early);
   EXPECT_EQ(polls, 4);
-  o.keep_going = [] { return true; };
+  // a deadline that passed stops the run at its first step, after the sample at t = 0
+  const StopCondition late(nullptr, StopCondition::Clock::now() - std::chrono::seconds(1));
+  o.stop = &late;
+  try {
+    sim.run(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o, nullptr);
+    FAIL() << "not stopped";
+  } catch (const Stopped& e) {
+    EXPECT_EQ(e.reason(), StopReason::Deadline);
+    EXPECT_EQ(e.done(), 1u) << e.what();
+  }
+  EXPECT_EQ(sim.stats().steps, 0);
+  // and a stop condition that never stops changes nothing
+  const StopCondition never([] { return false; }, StopCondition::Clock::time_point::max(),
+                            std::chrono::nanoseconds(0));
+  o.stop = &never;
   o.dt_out = 1.0;
   const SimulationResult with = sim.simulate(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o);
-  o.keep_going = nullptr;
+  o.stop = nullptr;
   const SimulationResult without = sim.simulate(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), o);
   EXPECT_FALSE(with.stats.stopped_early);
   EXPECT_EQ(with.q, without.q);

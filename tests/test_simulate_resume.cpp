@@ -5,6 +5,7 @@
 // at a time conserving energy (the physics, independently of any other run); stops and errors ending a run.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -154,7 +155,7 @@ TEST(SimulatePiecewise, StopsAndErrorsEndTheRun) {
     EXPECT_FALSE(sim.advance(4, recordInto(r)));
     EXPECT_EQ(r.t.size(), 4u);
   }
-  // keep_going stops it between two samples
+  // a stop condition stops it between two samples
   {
     SimulationOptions o;
     o.integrator = Integrator::RK4;
@@ -162,13 +163,17 @@ TEST(SimulatePiecewise, StopsAndErrorsEndTheRun) {
     o.t_end = 1.0;
     o.dt_out = 0.5;
     int asked = 0;
-    o.keep_going = [&asked] { return ++asked < 3; };
+    const StopCondition cancel([&asked] { return ++asked >= 3; }, StopCondition::Clock::time_point::max(),
+                               std::chrono::nanoseconds(0));
+    o.stop = &cancel;
     Simulator sim(model);
     sim.start(q0, qd0, o);
     Recorded r;
-    EXPECT_FALSE(sim.advance(10, recordInto(r)));
+    EXPECT_THROW(sim.advance(10, recordInto(r)), Stopped);
     EXPECT_TRUE(sim.stats().stopped_early);
-    EXPECT_EQ(r.t.size(), 1u);  // t = 0 only: stopped within the first interval
+    EXPECT_EQ(r.t.size(), 1u);                     // t = 0 only: stopped within the first interval
+    EXPECT_FALSE(sim.advance(10, recordInto(r)));  // the run ended
+    EXPECT_EQ(r.t.size(), 1u);
   }
   // the step limit throws and ends the run
   {

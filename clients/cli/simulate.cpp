@@ -102,7 +102,7 @@ SimulationOptions simulationOptions(const Options& o, int n);
 SimulationOptions simulationOptions(const Options& o, int n) {
   SimulationOptions s;
   s.integrator = o.integrator == "rk4" ? Integrator::RK4 : Integrator::DormandPrince45;
-  s.route = o.route == "cholesky" ? ForwardDynamicsRoute::Cholesky : ForwardDynamicsRoute::Saha;
+  s.route = o.route == "cholesky" ? ForwardRoute::Cholesky : ForwardRoute::Saha;
   s.t_end = o.t_end;
   s.dt_out = o.dt_out;
   s.step = o.step;

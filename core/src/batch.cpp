@@ -12,10 +12,9 @@
 #include "batch_engine.hpp"
 #include "batch_kernels.hpp"
 #include "denoc/algorithm/convective.hpp"
-#include "denoc/algorithm/fixman.hpp"
-#include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/forward_route.hpp"
 #include "simd_dispatch.hpp"
 
 namespace denoc {
@@ -217,8 +216,8 @@ void BatchPool::runChunks(const std::shared_ptr<const Model>& model, std::size_t
 }
 
 void BatchPool::run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
-                    const std::function<void(std::size_t, std::size_t, Data&)>& chunk) {
-  runChunks(model, count, grain, 1, 0,
+                    const std::function<void(std::size_t, std::size_t, Data&)>& chunk, unsigned max_threads) {
+  runChunks(model, count, grain, 1, max_threads,
             [&chunk](std::size_t b, std::size_t e, BatchWorkspace& ws) { chunk(b, e, ws.data); });
 }
 
@@ -229,11 +228,6 @@ namespace {
 using CMap = Eigen::Map<const Eigen::VectorXd>;
 using OutMap = Eigen::Map<Eigen::VectorXd>;
 using Wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
-
-void requireArray(const void* p, std::size_t count, const char* function, const char* name) {
-  if (count != 0 && p == nullptr)
-    throw std::invalid_argument(std::string(function) + ": " + name + " is null");
-}
 
 /// Row-major copy of an n x n column-major matrix.
 void copyRowMajor(const Eigen::MatrixXd& m, double* out) {
@@ -381,69 +375,69 @@ void runChunk(BatchRun& run, const Plan& p, BatchWorkspace& ws, std::size_t begi
   run.completed(lane_done, single_done);
 }
 
+/// Runs a batch call: its chunks over the pool, each by runChunk with `lanes` and `scalar`, then the
+/// statistics and the error or stop (BatchRun::finish).
+template <typename Lanes, typename Scalar>
+void runBatch(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
+              std::size_t count, const BatchOptions& options, const Plan& p, Lanes&& lanes, Scalar&& scalar) {
+  BatchRun run(function, count, options.stop);
+  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
+                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
+                   runChunk(run, p, ws, begin, end, lanes, scalar);
+                 });
+  run.finish(options, p.width);
+}
+
 }  // namespace
+
+void detail::checkBatch(const char* function, const std::shared_ptr<const Model>& model, std::size_t count,
+                        std::initializer_list<NamedArray> arrays) {
+  if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
+  for (const NamedArray& a : arrays) {
+    if (count != 0 && a.data == nullptr)
+      throw std::invalid_argument(std::string(function) + ": " + a.name + " is null");
+  }
+}
 
 void detail::runStateByState(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
                              std::size_t count, double cost_ns, const BatchOptions& options,
                              const std::function<void(std::size_t k, Data& data)>& per_state) {
   if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
   const Plan p = plan(function, *model, count, options, 0, cost_ns);  // lanes up to 0 joints: none
-  BatchRun run(function, count, options.stop);
-  pool.runChunks(model, count, p.grain, 1, options.max_threads,
-                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
-                   runChunk(
-                       run, p, ws, begin, end, [](BatchWorkspace&, std::size_t b, std::size_t) { return b; },
-                       per_state);
-                 });
-  run.finish(options, p.width);
+  runBatch(
+      pool, function, model, count, options, p, [](BatchWorkspace&, std::size_t b, std::size_t) { return b; },
+      per_state);
 }
 
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,
                           const double* tip_wrench, const BatchOptions& options) {
   constexpr const char* kFn = "inverseDynamicsBatch";
-  if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
-  requireArray(q, count, kFn, "q");
-  requireArray(qd, count, kFn, "qd");
-  requireArray(qdd, count, kFn, "qdd");
-  requireArray(tau, count, kFn, "tau");
+  detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
   const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.n, 30.0, 0.0));
   const detail::IdArrays arrays{q, qd, qdd, tip_wrench, tau};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
-  BatchRun run(kFn, count, options.stop);
-  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
-                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
-                   runChunk(
-                       run, p, ws, begin, end,
-                       [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
-                         return kernels.inverse_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
-                       },
-                       [&](std::size_t k, Data& d) {
-                         const std::size_t o = k * n;
-                         const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
-                         OutMap(tau + o, m.n) =
-                             tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk, Wrench(tip_wrench + 6 * k))
-                                        : inverseDynamics(m, d, qk, qdk, qddk);
-                       });
-                 });
-  run.finish(options, p.width);
+  runBatch(
+      pool, kFn, model, count, options, p,
+      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+        return kernels.inverse_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
+      },
+      [&](std::size_t k, Data& d) {
+        const std::size_t o = k * n;
+        const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
+        OutMap(tau + o, m.n) = tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk, Wrench(tip_wrench + 6 * k))
+                                          : inverseDynamics(m, d, qk, qdk, qddk);
+      });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
                           std::size_t count, const double* q, const double* qd, const double* tau,
                           double* qdd, const BatchOptions& options) {
   constexpr const char* kFn = "forwardDynamicsBatch";
-  if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
-  requireArray(q, count, kFn, "q");
-  requireArray(qd, count, kFn, "qd");
-  requireArray(tau, count, kFn, "tau");
-  requireArray(qdd, count, kFn, "qdd");
-  if (route != ForwardRoute::Saha && route != ForwardRoute::Cholesky && route != ForwardRoute::Fixman) {
-    throw std::invalid_argument(std::string(kFn) + ": unknown route " +
-                                std::to_string(static_cast<int>(route)));
-  }
+  detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
+  checkRoute(route, kFn);
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
   const double cost = route == ForwardRoute::Saha       ? stateCost(m.n, 75.0, 0.0)
@@ -452,44 +446,27 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   const Plan p = plan(kFn, m, count, options, route == ForwardRoute::Saha ? kLanesMaxDof : 0, cost);
   const detail::FdArrays arrays{q, qd, tau, qdd};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
-  BatchRun run(kFn, count, options.stop);
-  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
-                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
-                   runChunk(
-                       run, p, ws, begin, end,
-                       [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
-                         return kernels.forward_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
-                       },
-                       [&](std::size_t k, Data& d) {
-                         const std::size_t o = k * n;
-                         const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
-                         switch (route) {
-                           case ForwardRoute::Saha:
-                             OutMap(qdd + o, m.n) = forwardDynamics(m, d, qk, qdk, tauk);
-                             break;
-                           case ForwardRoute::Cholesky:
-                             OutMap(qdd + o, m.n) = forwardDynamicsCholesky(m, d, qk, qdk, tauk);
-                             break;
-                           case ForwardRoute::Fixman:
-                             OutMap(qdd + o, m.n) = forwardDynamicsFixman(m, d, qk, qdk, tauk);
-                             break;
-                         }
-                       });
-                 });
-  run.finish(options, p.width);
+  runBatch(
+      pool, kFn, model, count, options, p,
+      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+        return kernels.forward_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
+      },
+      [&](std::size_t k, Data& d) {
+        const std::size_t o = k * n;
+        OutMap(qdd + o, m.n) =
+            forwardDynamics(m, d, route, CMap(q + o, m.n), CMap(qd + o, m.n), CMap(tau + o, m.n));
+      });
 }
 
 void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                      const double* q, const double* qd, const FullFactorBatchOutput& out,
                      const BatchOptions& options) {
   constexpr const char* kFn = "fullFactorBatch";
-  if (!model) throw std::invalid_argument(std::string(kFn) + ": the model is null");
-  requireArray(q, count, kFn, "q");
-  requireArray(out.inertia, count, kFn, "inertia");
-  requireArray(out.u, count, kFn, "u");
-  requireArray(out.d, count, kFn, "d");
-  requireArray(out.log_det, count, kFn, "log_det");
-  if (out.convective || out.bias) requireArray(qd, count, kFn, "qd (needed for convective and bias)");
+  detail::checkBatch(
+      kFn, model, count,
+      {{q, "q"}, {out.inertia, "inertia"}, {out.u, "u"}, {out.d, "d"}, {out.log_det, "log_det"}});
+  if (out.convective || out.bias)
+    detail::checkBatch(kFn, model, count, {{qd, "qd (needed for convective and bias)"}});
   const Model& m = *model;
   const std::size_t n = static_cast<std::size_t>(m.n);
   const double per_entry = 8.0 + (m.n <= kDenseUDUMaxDof ? 0.5 * m.n : 0.0) + (out.inverse ? 8.0 : 0.0) +
@@ -508,37 +485,31 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
     if (out.bias) OutMap(out.bias + o, m.n) = computeBias(m, d, qk, CMap(qd + o, m.n));
     if (out.gravity_torque) OutMap(out.gravity_torque + o, m.n) = computeGravity(m, d, qk);
   };
-  BatchRun run(kFn, count, options.stop);
-  pool.runChunks(model, count, p.grain, static_cast<std::size_t>(p.width), options.max_threads,
-                 [&](std::size_t begin, std::size_t end, BatchWorkspace& ws) {
-                   runChunk(
-                       run, p, ws, begin, end,
-                       [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
-                         const std::size_t j =
-                             kernels.full_factor(m, w.data, w.lanesFor(p.width), arrays, b, e);
-                         if (!extras) return j;
-                         for (std::size_t k = b; k < j; ++k) {
-                           try {
-                             extra(k, w.data);
-                           } catch (...) {
-                             return k;  // computed again state by state, which raises the error
-                           }
-                         }
-                         return j;
-                       },
-                       [&](std::size_t k, Data& d) {
-                         const std::size_t o = k * n, oo = o * n;
-                         const CMap qk(q + o, m.n);
-                         computeFullFactor(m, d, qk);
-                         copyRowMajor(d.M, out.inertia + oo);
-                         copyRowMajor(d.U, out.u + oo);
-                         OutMap(out.d + o, m.n) = d.D;
-                         out.log_det[k] = d.log_det;
-                         if (out.inverse) copyRowMajor(computeInverseInertia(m, d, qk), out.inverse + oo);
-                         extra(k, d);
-                       });
-                 });
-  run.finish(options, p.width);
+  runBatch(
+      pool, kFn, model, count, options, p,
+      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+        const std::size_t j = kernels.full_factor(m, w.data, w.lanesFor(p.width), arrays, b, e);
+        if (!extras) return j;
+        for (std::size_t k = b; k < j; ++k) {
+          try {
+            extra(k, w.data);
+          } catch (...) {
+            return k;  // computed again state by state, which raises the error
+          }
+        }
+        return j;
+      },
+      [&](std::size_t k, Data& d) {
+        const std::size_t o = k * n, oo = o * n;
+        const CMap qk(q + o, m.n);
+        computeFullFactor(m, d, qk);
+        copyRowMajor(d.M, out.inertia + oo);
+        copyRowMajor(d.U, out.u + oo);
+        OutMap(out.d + o, m.n) = d.D;
+        out.log_det[k] = d.log_det;
+        if (out.inverse) copyRowMajor(computeInverseInertia(m, d, qk), out.inverse + oo);
+        extra(k, d);
+      });
 }
 
 }  // namespace denoc

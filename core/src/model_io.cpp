@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -233,7 +234,65 @@ std::string str(const std::string& s) {
   }
 }
 
+// ---- the canonical form ----
+
+void appendDouble(std::string& out, double v) {
+  char buf[64];
+  if (v == 0.0) v = 0.0;  // -0 and +0 are the same model
+  std::snprintf(buf, sizeof buf, " %a", v);
+  out += buf;
+}
+
+template <typename M>
+void appendMatrix(std::string& out, const char* key, const M& m) {
+  out += key;
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    for (Eigen::Index c = 0; c < m.cols(); ++c) appendDouble(out, m(r, c));
+  }
+  out += '\n';
+}
+
+void appendScalar(std::string& out, const char* key, double v) {
+  out += key;
+  appendDouble(out, v);
+  out += '\n';
+}
+
+void appendName(std::string& out, const char* key, const std::string& s) {
+  out += key;
+  out += ' ';
+  out += std::to_string(s.size());
+  out += ':';
+  out += s;
+  out += '\n';
+}
+
 }  // namespace
+
+std::string canonicalForm(const ModelSpec& spec) {
+  std::string out = std::string(kCanonicalFormat) + "\n";
+  appendMatrix(out, "gravity", spec.gravity.transpose());
+  appendMatrix(out, "tip_rotation", spec.tip_rotation);
+  appendMatrix(out, "tip_origin", spec.tip_origin.transpose());
+  out += "joints " + std::to_string(spec.joints.size()) + "\n";
+  for (const JointSpec& j : spec.joints) {
+    appendName(out, "joint", j.name);
+    appendName(out, "link", j.link);
+    out += j.type == JointType::Revolute ? "type revolute\n" : "type prismatic\n";
+    appendMatrix(out, "rotation", j.rotation);
+    appendMatrix(out, "origin", j.origin.transpose());
+    appendMatrix(out, "axis", j.axis.transpose());
+    appendScalar(out, "mass", j.mass);
+    appendMatrix(out, "com", j.com.transpose());
+    appendMatrix(out, "inertia", j.inertia);
+    appendScalar(out, "lower", j.lower);
+    appendScalar(out, "upper", j.upper);
+    appendScalar(out, "velocity_limit", j.velocity_limit);
+    appendScalar(out, "effort_limit", j.effort_limit);
+    appendScalar(out, "armature", j.armature);
+  }
+  return out;
+}
 
 DHSpec parseDHJson(const std::string& text) {
   const json doc = parseStrict(text);

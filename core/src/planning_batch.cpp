@@ -15,15 +15,6 @@ using CMap = Eigen::Map<const Eigen::VectorXd>;
 using WrenchMap = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-void requireModel(const std::shared_ptr<const Model>& model, const char* function) {
-  if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
-}
-
-void requireArray(const void* p, std::size_t count, const char* function, const char* name) {
-  if (count != 0 && p == nullptr)
-    throw std::invalid_argument(std::string(function) + ": " + name + " is null");
-}
-
 /// Row-major copy of a matrix.
 template <typename M>
 void copyRowMajor(const Eigen::MatrixBase<M>& m, double* out) {
@@ -43,12 +34,8 @@ void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      double* dtau_dq, double* dtau_dqd, double* tau, const double* tip_wrench,
                                      const BatchOptions& options) {
   constexpr const char* kFn = "inverseDynamicsDerivativesBatch";
-  requireModel(model, kFn);
-  requireArray(q, count, kFn, "q");
-  requireArray(qd, count, kFn, "qd");
-  requireArray(qdd, count, kFn, "qdd");
-  requireArray(dtau_dq, count, kFn, "dtau_dq");
-  requireArray(dtau_dqd, count, kFn, "dtau_dqd");
+  detail::checkBatch(kFn, model, count,
+                     {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {dtau_dq, "dtau_dq"}, {dtau_dqd, "dtau_dqd"}});
   const Model& m = *model;
   const auto n = static_cast<std::size_t>(m.n);
   detail::runStateByState(
@@ -71,12 +58,8 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
                                      const double* tip_wrench, const BatchOptions& options) {
   constexpr const char* kFn = "forwardDynamicsDerivativesBatch";
-  requireModel(model, kFn);
-  requireArray(q, count, kFn, "q");
-  requireArray(qd, count, kFn, "qd");
-  requireArray(tau, count, kFn, "tau");
-  requireArray(dqdd_dq, count, kFn, "dqdd_dq");
-  requireArray(dqdd_dqd, count, kFn, "dqdd_dqd");
+  detail::checkBatch(kFn, model, count,
+                     {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {dqdd_dq, "dqdd_dq"}, {dqdd_dqd, "dqdd_dqd"}});
   const Model& m = *model;
   const auto n = static_cast<std::size_t>(m.n);
   detail::runStateByState(
@@ -99,11 +82,10 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
                 const double* q, const double* qd, const FrameQuery& query, const FrameBatchOutput& out,
                 const BatchOptions& options) {
   constexpr const char* kFn = "frameBatch";
-  requireModel(model, kFn);
-  requireArray(q, count, kFn, "q");
-  if (out.jdot_qd) requireArray(qd, count, kFn, "qd");
+  detail::checkBatch(kFn, model, count, {{q, "q"}});
+  if (out.jdot_qd) detail::checkBatch(kFn, model, count, {{qd, "qd"}});
   if (out.frame_rotations)
-    requireArray(out.frame_origins, count, kFn, "frame_origins (with frame_rotations)");
+    detail::checkBatch(kFn, model, count, {{out.frame_origins, "frame_origins (with frame_rotations)"}});
   // the query once, before any state
   detail::checkFrame<double>(*model, query.frame, &query.point, kFn);
   if (query.reference != ReferenceFrame::Base && query.reference != ReferenceFrame::Local) {

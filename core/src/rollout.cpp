@@ -8,6 +8,7 @@
 
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
+#include "fixed_step.hpp"
 
 namespace denoc {
 
@@ -65,8 +66,8 @@ void checkInputs(const char* fn, int n, std::size_t steps, std::size_t k, const 
 /// The steps of one rollout on one workspace (arguments checked).
 class Stepper {
  public:
-  Stepper(const Model& model, Data& data, const RolloutOptions& options)
-      : model_(model), data_(data), o_(options), n_(model.n), N_(2 * model.n) {}
+  Stepper(const Model& model, Data& data, RolloutScratch& scratch, const RolloutOptions& options)
+      : model_(model), data_(data), w_(scratch), o_(options), n_(model.n), N_(2 * model.n) {}
 
   /// Runs the rollout; `poll` is called before every step with the step index.
   template <typename Poll>
@@ -74,43 +75,49 @@ class Stepper {
            const Poll& poll) {
     const bool linearize = A || B;
     VecMap(states, N_) = ConstVecMap(x0, N_);
+    const std::size_t NN = static_cast<std::size_t>(N_) * static_cast<std::size_t>(N_);
+    const std::size_t Nn = static_cast<std::size_t>(N_) * static_cast<std::size_t>(n_);
     for (std::size_t t = 0; t < o_.steps; ++t) {
       poll(t);
-      const std::size_t NN = static_cast<std::size_t>(N_) * static_cast<std::size_t>(N_);
-      const std::size_t Nn = static_cast<std::size_t>(N_) * static_cast<std::size_t>(n_);
       const ConstVecMap ut(u + t * static_cast<std::size_t>(n_), n_);
       const ConstVecMap x(states + t * static_cast<std::size_t>(N_), N_);
       VecMap xn(states + (t + 1) * static_cast<std::size_t>(N_), N_);
-      double* At = A ? A + t * NN : nullptr;
-      double* Bt = B ? B + t * Nn : nullptr;
-      if (o_.scheme == StepScheme::RK4) {
-        stepRK4(x, ut, xn, linearize, At, Bt);
-      } else {
-        stepEuler(x, ut, xn, linearize, At, Bt);
-      }
-      check(xn, At, Bt, index, t);
+      step(x, ut, xn, linearize, A ? A + t * NN : nullptr, B ? B + t * Nn : nullptr);
+      check(xn, A ? A + t * NN : nullptr, B ? B + t * Nn : nullptr, index, t);
     }
   }
 
  private:
-  /// qdd at (q, qd) = x_s into data.qdd, and with derivatives dqdd/dq, dqdd/dqd, I^-1 into data.
-  void evaluate(const Eigen::Ref<const Eigen::VectorXd>& xs, const ConstVecMap& u, bool derivatives) {
-    if (derivatives) {
-      detail::abaDerivatives<double>(model_, data_, xs.head(n_), xs.tail(n_), u, nullptr);
-    } else {
-      detail::forwardDynamicsSaha<double>(model_, data_, xs.head(n_), xs.tail(n_), u);
-    }
+  /// One step of the scheme (detail::fixedStep), with the linearization through its stages when asked.
+  void step(const ConstVecMap& x, const ConstVecMap& u, VecMap& xn, bool linearize, double* A, double* B) {
+    const int n = n_, N = N_;
+    const double h = o_.step;
+    // RK4: stage s starts at x + c[s] k_{s-1} and weighs w[s] in the sum
+    const double c[4] = {0.0, 0.5 * h, 0.5 * h, h};
+    const double w[4] = {h / 6.0, h / 3.0, h / 3.0, h / 6.0};
+    Eigen::Map<RowMajor> Am(A, A ? N : 0, A ? N : 0);
+    Eigen::Map<RowMajor> Bm(B, B ? N : 0, B ? n : 0);
+    const auto slope = [&](int s, double, const detail::StateRef& xs, Eigen::VectorXd& k) {
+      if (linearize) {
+        detail::abaDerivatives<double>(model_, data_, xs.head(n), xs.tail(n), u, nullptr);
+      } else {
+        detail::forwardDynamicsSaha<double>(model_, data_, xs.head(n), xs.tail(n), u);
+      }
+      k.head(n) = xs.tail(n);
+      k.tail(n) = data_.qdd;
+      if (linearize && o_.scheme == StepScheme::RK4) chainRK4(s, c, w, Am, Bm);
+      return true;  // checked once the step is taken (check)
+    };
+    detail::fixedStep(o_.scheme, 0.0, h, x, xn, w_.step, slope);
+    if (linearize && o_.scheme == StepScheme::SemiImplicitEuler) chainEuler(A, B);
   }
 
-  void stepEuler(const ConstVecMap& x, const ConstVecMap& u, VecMap& xn, bool linearize, double* A,
-                 double* B) {
+  // Semi-implicit Euler: A = [[1 + h^2 Fq, h 1 + h^2 Fv], [h Fq, 1 + h Fv]], B = [h^2 I^-1; h I^-1], with
+  // Fq, Fv, I^-1 at the step's start.
+  void chainEuler(double* A, double* B) {
     const int n = n_;
     const double h = o_.step;
-    evaluate(x, u, linearize);
-    xn.tail(n) = x.tail(n) + h * data_.qdd;
-    xn.head(n) = x.head(n) + h * xn.tail(n);
     if (A) {
-      // [[1 + h^2 Fq, h 1 + h^2 Fv], [h Fq, 1 + h Fv]]
       Eigen::Map<RowMajor> Am(A, 2 * n, 2 * n);
       Am.bottomLeftCorner(n, n) = h * data_.dqdd_dq;
       Am.bottomRightCorner(n, n) = h * data_.dqdd_dqd;
@@ -120,118 +127,86 @@ class Stepper {
       Am.topRightCorner(n, n) = h * Am.bottomRightCorner(n, n);
     }
     if (B) {
-      // [h^2 I^-1; h I^-1]
       Eigen::Map<RowMajor> Bm(B, 2 * n, n);
       Bm.bottomRows(n) = h * data_.Minv;
       Bm.topRows(n) = h * Bm.bottomRows(n);
     }
   }
 
-  // RK4 as the Simulator computes it (simulate.cpp, advanceRK4): k1 = f(x), k2 = f(x + h/2 k1),
-  // k3 = f(x + h/2 k2), k4 = f(x + h k3), x+ = x + h/6 (k1 + 2 k2 + 2 k3 + k4), with f(x) = [qd; FD(q, qd,
-  // u)]. Linearization: with J_s = [[0, 1], [Fq_s, Fv_s]] at stage s, D_s = d x_s / d x and E_s = d x_s / d
-  // u,
+  // RK4, after the evaluation of stage s (Fq, Fv, I^-1 at that stage in data). With J_s = [[0, 1], [Fq_s,
+  // Fv_s]], D_s = d x_s / d x and E_s = d x_s / d u,
   //   d k_s / d x = J_s D_s,   d k_s / d u = J_s E_s + [0; I^-1_s],   D_1 = 1, E_1 = 0,
   //   D_{s+1} = 1 + c_{s+1} d k_s / d x,   E_{s+1} = c_{s+1} d k_s / d u,
   //   A = 1 + sum_s w_s d k_s / d x,   B = sum_s w_s d k_s / d u      (c = h/2, h/2, h; w = h/6 (1, 2, 2,
   //   1)).
   // The top half of d k_s is the bottom half of D_s (E_s); only the bottom half is a product.
-  void stepRK4(const ConstVecMap& x, const ConstVecMap& u, VecMap& xn, bool linearize, double* A, double* B) {
-    const int n = n_, N = N_;
-    const double h = o_.step;
-    const double c[4] = {0.0, 0.5 * h, 0.5 * h, h};
-    const double w[4] = {h / 6.0, h / 3.0, h / 3.0, h / 6.0};
-    Eigen::VectorXd& xs = data_.ro_xs;
-    Eigen::VectorXd& k = data_.ro_k;
-    Eigen::VectorXd& ksum = data_.ro_ksum;
-    Eigen::MatrixXd& D = data_.ro_D;
-    Eigen::MatrixXd& E = data_.ro_E;
-    Eigen::MatrixXd& W = data_.ro_W;
+  void chainRK4(int s, const double (&c)[4], const double (&w)[4], Eigen::Map<RowMajor>& Am,
+                Eigen::Map<RowMajor>& Bm) {
+    const int n = n_;
+    Eigen::MatrixXd& D = w_.D;
+    Eigen::MatrixXd& E = w_.E;
+    Eigen::MatrixXd& W = w_.W;
     const Eigen::MatrixXd& Fq = data_.dqdd_dq;
     const Eigen::MatrixXd& Fv = data_.dqdd_dqd;
     const Eigen::MatrixXd& Minv = data_.Minv;
-    Eigen::Map<RowMajor> Am(A, A ? N : 0, A ? N : 0);
-    Eigen::Map<RowMajor> Bm(B, B ? N : 0, B ? n : 0);
-    for (int s = 0; s < 4; ++s) {
-      // the stage's state and slope
+    if (Am.size() != 0) {
       if (s == 0) {
-        evaluate(x, u, linearize);
-        k.head(n) = x.tail(n);
+        // D_1 = 1: d k_1 / d x = J_1
+        Am.setIdentity();
+        Am.topRightCorner(n, n).diagonal().array() += w[0];
+        Am.bottomLeftCorner(n, n) += w[0] * Fq;
+        Am.bottomRightCorner(n, n) += w[0] * Fv;
+        D.topRows(n).setZero();
+        D.topLeftCorner(n, n).setIdentity();
+        D.topRightCorner(n, n).diagonal().setConstant(c[1]);
+        D.bottomLeftCorner(n, n) = c[1] * Fq;
+        D.bottomRightCorner(n, n) = c[1] * Fv;
+        D.bottomRightCorner(n, n).diagonal().array() += 1.0;
       } else {
-        xs = x + c[s] * k;
-        evaluate(xs, u, linearize);
-        k.head(n) = xs.tail(n);
-      }
-      k.tail(n) = data_.qdd;
-      // k1 + 2 k2 + 2 k3 + k4, summed in the Simulator's order
-      if (s == 0) {
-        ksum = k;
-      } else if (s < 3) {
-        ksum = ksum + 2.0 * k;
-      } else {
-        ksum = ksum + k;
-      }
-      if (!linearize) continue;
-      if (A) {
-        if (s == 0) {
-          // D_1 = 1: d k_1 / d x = J_1
-          Am.setIdentity();
-          Am.topRightCorner(n, n).diagonal().array() += w[0];
-          Am.bottomLeftCorner(n, n) += w[0] * Fq;
-          Am.bottomRightCorner(n, n) += w[0] * Fv;
-          D.topRows(n).setZero();
-          D.topLeftCorner(n, n).setIdentity();
-          D.topRightCorner(n, n).diagonal().setConstant(c[1]);
-          D.bottomLeftCorner(n, n) = c[1] * Fq;
-          D.bottomRightCorner(n, n) = c[1] * Fv;
+        W.noalias() = Fq.lazyProduct(D.topRows(n));
+        W.noalias() += Fv.lazyProduct(D.bottomRows(n));
+        Am.topRows(n) += w[s] * D.bottomRows(n);
+        Am.bottomRows(n) += w[s] * W;
+        if (s < 3) {
+          D.topRows(n) = c[s + 1] * D.bottomRows(n);
+          D.topLeftCorner(n, n).diagonal().array() += 1.0;
+          D.bottomRows(n) = c[s + 1] * W;
           D.bottomRightCorner(n, n).diagonal().array() += 1.0;
-        } else {
-          W.noalias() = Fq.lazyProduct(D.topRows(n));
-          W.noalias() += Fv.lazyProduct(D.bottomRows(n));
-          Am.topRows(n) += w[s] * D.bottomRows(n);
-          Am.bottomRows(n) += w[s] * W;
-          if (s < 3) {
-            D.topRows(n) = c[s + 1] * D.bottomRows(n);
-            D.topLeftCorner(n, n).diagonal().array() += 1.0;
-            D.bottomRows(n) = c[s + 1] * W;
-            D.bottomRightCorner(n, n).diagonal().array() += 1.0;
-          }
-        }
-      }
-      if (B) {
-        if (s == 0) {
-          // E_1 = 0: d k_1 / d u = [0; I^-1]
-          Bm.setZero();
-          Bm.bottomRows(n) = w[0] * Minv;
-          E.topRows(n).setZero();
-          E.bottomRows(n) = c[1] * Minv;
-        } else {
-          auto Wu = W.leftCols(n);
-          Wu.noalias() = Fq.lazyProduct(E.topRows(n));
-          Wu.noalias() += Fv.lazyProduct(E.bottomRows(n));
-          Wu += Minv;
-          Bm.topRows(n) += w[s] * E.bottomRows(n);
-          Bm.bottomRows(n) += w[s] * Wu;
-          if (s < 3) {
-            E.topRows(n) = c[s + 1] * E.bottomRows(n);
-            E.bottomRows(n) = c[s + 1] * Wu;
-          }
         }
       }
     }
-    xn = x + (h / 6.0) * ksum;
+    if (Bm.size() != 0) {
+      if (s == 0) {
+        // E_1 = 0: d k_1 / d u = [0; I^-1]
+        Bm.setZero();
+        Bm.bottomRows(n) = w[0] * Minv;
+        E.topRows(n).setZero();
+        E.bottomRows(n) = c[1] * Minv;
+      } else {
+        auto Wu = W.leftCols(n);
+        Wu.noalias() = Fq.lazyProduct(E.topRows(n));
+        Wu.noalias() += Fv.lazyProduct(E.bottomRows(n));
+        Wu += Minv;
+        Bm.topRows(n) += w[s] * E.bottomRows(n);
+        Bm.bottomRows(n) += w[s] * Wu;
+        if (s < 3) {
+          E.topRows(n) = c[s + 1] * E.bottomRows(n);
+          E.bottomRows(n) = c[s + 1] * Wu;
+        }
+      }
+    }
   }
 
-  /// NumericalError when the new state (or the step's linearization) is not finite.
+  /// DivergenceError when the new state (or the step's linearization) is not finite.
   void check(const VecMap& xn, const double* A, const double* B, std::size_t index, std::size_t t) const {
     double acc = 0.0;
     for (int i = 0; i < N_; ++i) acc += xn[i] - xn[i];
     if (acc != 0.0) {
       for (int i = 0; i < N_; ++i) {
         if (!std::isfinite(xn[i])) {
-          throw NumericalError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +
-                               stateEntry(i, n_) + " is " + num(xn[i]) +
-                               " (the state left double precision; a shorter step may help)");
+          throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +
+                                stateEntry(i, n_) + " is " + num(xn[i]) +
+                                " (the state left double precision; a shorter step may help)");
         }
       }
     }
@@ -242,35 +217,41 @@ class Stepper {
     };
     const auto N = static_cast<std::size_t>(N_);
     if ((A && !finite(A, N * N)) || (B && !finite(B, N * static_cast<std::size_t>(n_)))) {
-      throw NumericalError("rollout " + std::to_string(index) + ", step " + std::to_string(t) +
-                           ": the linearization has a non-finite entry");
+      throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) +
+                            ": the linearization has a non-finite entry");
     }
   }
 
   const Model& model_;
   Data& data_;
+  RolloutScratch& w_;
   const RolloutOptions& o_;
   int n_, N_;
 };
 
 }  // namespace
 
-void rollout(const Model& model, Data& data, const RolloutOptions& options, const double* x0, const double* u,
-             double* states, double* A, double* B, const StopCondition* stop) {
+void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptions& options, const double* x0,
+             const double* u, double* states, double* A, double* B, const StopCondition* stop) {
   checkOptions("rollout", options);
   if (!x0 || !states || (options.steps > 0 && !u)) {
     throw std::invalid_argument("rollout: x0, u and states must not be null");
   }
   checkInputs("rollout", model.n, options.steps, 0, x0, u);
-  detail::checkData(model, data, "rollout");
-  Stepper stepper(model, data, options);
+  detail::checkData(model, workspace.data, "rollout");
+  if (workspace.scratch.step.k.size() != 2 * model.n) {
+    throw std::invalid_argument("rollout: the workspace's scratch is for " +
+                                std::to_string(workspace.scratch.step.k.size() / 2) +
+                                " joints, the model has " + std::to_string(model.n));
+  }
+  Stepper stepper(model, workspace.data, workspace.scratch, options);
   stepper.run(x0, u, states, A, B, 0, [&](std::size_t t) {
     if (stop && stop->stopRequested()) stop->raise("rollout", t, options.steps, "steps");
   });
 }
 
 void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, const RolloutOptions& options,
-                  const RolloutArrays& arrays, const StopCondition* stop, std::size_t grain) {
+                  const RolloutArrays& arrays, const BatchOptions& batch) {
   constexpr const char* fn = "rolloutBatch";
   checkOptions(fn, options);
   if (!model) throw std::invalid_argument("rolloutBatch: model is null");
@@ -285,19 +266,33 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
     const double* u = arrays.shared_controls ? (k == 0 ? arrays.u : nullptr) : arrays.u + k * un;
     checkInputs(fn, n, T, k, arrays.x0 + k * N, u);
   }
+  const StopCondition* stop = batch.stop;
   std::atomic<std::size_t> completed{0};
-  pool.run(model, arrays.count, grain == 0 ? 1 : grain, [&](std::size_t begin, std::size_t end, Data& data) {
-    Stepper stepper(*model, data, options);
-    for (std::size_t k = begin; k < end; ++k) {
-      const double* u = arrays.shared_controls ? arrays.u : arrays.u + k * un;
-      double* A = arrays.A ? arrays.A + k * T * N * N : nullptr;
-      double* B = arrays.B ? arrays.B + k * T * N * static_cast<std::size_t>(n) : nullptr;
-      stepper.run(arrays.x0 + k * N, u, arrays.states + k * (T + 1) * N, A, B, k, [&](std::size_t) {
-        if (stop && stop->stopRequested()) stop->raise(fn, completed.load(), arrays.count, "rollouts");
-      });
-      completed.fetch_add(1, std::memory_order_relaxed);
-    }
-  });
+  const auto report = [&] {
+    if (batch.stats) *batch.stats = BatchStats{SimdWidth::Scalar, 0, completed.load()};
+  };
+  try {
+    pool.run(
+        model, arrays.count, batch.grain == 0 ? 1 : batch.grain,
+        [&](std::size_t begin, std::size_t end, Data& data) {
+          RolloutScratch scratch(n);  // one per chunk: a chunk is at least one whole rollout
+          Stepper stepper(*model, data, scratch, options);
+          for (std::size_t k = begin; k < end; ++k) {
+            const double* u = arrays.shared_controls ? arrays.u : arrays.u + k * un;
+            double* A = arrays.A ? arrays.A + k * T * N * N : nullptr;
+            double* B = arrays.B ? arrays.B + k * T * N * static_cast<std::size_t>(n) : nullptr;
+            stepper.run(arrays.x0 + k * N, u, arrays.states + k * (T + 1) * N, A, B, k, [&](std::size_t) {
+              if (stop && stop->stopRequested()) stop->raise(fn, completed.load(), arrays.count, "rollouts");
+            });
+            completed.fetch_add(1, std::memory_order_relaxed);
+          }
+        },
+        batch.max_threads);
+  } catch (...) {
+    report();
+    throw;
+  }
+  report();
 }
 
 }  // namespace denoc

@@ -10,8 +10,8 @@
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/energy.hpp"
-#include "denoc/algorithm/fixman.hpp"
-#include "denoc/algorithm/forward_dynamics.hpp"
+#include "denoc/forward_route.hpp"
+#include "fixed_step.hpp"
 
 namespace denoc {
 
@@ -70,6 +70,19 @@ struct SampleTimes {
     return k + 1 == count ? o.t_end : static_cast<double>(k) * o.dt_out;
   }
 };
+
+/// Runs part of an integration: a dynamics evaluation that fails inside it (NumericalError: a route's pivot
+/// not positive) stops it as a divergence does. `t` is the integration's time, read when it fails.
+template <typename F>
+void integrating(const double& t, F&& f) {
+  try {
+    f();
+  } catch (const DivergenceError&) {
+    throw;
+  } catch (const NumericalError& e) {
+    throw DivergenceError("simulate: near t = " + num(t) + ": " + e.what());
+  }
+}
 
 // Dormand-Prince 5(4) coefficients (Dormand and Prince 1980; Hairer, Norsett and Wanner, Table II.5.2)
 constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
@@ -204,8 +217,7 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
   } else {
     bad("integrator", "is unknown");
   }
-  if (o.route != ForwardRoute::Saha && o.route != ForwardRoute::Cholesky && o.route != ForwardRoute::Fixman)
-    bad("route", "is unknown");
+  checkRoute(o.route, "simulate");
   if (o.max_steps <= 0) bad("max_steps", "is " + std::to_string(o.max_steps) + ", expected > 0");
   if (o.torque.kind() != TorqueInput::Kind::Zero) {
     if (o.torque.size() != n) {
@@ -235,12 +247,13 @@ Simulator::Simulator(std::shared_ptr<const Model> model)
     *v = Eigen::VectorXd::Zero(m);
   }
   tau_ = Eigen::VectorXd::Zero(n_);
+  fixed_ = FixedStepWork(n_);
 }
 
 Simulator::Simulator(const Model& model)
     : Simulator(std::shared_ptr<const Model>(std::shared_ptr<const Model>(), &model)) {}
 
-bool Simulator::rhs(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
+bool Simulator::rhs(double t, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::VectorXd& dy) {
   // a (trial) state beyond the range the dynamics accept is a failed evaluation, as a non-finite one is
   if (!detail::withinRange(y.data(), n_, kMaxPosition) ||
       !detail::withinRange(y.data() + n_, n_, kMaxStateValue))
@@ -250,27 +263,23 @@ bool Simulator::rhs(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
   opt_->torque.evaluate(t, tau_);
   if (has_damping_) tau_ -= opt_->damping.cwiseProduct(qd);
   if (!detail::withinRange(tau_.data(), n_, kMaxStateValue)) return false;
-  const Eigen::VectorXd& qdd =
-      opt_->route == ForwardRoute::Saha       ? forwardDynamics(*model_, data_, q, qd, tau_)
-      : opt_->route == ForwardRoute::Cholesky ? forwardDynamicsCholesky(*model_, data_, q, qd, tau_)
-                                              : forwardDynamicsFixman(*model_, data_, q, qd, tau_);
+  const Eigen::VectorXd& qdd = forwardDynamics(*model_, data_, opt_->route, q, qd, tau_);
   ++stats_.evaluations;
   dy.head(n_) = qd;
   dy.tail(n_) = qdd;
   return dy.allFinite();
 }
 
-namespace {
-/// Thrown by countStep when keep_going says stop; caught in run().
-struct StopRequested {};
-}  // namespace
-
 void Simulator::countStep() {
   const std::int64_t taken = stats_.steps + stats_.rejected;
-  if (opt_->keep_going && taken % 64 == 0 && !opt_->keep_going()) throw StopRequested{};
+  if (opt_->stop && taken % kSimulationStopPoll == 0 && opt_->stop->stopRequested()) {
+    stats_.stopped_early = true;
+    const std::string unit = "samples (" + std::to_string(taken) + " steps)";
+    opt_->stop->raise("simulate", stats_.samples, sample_count_, unit.c_str());
+  }
   if (taken >= opt_->max_steps) {
-    throw std::runtime_error("simulate: max_steps (" + std::to_string(opt_->max_steps) +
-                             ") exceeded at t = " + num(t_));
+    throw DivergenceError("simulate: max_steps (" + std::to_string(opt_->max_steps) +
+                          ") exceeded at t = " + num(t_));
   }
 }
 
@@ -284,20 +293,15 @@ void Simulator::advanceRK4(double t_target) {
   const auto m = count >= 9.0e18 ? std::numeric_limits<std::int64_t>::max()
                                  : std::max<std::int64_t>(1, static_cast<std::int64_t>(count));
   const double h = span / static_cast<double>(m);
+  const auto slope = [this](int, double t, const detail::StateRef& y, Eigen::VectorXd& k) {
+    return rhs(t, y, k);
+  };
   for (std::int64_t j = 0; j < m; ++j) {
     countStep();
-    bool ok = rhs(t_, y_, k1_);
-    y_tmp_ = y_ + (0.5 * h) * k1_;
-    ok = ok && rhs(t_ + 0.5 * h, y_tmp_, k2_);
-    y_tmp_ = y_ + (0.5 * h) * k2_;
-    ok = ok && rhs(t_ + 0.5 * h, y_tmp_, k3_);
-    y_tmp_ = y_ + h * k3_;
-    ok = ok && rhs(t_ + h, y_tmp_, k4_);
-    if (!ok) {
-      throw std::runtime_error("simulate: the state became non-finite or left the accepted range near t = " +
-                               num(t_));
+    if (!detail::fixedStep(StepScheme::RK4, t_, h, y_, y_, fixed_, slope)) {
+      throw DivergenceError("simulate: the state became non-finite or left the accepted range near t = " +
+                            num(t_));
     }
-    y_ += (h / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     ++stats_.steps;
     t_ = j + 1 == m ? t_target : t0 + static_cast<double>(j + 1) * h;
   }
@@ -386,8 +390,8 @@ void Simulator::advanceDOPRI(double t_target) {
       last_rejected_ = true;
       h_ = h * std::clamp(factor, o.min_factor, 1.0);
       if (h_ < o.min_step) {
-        throw std::runtime_error("simulate: the step size fell below min_step (" + num(o.min_step) +
-                                 ") at t = " + num(t_) + (ok ? "" : " (the state became non-finite)"));
+        throw DivergenceError("simulate: the step size fell below min_step (" + num(o.min_step) +
+                              ") at t = " + num(t_) + (ok ? "" : " (the state became non-finite)"));
       }
     }
   }
@@ -408,12 +412,14 @@ void Simulator::start(const Eigen::Ref<const Eigen::VectorXd>& q0,
   y_.tail(n_) = qd0;
   try {
     if (options.integrator == Integrator::DormandPrince45) {
-      if (!rhs(t_, y_, k1_)) throw std::runtime_error("simulate: non-finite accelerations at t = 0");
-      if (options.initial_step > 0.0) {
-        h_ = std::min(options.initial_step, options.max_step);
-      } else {
-        initialStepDOPRI();
-      }
+      integrating(t_, [&] {
+        if (!rhs(t_, y_, k1_)) throw DivergenceError("simulate: non-finite accelerations at t = 0");
+        if (options.initial_step > 0.0) {
+          h_ = std::min(options.initial_step, options.max_step);
+        } else {
+          initialStepDOPRI();
+        }
+      });
     }
   } catch (...) {
     opt_ = nullptr;
@@ -436,16 +442,13 @@ bool Simulator::advance(std::size_t max_samples, const SampleCallback& on_sample
   for (std::size_t delivered = 0; delivered < max_samples && next_sample_ < sample_count_; ++delivered) {
     const std::size_t k = next_sample_;
     const double ts = times[k];
-    try {
+    integrating(t_, [&] {
       if (options.integrator == Integrator::RK4) {
         advanceRK4(ts);
       } else {
         advanceDOPRI(ts);
       }
-    } catch (const StopRequested&) {
-      stats_.stopped_early = true;
-      return false;
-    }
+    });
     double kinetic = 0.0, potential = 0.0;
     const double energy = mechanicalEnergy(*model_, data_, y_.head(n_), y_.tail(n_), kinetic, potential);
     const Sample sample{k, ts, y_.head(n_), y_.tail(n_), kinetic, potential, energy};

@@ -1,5 +1,6 @@
-// Conversion between the wire messages (denoc.v1) and the core: answer headers, row-major matrices, packed
-// arrays sized once, the forward-dynamics routes and the simulation options.
+// Conversion between the wire messages (denoc.v1) and the core, for requests their validator has checked
+// (validate.hpp): nothing here checks. Answer headers, packed arrays sized once, the forward-dynamics
+// routes, DH tables, URDF options, payloads and the simulation options.
 #pragma once
 
 #include <google/protobuf/repeated_field.h>
@@ -7,9 +8,10 @@
 #include <Eigen/Core>
 #include <cstdint>
 
-#include "denoc/data.hpp"
-#include "denoc/model.hpp"
+#include "denoc/dh.hpp"
+#include "denoc/payload.hpp"
 #include "denoc/simulate.hpp"
+#include "denoc/urdf.hpp"
 #include "denoc/v1/dynamics.pb.h"
 #include "registry.hpp"
 
@@ -25,20 +27,25 @@ void setHeader(Response& resp, const Entry& entry) {
 /// The field resized to n values (zeros), its storage returned for the answer to be written in place.
 double* resized(google::protobuf::RepeatedField<double>* field, std::uint64_t n);
 
-/// The core's forward-dynamics route of a request's route (the one mapping; the route must be valid:
-/// checkRoute; FORWARD_ROUTE_SAHA and the unset value are Saha's O(n) route).
-ForwardRoute forwardRoute(v1::ForwardRoute route);
+/// A vector of the wire.
+Eigen::Vector3d toVec3(const v1::Vec3& v);
 
-/// qdd by the requested route (SAHA, FIXMAN or CHOLESKY; the route must be valid: checkRoute).
-const Eigen::VectorXd& forwardDynamicsBy(v1::ForwardRoute route, const Model& m, Data& d,
-                                         const Eigen::Ref<const Eigen::VectorXd>& q,
-                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                         const Eigen::Ref<const Eigen::VectorXd>& tau);
+/// The core's forward-dynamics route of a request's route (FORWARD_ROUTE_SAHA and the unset value are
+/// Saha's O(n) route).
+ForwardRoute toForwardRoute(v1::ForwardRoute route);
 
-/// The simulation options of a request for a model of n joints. Refuses (RequestError) what has no core
-/// counterpart: an unknown integrator or route, FIXMAN (the simulator has no such route), max_steps above
-/// the core's limit, torque and damping arrays of the wrong shape or with non-finite values; the values
-/// themselves are the core's to check (validateSimulation).
+/// The DH table of a registration with a `dh` source: its links, gravity (default (0, 0, -9.81)) and name
+/// (default "dh_model").
+DHSpec toDHSpec(const v1::RegisterModelRequest& request);
+
+/// The URDF options of a registration with a `urdf` source: base and tip link, gravity, armature.
+UrdfOptions toUrdfOptions(const v1::RegisterModelRequest& request);
+
+/// A payload of the wire (its inertia about its centre of mass, symmetric).
+Payload toPayload(const v1::Payload& payload);
+
+/// The simulation options of a Simulate request for a model of n joints (unset values: the core's
+/// defaults).
 SimulationOptions toSimulationOptions(const v1::SimulateRequest& req, int n);
 
 }  // namespace denoc::server

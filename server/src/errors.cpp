@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "denoc/integrator.hpp"
 #include "denoc/model.hpp"
 #include "denoc/stop.hpp"
 #include "log.hpp"
@@ -27,14 +28,12 @@ grpc::Status mapException(std::exception_ptr error) {
         return {grpc::StatusCode::UNAUTHENTICATED, e.what()};
       case ErrorCode::PermissionDenied:
         return {grpc::StatusCode::PERMISSION_DENIED, e.what()};
-      case ErrorCode::Unimplemented:
-        return {grpc::StatusCode::UNIMPLEMENTED, e.what()};
       case ErrorCode::Unavailable:
         return {grpc::StatusCode::UNAVAILABLE, e.what()};
-      case ErrorCode::Aborted:
-        return {grpc::StatusCode::ABORTED, e.what()};
       case ErrorCode::Cancelled:
         return {grpc::StatusCode::CANCELLED, e.what()};
+      case ErrorCode::DeadlineExceeded:
+        return {grpc::StatusCode::DEADLINE_EXCEEDED, e.what()};
       case ErrorCode::Internal:
         return {grpc::StatusCode::INTERNAL, e.what()};
     }
@@ -43,6 +42,8 @@ grpc::Status mapException(std::exception_ptr error) {
     return {grpc::StatusCode::INVALID_ARGUMENT, std::string("invalid model: ") + e.what()};
   } catch (const std::invalid_argument& e) {
     return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
+  } catch (const DivergenceError& e) {
+    return {grpc::StatusCode::ABORTED, std::string("the integration stopped part way: ") + e.what()};
   } catch (const NumericalError& e) {
     return {grpc::StatusCode::INVALID_ARGUMENT,
             std::string("the state or the model is beyond double precision: ") + e.what()};
@@ -64,6 +65,10 @@ grpc::Status mapException(std::exception_ptr error) {
 grpc::Status toStatus(std::exception_ptr error) {
   const grpc::Status status = mapException(error);
   return {status.error_code(), safeMessage(status.error_message())};
+}
+
+grpc::Status toStatus(ErrorCode code, const std::string& message) {
+  return toStatus(std::make_exception_ptr(RequestError(code, message)));
 }
 
 std::string safeMessage(std::string_view message) { return escaped(message, kMaxStatusMessage); }

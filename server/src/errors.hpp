@@ -20,10 +20,9 @@ enum class ErrorCode {
   FailedPrecondition,  // the request is well formed but the server state forbids it (pinned model)
   Unauthenticated,     // no bearer token, or an unknown one (access control on)
   PermissionDenied,    // the caller's token may not do this (delete another token's model)
-  Unimplemented,       // a computation this build of the core does not provide
   Unavailable,         // the model store could not be written
-  Aborted,             // a simulation stopped part way (step limit, divergence)
-  Cancelled,           // the client went away
+  Cancelled,           // the client went away (a stream's write failed, or it read nothing for too long)
+  DeadlineExceeded,    // a Stream without a message for --idle-stream-timeout-ms, a call past its deadline
   Internal,            // a bug
 };
 
@@ -41,11 +40,16 @@ class RequestError : public std::runtime_error {
   throw RequestError(code, message);
 }
 
-/// Maps the exception in flight to a status: RequestError by its code, denoc::ModelError and
-/// std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT, denoc::Stopped to
-/// DEADLINE_EXCEEDED or CANCELLED by its reason, std::bad_alloc to RESOURCE_EXHAUSTED, anything else to
+/// The one mapping of errors to statuses (docs/service.md, "Requests and validation"): RequestError by its
+/// code; denoc::ModelError and std::invalid_argument (the core's argument checks) to INVALID_ARGUMENT;
+/// denoc::DivergenceError (an integration that stopped part way: Simulate, Rollout) to ABORTED; any other
+/// denoc::NumericalError (a state beyond double precision) to INVALID_ARGUMENT; denoc::Stopped to
+/// DEADLINE_EXCEEDED or CANCELLED by its reason; std::bad_alloc to RESOURCE_EXHAUSTED; anything else to
 /// INTERNAL. The message is made safe by safeMessage().
 grpc::Status toStatus(std::exception_ptr error);
+
+/// The status of a RequestError(code, message), by the same mapping.
+grpc::Status toStatus(ErrorCode code, const std::string& message);
 
 /// Longest message a status carries (characters, after escaping): well inside gRPC's 8 KiB of metadata
 /// even when every character is percent-encoded, so a long name cannot turn an INVALID_ARGUMENT into the

@@ -24,11 +24,12 @@
 #include "errors.hpp"
 #include "executor.hpp"
 #include "metrics.hpp"
-#include "model_source.hpp"
 #include "options.hpp"
+#include "registration.hpp"
 #include "registry.hpp"
 #include "service.hpp"
 #include "store.hpp"
+#include "store_record.hpp"
 #include "transport.hpp"
 #include "watchdog.hpp"
 
@@ -59,18 +60,18 @@ std::string readFile(const std::string& path) {
 }
 
 int serve(const ds::ServerOptions& options) {
-  const ds::Limits limits{options.max_dof, options.max_states, options.max_message_bytes};
-  ds::ModelStore store(options.store_dir);
-  ds::Registry registry(store, options.max_models, limits);
+  const ds::Limits& limits = options.limits;
+  ds::ModelStore store(options.models.store_dir);
+  ds::Registry registry(store, options.models.max_models, limits);
 
   // the built-in example models and the preloaded URDF files: pinned
-  if (options.examples) {
+  if (options.models.examples) {
     for (const denoc::DHSpec& dh : {denoc::stanfordArmDH(), denoc::planarArmDH()}) {
       auto entry = registry.add(ds::buildBuiltin(dh), nullptr, true).first;
       spdlog::info("example model {} ({} dof): {}", entry->info.name(), entry->info.dof(), entry->id);
     }
   }
-  for (const std::string& item : options.preload) {
+  for (const std::string& item : options.models.preload) {
     // FILE or FILE@TIP_LINK
     const std::size_t at = item.rfind('@');
     const std::string path = at == std::string::npos ? item : item.substr(0, at);
@@ -91,41 +92,40 @@ int serve(const ds::ServerOptions& options) {
   spdlog::info("model store {}: {} models loaded ({} in memory)", store.dir(), loaded, registry.size());
 
   std::unique_ptr<ds::TokenAuth> auth;
-  if (!options.token_file.empty()) {
-    auth = std::make_unique<ds::TokenAuth>(ds::TokenAuth::fromFile(options.token_file));
-    spdlog::info("access control on: {} bearer tokens from {}", auth->size(), options.token_file);
+  const ds::SecurityOptions& security = options.security;
+  if (!security.token_file.empty()) {
+    auth = std::make_unique<ds::TokenAuth>(ds::TokenAuth::fromFile(security.token_file));
+    spdlog::info("access control on: {} bearer tokens from {}", auth->size(), security.token_file);
   }
   ds::Admission admission(ds::AdmissionBounds{options.inflightStates(), options.principalInflightStates(),
-                                              options.max_streams, options.principalStreams()});
+                                              options.admission.max_streams, options.principalStreams()});
   ds::Metrics metrics(ds::ModelGauges{
       [&registry] { return registry.size(); }, [&registry] { return registry.pinnedCount(); },
       [&store] { return store.usage(); }, [&admission] { return admission.statesInFlight(); }});
-  if (!options.metrics_listen.empty()) {
-    const int metrics_port = metrics.serve(options.metrics_listen);
-    if (!options.metrics_port_file.empty()) writePortFile(options.metrics_port_file, metrics_port);
-    spdlog::info("metrics on {} (port {}) at /metrics", options.metrics_listen, metrics_port);
+  if (!options.metrics.listen.empty()) {
+    const int metrics_port = metrics.serve(
+        options.metrics.listen, ds::MetricsHttp{options.metrics.threads, options.metrics.timeout_ms});
+    if (!options.metrics.port_file.empty()) writePortFile(options.metrics.port_file, metrics_port);
+    spdlog::info("metrics on {} (port {}) at /metrics", options.metrics.listen, metrics_port);
   }
-  if (!options.api.empty())
-    spdlog::warn("--api {} is deprecated and ignored: every RPC is served on gRPC's callback API",
-                 options.api);
-  denoc::BatchPool pool(options.batch_threads);
+  denoc::BatchPool pool(options.compute.batch_threads);
   spdlog::info("large batches split over {} threads", pool.threads());
   // every call's work runs on the compute executor; the watchdog ends streams that wait on their client
   // too long. Both outlive the server (declared before it): calls in flight finish on them while it drains.
   ds::ComputeExecutor executor(
-      ds::ExecutorBounds{options.computeThreads(), options.compute_queue, options.principalQueue()});
-  const ds::StreamTimeouts timeouts{std::chrono::milliseconds(options.idle_stream_timeout_ms),
-                                    std::chrono::milliseconds(options.write_stall_timeout_ms)};
+      ds::ExecutorBounds{options.computeThreads(), options.compute.queue, options.principalQueue()});
+  const ds::StreamTimeouts timeouts{std::chrono::milliseconds(options.streams.idle_timeout_ms),
+                                    std::chrono::milliseconds(options.streams.write_stall_timeout_ms)};
   ds::Watchdog watchdog(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));
   ds::Handlers handlers(registry, limits, admission, &pool);
   const ds::Credentials creds = ds::makeCredentials(options, auth.get());
   ds::ServiceContext context{
-      handlers, executor, admission, watchdog, ds::Identity{auth.get(), options.trusted_front_header},
+      handlers, executor, admission, watchdog, ds::Identity{auth.get(), security.trusted_front_header},
       timeouts, &metrics};
   ds::DynamicsService service(context);
   spdlog::info(
       "{} compute threads (queue {}), streams checked every {} ms{}", executor.threads(),
-      options.compute_queue, watchdog.tick().count(),
+      options.compute.queue, watchdog.tick().count(),
       auth ? (creds.tokens_on_headers ? ", tokens checked on the headers"
                                       : ", tokens checked in the service (plaintext on a reachable address)")
            : "");
@@ -133,21 +133,21 @@ int serve(const ds::ServerOptions& options) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, creds.credentials, &port);
+  builder.AddListeningPort(options.listen.address, creds.credentials, &port);
   grpc::ResourceQuota quota("denocd");
   ds::configureTransport(builder, options, quota);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
-    spdlog::critical("cannot listen on {}", options.listen);
+    spdlog::critical("cannot listen on {}", options.listen.address);
     return 1;
   }
   auto* health = server->GetHealthCheckService();
   health->SetServingStatus(kServiceName, true);
   health->SetServingStatus(true);
-  if (!options.port_file.empty()) writePortFile(options.port_file, port);
-  spdlog::info("denocd listening on {} (port {}, {}), SERVING", options.listen, port, creds.kind);
-  if (options.trusted_front_header)
+  if (!options.listen.port_file.empty()) writePortFile(options.listen.port_file, port);
+  spdlog::info("denocd listening on {} (port {}, {}), SERVING", options.listen.address, port, creds.kind);
+  if (security.trusted_front_header)
     spdlog::info("callers without a token are named by the front's identity headers (x-denoc-client-*)");
 
   // SIGTERM / SIGINT: NOT_SERVING, a grace period for load balancers to notice, then drain calls in flight
@@ -159,11 +159,13 @@ int serve(const ds::ServerOptions& options) {
     int sig = 0;
     sigwait(&set, &sig);
     spdlog::info("{} received: NOT_SERVING, draining in {} ms (deadline {} ms)",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", options.shutdown_grace_ms, options.drain_timeout_ms);
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", options.shutdown.grace_ms,
+                 options.shutdown.drain_timeout_ms);
     health->SetServingStatus(kServiceName, false);
     health->SetServingStatus(false);
-    std::this_thread::sleep_for(std::chrono::milliseconds(options.shutdown_grace_ms));
-    server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(options.drain_timeout_ms));
+    std::this_thread::sleep_for(std::chrono::milliseconds(options.shutdown.grace_ms));
+    server->Shutdown(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(options.shutdown.drain_timeout_ms));
   });
   server->Wait();
   signals.join();
@@ -194,21 +196,19 @@ int main(int argc, char** argv) {
   // At most as many allocator arenas as compute threads (2..8), instead of glibc's 8 per core: with
   // --heap-keep-mb kept per arena, this bounds the freed memory held after a burst
   mallopt(M_ARENA_MAX, static_cast<int>(std::clamp(options.computeThreads(), 2u, 8u)));
-  if (options.heap_keep_mb > 0) {
+  if (options.compute.heap_keep_mb > 0) {
     // A batch of 10^4 7-DOF states is a 1.7 MB request and a 0.6 MB answer. By default glibc maps blocks
     // that large with mmap and unmaps them when freed, so every call faults in fresh zeroed pages (a
     // third of the server's time on such batches); kept in the heap, they are reused. The trim threshold
     // bounds the freed memory an arena keeps.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, static_cast<int>(options.heap_keep_mb) << 20);  // at most 2047 MiB
+    mallopt(M_TRIM_THRESHOLD, static_cast<int>(options.compute.heap_keep_mb) << 20);  // at most 2047 MiB
   }
   auto logger = spdlog::stderr_color_mt("denocd");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [%t] %v");
   spdlog::info("denocd {} starting: {}", DENOC_VERSION_STRING, options.describe());
-  if (!ds::haveUrdf())
-    spdlog::warn("this build's core has no URDF builder: URDF registrations answer UNIMPLEMENTED");
   try {
     return serve(options);
   } catch (const std::exception& e) {

@@ -19,36 +19,36 @@
 namespace denoc::server {
 
 std::string ServerOptions::describe() const {
+  const SecurityOptions& sec = security;
   std::ostringstream os;
-  os << "listen=" << listen << " port_file=" << (port_file.empty() ? "-" : port_file)
-     << " store_dir=" << store_dir << " examples=" << (examples ? "on" : "off") << " preload=[";
-  for (std::size_t i = 0; i < preload.size(); ++i) os << (i ? "," : "") << preload[i];
-  os << "] threads=" << threads << " compute_threads=" << computeThreads()
-     << " compute_queue=" << compute_queue << " batch_threads=" << batch_threads
-     << " heap_keep_mb=" << heap_keep_mb << " max_dof=" << max_dof << " max_states=" << max_states
-     << " max_message_bytes=" << max_message_bytes << " max_models=" << max_models
-     << " workspaces_per_thread=" << workspaces_per_thread << " shutdown_grace_ms=" << shutdown_grace_ms
-     << " drain_timeout_ms=" << drain_timeout_ms << " log_level=" << log_level
-     << " tls=" << (tls() ? (tls_client_ca.empty() ? "on" : "mutual") : "off")
-     << " plaintext=" << (plaintext ? "allowed" : "loopback-only")
-     << " token_file=" << (token_file.empty() ? "-" : token_file)
-     << " trusted_front_header=" << (trusted_front_header ? "on" : "off") << " max_streams=" << max_streams
-     << " max_inflight_states=" << inflightStates() << " keepalive_time_ms=" << keepalive_time_ms
-     << " keepalive_timeout_ms=" << keepalive_timeout_ms
-     << " max_connection_idle_ms=" << max_connection_idle_ms
-     << " max_connection_age_ms=" << max_connection_age_ms
+  os << "listen=" << listen.address << " port_file=" << (listen.port_file.empty() ? "-" : listen.port_file)
+     << " tls=" << (sec.tls() ? (sec.tls_client_ca.empty() ? "on" : "mutual") : "off")
+     << " plaintext=" << (sec.plaintext ? "allowed" : "loopback-only")
+     << " token_file=" << (sec.token_file.empty() ? "-" : sec.token_file)
+     << " trusted_front_header=" << (sec.trusted_front_header ? "on" : "off")
+     << " store_dir=" << models.store_dir << " examples=" << (models.examples ? "on" : "off") << " preload=[";
+  for (std::size_t i = 0; i < models.preload.size(); ++i) os << (i ? "," : "") << models.preload[i];
+  os << "] max_models=" << models.max_models << " max_dof=" << limits.max_dof
+     << " max_states=" << limits.max_states << " max_message_bytes=" << limits.max_message_bytes
+     << " compute_threads=" << computeThreads() << " compute_queue=" << compute.queue
+     << " principal_queue=" << principalQueue() << " batch_threads=" << compute.batch_threads
+     << " heap_keep_mb=" << compute.heap_keep_mb << " max_streams=" << admission.max_streams
+     << " max_inflight_states=" << inflightStates()
      << " principal_inflight_states=" << principalInflightStates()
-     << " principal_streams=" << principalStreams() << " principal_queue=" << principalQueue()
-     << " idle_stream_timeout_ms=" << idle_stream_timeout_ms
-     << " write_stall_timeout_ms=" << write_stall_timeout_ms
-     << " max_concurrent_streams=" << max_concurrent_streams
-     << " memory_quota_mb=" << (memoryQuotaBytes() >> 20)
-     << " metrics_listen=" << (metrics_listen.empty() ? "-" : metrics_listen)
-     << " metrics_public=" << (metrics_public ? "allowed" : "loopback-only")
-     << " metrics_threads=" << metrics_threads << " metrics_timeout_ms=" << metrics_timeout_ms
-     << " grpc_args=[";
-  for (std::size_t i = 0; i < grpc_args.size(); ++i) os << (i ? "," : "") << grpc_args[i];
-  os << "]";
+     << " principal_streams=" << principalStreams() << " idle_stream_timeout_ms=" << streams.idle_timeout_ms
+     << " write_stall_timeout_ms=" << streams.write_stall_timeout_ms
+     << " keepalive_time_ms=" << transport.keepalive_time_ms
+     << " keepalive_timeout_ms=" << transport.keepalive_timeout_ms
+     << " max_connection_idle_ms=" << transport.max_connection_idle_ms
+     << " max_connection_age_ms=" << transport.max_connection_age_ms
+     << " max_concurrent_streams=" << transport.max_concurrent_streams
+     << " memory_quota_mb=" << (memoryQuotaBytes() >> 20) << " grpc_args=[";
+  for (std::size_t i = 0; i < transport.grpc_args.size(); ++i) os << (i ? "," : "") << transport.grpc_args[i];
+  os << "] shutdown_grace_ms=" << shutdown.grace_ms << " drain_timeout_ms=" << shutdown.drain_timeout_ms
+     << " metrics_listen=" << (metrics.listen.empty() ? "-" : metrics.listen)
+     << " metrics_public=" << (metrics.allow_public ? "allowed" : "loopback-only")
+     << " metrics_threads=" << metrics.threads << " metrics_timeout_ms=" << metrics.timeout_ms
+     << " log_level=" << log_level;
   return os.str();
 }
 
@@ -57,151 +57,150 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.set_version_flag("--version", "denocd " DENOC_VERSION_STRING, "print the version and exit");
   app.option_defaults()->multi_option_policy(
       CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
-  app.add_option("--listen", o.listen, "host:port to listen on (port 0: a free port)")
+  // where it listens, and its security
+  app.add_option("--listen", o.listen.address, "host:port to listen on (port 0: a free port), or unix:PATH")
       ->envname("DENOC_LISTEN");
-  app.add_option("--port-file", o.port_file, "write the port listened on to this file")
+  app.add_option("--port-file", o.listen.port_file, "write the port listened on to this file")
       ->envname("DENOC_PORT_FILE");
-  app.add_option("--store-dir", o.store_dir, "model store directory (created if missing)")
+  SecurityOptions& sec = o.security;
+  app.add_option("--tls-cert", sec.tls_cert, "server certificate chain (PEM file); needs --tls-key")
+      ->envname("DENOC_TLS_CERT");
+  app.add_option("--tls-key", sec.tls_key, "server private key (PEM file)")->envname("DENOC_TLS_KEY");
+  app.add_option("--tls-client-ca", sec.tls_client_ca,
+                 "CA certificates (PEM file) that client certificates must chain to: mutual TLS")
+      ->envname("DENOC_TLS_CLIENT_CA");
+  app.add_flag("--plaintext", sec.plaintext, "allow plaintext (no TLS) on a non-loopback address")
+      ->envname("DENOC_PLAINTEXT");
+  app.add_option("--token-file", sec.token_file, "bearer tokens, one per line: TOKEN or NAME TOKEN")
+      ->envname("DENOC_TOKEN_FILE");
+  app.add_flag("--trusted-front-header", sec.trusted_front_header,
+               "trust the identity headers (x-denoc-client-verify, -subject, -addr) set by the front that "
+               "alone reaches the unix socket listened on: they name the caller when it has no token")
+      ->envname("DENOC_TRUSTED_FRONT_HEADER");
+  // the models and the request limits
+  app.add_option("--store-dir", o.models.store_dir, "model store directory (created if missing)")
       ->envname("DENOC_STORE_DIR");
-  app.add_option("--preload", o.preload, "URDF files (FILE or FILE@TIP_LINK) to register and pin at start")
+  app.add_option("--preload", o.models.preload,
+                 "URDF files (FILE or FILE@TIP_LINK) to register and pin at start")
       ->envname("DENOC_PRELOAD")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->delimiter(',');
-  app.add_option("--examples", o.examples, "preload the built-in example models (true/false)")
+  app.add_option("--examples", o.models.examples, "preload the built-in example models (true/false)")
       ->envname("DENOC_EXAMPLES");
-  app.add_option("--threads", o.threads,
-                 "threads of gRPC's synchronous pool, which serves only reflection (the dynamics RPCs run on "
-                 "the compute threads)")
-      ->envname("DENOC_THREADS")
-      ->check(CLI::Range(2, 4096));
-  app.add_option("--compute-threads", o.compute_threads,
+  app.add_option("--max-models", o.models.max_models, "models held in memory (least recently used evicted)")
+      ->envname("DENOC_MAX_MODELS")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
+  app.add_option("--max-dof", o.limits.max_dof, "largest model (joints)")
+      ->envname("DENOC_MAX_DOF")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--max-states", o.limits.max_states, "most states per request")
+      ->envname("DENOC_MAX_STATES")
+      ->check(CLI::Range(1u, 100000000u));
+  app.add_option("--max-message-bytes", o.limits.max_message_bytes, "largest request or response message")
+      ->envname("DENOC_MAX_MESSAGE_BYTES")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{2147483647}));
+  // the compute threads
+  app.add_option("--compute-threads", o.compute.threads,
                  "threads computing the calls' work (0: one per core, at least 2)")
       ->envname("DENOC_COMPUTE_THREADS")
       ->check(CLI::Range(0u, 1024u));
-  app.add_option("--compute-queue", o.compute_queue,
+  app.add_option("--compute-queue", o.compute.queue,
                  "calls waiting for a compute thread; more are refused (RESOURCE_EXHAUSTED)")
       ->envname("DENOC_COMPUTE_QUEUE")
       ->check(CLI::Range(1u, 1000000u));
-  app.add_option("--heap-keep-mb", o.heap_keep_mb,
+  app.add_option("--principal-queue", o.compute.principal_queue,
+                 "calls of one principal waiting for a compute thread (0: half of --compute-queue)")
+      ->envname("DENOC_PRINCIPAL_QUEUE")
+      ->check(CLI::Range(0u, 1000000u));
+  app.add_option("--batch-threads", o.compute.batch_threads,
+                 "threads a large batch is split over, the calling one included (0: one per core; 1: none)")
+      ->envname("DENOC_BATCH_THREADS")
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--heap-keep-mb", o.compute.heap_keep_mb,
                  "MiB of freed memory kept for reuse, so large messages do not map fresh pages each call "
                  "(0: the C library's defaults)")
       ->envname("DENOC_HEAP_KEEP_MB")
       ->check(CLI::Range(0u, 2047u));
-  app.add_option("--batch-threads", o.batch_threads,
-                 "threads a large batch is split over, the calling one included (0: one per core; 1: none)")
-      ->envname("DENOC_BATCH_THREADS")
-      ->check(CLI::Range(0u, 1024u));
-  app.add_option("--api", o.api, "deprecated and ignored: every RPC is served on gRPC's callback API")
-      ->envname("DENOC_API")
-      ->check(CLI::IsMember({"sync", "callback"}));
-  app.add_option("--max-dof", o.max_dof, "largest model (joints)")
-      ->envname("DENOC_MAX_DOF")
-      ->check(CLI::Range(1, 100000));
-  app.add_option("--max-states", o.max_states, "most states per request")
-      ->envname("DENOC_MAX_STATES")
-      ->check(CLI::Range(1u, 100000000u));
-  app.add_option("--max-message-bytes", o.max_message_bytes, "largest request or response message")
-      ->envname("DENOC_MAX_MESSAGE_BYTES")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{2147483647}));
-  app.add_option("--max-models", o.max_models, "models held in memory (least recently used evicted)")
-      ->envname("DENOC_MAX_MODELS")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
-  app.add_option("--workspaces-per-thread", o.workspaces_per_thread,
-                 "deprecated and ignored: the core's batch engine keeps each thread's workspaces")
-      ->envname("DENOC_WORKSPACES_PER_THREAD")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
-  app.add_option("--shutdown-grace-ms", o.shutdown_grace_ms, "on SIGTERM, report NOT_SERVING this long first")
-      ->envname("DENOC_SHUTDOWN_GRACE_MS")
-      ->check(CLI::Range(0, 600000));
-  app.add_option("--drain-timeout-ms", o.drain_timeout_ms, "then let calls in flight finish this long")
-      ->envname("DENOC_DRAIN_TIMEOUT_MS")
-      ->check(CLI::Range(0, 600000));
-  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
-      ->envname("DENOC_LOG_LEVEL")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
-  app.add_option("--tls-cert", o.tls_cert, "server certificate chain (PEM file); needs --tls-key")
-      ->envname("DENOC_TLS_CERT");
-  app.add_option("--tls-key", o.tls_key, "server private key (PEM file)")->envname("DENOC_TLS_KEY");
-  app.add_option("--tls-client-ca", o.tls_client_ca,
-                 "CA certificates (PEM file) that client certificates must chain to: mutual TLS")
-      ->envname("DENOC_TLS_CLIENT_CA");
-  app.add_flag("--plaintext", o.plaintext, "allow plaintext (no TLS) on a non-loopback address")
-      ->envname("DENOC_PLAINTEXT");
-  app.add_option("--token-file", o.token_file, "bearer tokens, one per line: TOKEN or NAME TOKEN")
-      ->envname("DENOC_TOKEN_FILE");
-  app.add_flag("--trusted-front-header", o.trusted_front_header,
-               "trust the identity headers (x-denoc-client-verify, -subject, -addr) set by the front that "
-               "alone reaches the unix socket listened on: they name the caller when it has no token")
-      ->envname("DENOC_TRUSTED_FRONT_HEADER");
-  app.add_option("--max-streams", o.max_streams, "concurrent Simulate and Stream calls")
+  // admission
+  app.add_option("--max-streams", o.admission.max_streams, "concurrent Simulate and Stream calls")
       ->envname("DENOC_MAX_STREAMS")
       ->check(CLI::Range(1u, 1000000u));
-  app.add_option("--max-inflight-states", o.max_inflight_states,
+  app.add_option("--max-inflight-states", o.admission.max_inflight_states,
                  "states being computed at once over all unary calls (0: 8 x --max-states)")
       ->envname("DENOC_MAX_INFLIGHT_STATES")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
-  app.add_option("--keepalive-time-ms", o.keepalive_time_ms, "ping a connection idle this long")
-      ->envname("DENOC_KEEPALIVE_TIME_MS")
-      ->check(CLI::Range(1000, 86400000));
-  app.add_option("--keepalive-timeout-ms", o.keepalive_timeout_ms, "close it when the ping is not answered")
-      ->envname("DENOC_KEEPALIVE_TIMEOUT_MS")
-      ->check(CLI::Range(100, 3600000));
-  app.add_option("--max-connection-idle-ms", o.max_connection_idle_ms,
-                 "close connections without calls this long (0: never)")
-      ->envname("DENOC_MAX_CONNECTION_IDLE_MS")
-      ->check(CLI::Range(0, 2147483647));
-  app.add_option("--max-connection-age-ms", o.max_connection_age_ms,
-                 "ask clients to reconnect after this long, so load spreads over new replicas (0: never)")
-      ->envname("DENOC_MAX_CONNECTION_AGE_MS")
-      ->check(CLI::Range(0, 2147483647));
-  app.add_option("--grpc-arg", o.grpc_args,
-                 "a gRPC channel argument with an integer value, NAME=VALUE (repeatable; e.g. "
-                 "grpc.http2.max_frame_size=1048576)")
-      ->envname("DENOC_GRPC_ARGS")
-      ->delimiter(',');
-  app.add_option("--principal-inflight-states", o.principal_inflight_states,
+  app.add_option("--principal-inflight-states", o.admission.principal_inflight_states,
                  "states one principal may have in flight (0: half of --max-inflight-states, at least "
                  "--max-states)")
       ->envname("DENOC_PRINCIPAL_INFLIGHT_STATES")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
-  app.add_option("--principal-streams", o.principal_streams,
+  app.add_option("--principal-streams", o.admission.principal_streams,
                  "Simulate and Stream calls one principal may have open (0: half of --max-streams)")
       ->envname("DENOC_PRINCIPAL_STREAMS")
       ->check(CLI::Range(0u, 1000000u));
-  app.add_option("--principal-queue", o.principal_queue,
-                 "calls of one principal waiting for a compute thread (0: half of --compute-queue)")
-      ->envname("DENOC_PRINCIPAL_QUEUE")
-      ->check(CLI::Range(0u, 1000000u));
-  app.add_option("--idle-stream-timeout-ms", o.idle_stream_timeout_ms,
+  // streams
+  app.add_option("--idle-stream-timeout-ms", o.streams.idle_timeout_ms,
                  "close a Stream call whose client sends no message this long")
       ->envname("DENOC_IDLE_STREAM_TIMEOUT_MS")
       ->check(CLI::Range(10, 86400000));
-  app.add_option("--write-stall-timeout-ms", o.write_stall_timeout_ms,
+  app.add_option("--write-stall-timeout-ms", o.streams.write_stall_timeout_ms,
                  "cancel a Simulate or Stream call whose client reads nothing this long")
       ->envname("DENOC_WRITE_STALL_TIMEOUT_MS")
       ->check(CLI::Range(10, 86400000));
-  app.add_option("--max-concurrent-streams", o.max_concurrent_streams,
+  // the transport
+  TransportOptions& t = o.transport;
+  app.add_option("--keepalive-time-ms", t.keepalive_time_ms, "ping a connection idle this long")
+      ->envname("DENOC_KEEPALIVE_TIME_MS")
+      ->check(CLI::Range(1000, 86400000));
+  app.add_option("--keepalive-timeout-ms", t.keepalive_timeout_ms, "close it when the ping is not answered")
+      ->envname("DENOC_KEEPALIVE_TIMEOUT_MS")
+      ->check(CLI::Range(100, 3600000));
+  app.add_option("--max-connection-idle-ms", t.max_connection_idle_ms,
+                 "close connections without calls this long (0: never)")
+      ->envname("DENOC_MAX_CONNECTION_IDLE_MS")
+      ->check(CLI::Range(0, 2147483647));
+  app.add_option("--max-connection-age-ms", t.max_connection_age_ms,
+                 "ask clients to reconnect after this long, so load spreads over new replicas (0: never)")
+      ->envname("DENOC_MAX_CONNECTION_AGE_MS")
+      ->check(CLI::Range(0, 2147483647));
+  app.add_option("--max-concurrent-streams", t.max_concurrent_streams,
                  "HTTP/2 streams (calls) one connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS)")
       ->envname("DENOC_MAX_CONCURRENT_STREAMS")
       ->check(CLI::Range(1u, 1000000u));
-  app.add_option("--memory-quota-mb", o.memory_quota_mb,
+  app.add_option("--memory-quota-mb", t.memory_quota_mb,
                  "MiB gRPC may use for connections and calls (0: 4 x --max-message-bytes, at least 64)")
       ->envname("DENOC_MEMORY_QUOTA_MB")
       ->check(CLI::Range(0u, 1048576u));
-  app.add_option("--metrics-listen", o.metrics_listen, "host:port serving Prometheus metrics at /metrics")
+  app.add_option("--grpc-arg", t.grpc_args,
+                 "a gRPC channel argument with an integer value, NAME=VALUE (repeatable; e.g. "
+                 "grpc.http2.max_frame_size=1048576)")
+      ->envname("DENOC_GRPC_ARGS")
+      ->delimiter(',');
+  // shutdown, metrics, logs
+  app.add_option("--shutdown-grace-ms", o.shutdown.grace_ms, "on SIGTERM, report NOT_SERVING this long first")
+      ->envname("DENOC_SHUTDOWN_GRACE_MS")
+      ->check(CLI::Range(0, 600000));
+  app.add_option("--drain-timeout-ms", o.shutdown.drain_timeout_ms,
+                 "then let calls in flight finish this long")
+      ->envname("DENOC_DRAIN_TIMEOUT_MS")
+      ->check(CLI::Range(0, 600000));
+  app.add_option("--metrics-listen", o.metrics.listen, "host:port serving Prometheus metrics at /metrics")
       ->envname("DENOC_METRICS_LISTEN");
-  app.add_option("--metrics-port-file", o.metrics_port_file, "write the metrics port to this file")
+  app.add_option("--metrics-port-file", o.metrics.port_file, "write the metrics port to this file")
       ->envname("DENOC_METRICS_PORT_FILE");
-  app.add_flag("--metrics-public", o.metrics_public,
+  app.add_flag("--metrics-public", o.metrics.allow_public,
                "allow /metrics, which has no authentication, on an address other hosts can reach")
       ->envname("DENOC_METRICS_PUBLIC");
-  app.add_option("--metrics-threads", o.metrics_threads,
+  app.add_option("--metrics-threads", o.metrics.threads,
                  "HTTP worker threads of /metrics (a stalled client holds one until the timeout)")
       ->envname("DENOC_METRICS_THREADS")
       ->check(CLI::Range(1u, 64u));
-  app.add_option("--metrics-timeout-ms", o.metrics_timeout_ms, "read and write timeout of a /metrics request")
+  app.add_option("--metrics-timeout-ms", o.metrics.timeout_ms, "read and write timeout of a /metrics request")
       ->envname("DENOC_METRICS_TIMEOUT_MS")
       ->check(CLI::Range(100, 600000));
+  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
+      ->envname("DENOC_LOG_LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -256,7 +255,7 @@ bool resolvesToLoopbackOnly(const std::string& name) {
 }  // namespace
 
 unsigned ServerOptions::computeThreads() const {
-  if (compute_threads) return compute_threads;
+  if (compute.threads) return compute.threads;
   return std::max(2u, ::denoc::usableCores());
 }
 
@@ -295,53 +294,55 @@ bool parseGrpcArg(const std::string& arg, std::string& name, int& value) {
 }
 
 std::string checkOptions(const ServerOptions& o) {
-  if (o.tls_cert.empty() != o.tls_key.empty())
+  const SecurityOptions& sec = o.security;
+  const std::string& listen = o.listen.address;
+  if (sec.tls_cert.empty() != sec.tls_key.empty())
     return "--tls-cert and --tls-key (DENOC_TLS_CERT, DENOC_TLS_KEY) must be given together";
-  if (!o.tls_client_ca.empty() && !o.tls())
+  if (!sec.tls_client_ca.empty() && !sec.tls())
     return "--tls-client-ca (DENOC_TLS_CLIENT_CA) needs TLS: give --tls-cert and --tls-key too";
-  if (!o.tls() && !o.plaintext && !isLoopbackAddress(o.listen)) {
-    return "refusing plaintext on " + o.listen +
+  if (!sec.tls() && !sec.plaintext && !isLoopbackAddress(listen)) {
+    return "refusing plaintext on " + listen +
            ", which other hosts can reach: give --tls-cert and --tls-key, or --plaintext "
            "(DENOC_PLAINTEXT=true) to allow it explicitly";
   }
-  if (o.trusted_front_header && o.listen.rfind("unix:", 0) != 0) {
-    return "refusing --trusted-front-header (DENOC_TRUSTED_FRONT_HEADER) on " + o.listen +
+  if (sec.trusted_front_header && listen.rfind("unix:", 0) != 0) {
+    return "refusing --trusted-front-header (DENOC_TRUSTED_FRONT_HEADER) on " + listen +
            ": any client reaching it could name itself; listen on a unix socket (unix:PATH) that only the "
            "front can reach";
   }
-  if (o.inflightStates() < o.max_states) {
-    return "--max-inflight-states (" + std::to_string(o.max_inflight_states) + ") is below --max-states (" +
-           std::to_string(o.max_states) +
-           "): a request of max_states states could "
-           "never run";
+  const AdmissionOptions& a = o.admission;
+  const std::uint32_t max_states = o.limits.max_states;
+  if (o.inflightStates() < max_states) {
+    return "--max-inflight-states (" + std::to_string(a.max_inflight_states) + ") is below --max-states (" +
+           std::to_string(max_states) + "): a request of max_states states could never run";
   }
-  if (o.principal_inflight_states != 0 &&
-      (o.principal_inflight_states < o.max_states || o.principal_inflight_states > o.inflightStates())) {
-    return "--principal-inflight-states (" + std::to_string(o.principal_inflight_states) +
-           ") must lie between --max-states (" + std::to_string(o.max_states) +
+  if (a.principal_inflight_states != 0 &&
+      (a.principal_inflight_states < max_states || a.principal_inflight_states > o.inflightStates())) {
+    return "--principal-inflight-states (" + std::to_string(a.principal_inflight_states) +
+           ") must lie between --max-states (" + std::to_string(max_states) +
            ") and --max-inflight-states (" + std::to_string(o.inflightStates()) + ")";
   }
-  if (o.principal_streams > o.max_streams) {
-    return "--principal-streams (" + std::to_string(o.principal_streams) + ") is above --max-streams (" +
-           std::to_string(o.max_streams) + ")";
+  if (a.principal_streams > a.max_streams) {
+    return "--principal-streams (" + std::to_string(a.principal_streams) + ") is above --max-streams (" +
+           std::to_string(a.max_streams) + ")";
   }
-  if (o.principal_queue > o.compute_queue) {
-    return "--principal-queue (" + std::to_string(o.principal_queue) + ") is above --compute-queue (" +
-           std::to_string(o.compute_queue) + ")";
+  if (o.compute.principal_queue > o.compute.queue) {
+    return "--principal-queue (" + std::to_string(o.compute.principal_queue) +
+           ") is above --compute-queue (" + std::to_string(o.compute.queue) + ")";
   }
-  if (o.memoryQuotaBytes() < 2 * o.max_message_bytes) {
-    return "--memory-quota-mb (" + std::to_string(o.memory_quota_mb) +
+  if (o.memoryQuotaBytes() < 2 * o.limits.max_message_bytes) {
+    return "--memory-quota-mb (" + std::to_string(o.transport.memory_quota_mb) +
            ") leaves no room for two messages of --max-message-bytes (" +
-           std::to_string(o.max_message_bytes) + ")";
+           std::to_string(o.limits.max_message_bytes) + ")";
   }
-  if (!o.metrics_port_file.empty() && o.metrics_listen.empty())
+  if (!o.metrics.port_file.empty() && o.metrics.listen.empty())
     return "--metrics-port-file needs --metrics-listen";
-  if (!o.metrics_listen.empty() && !o.metrics_public && !isLoopbackAddress(o.metrics_listen)) {
-    return "refusing to serve /metrics, which has no authentication, on " + o.metrics_listen +
+  if (!o.metrics.listen.empty() && !o.metrics.allow_public && !isLoopbackAddress(o.metrics.listen)) {
+    return "refusing to serve /metrics, which has no authentication, on " + o.metrics.listen +
            ", which other hosts can reach: bind it to a loopback address, or give --metrics-public "
            "(DENOC_METRICS_PUBLIC=true) to allow it explicitly";
   }
-  for (const std::string& arg : o.grpc_args) {
+  for (const std::string& arg : o.transport.grpc_args) {
     std::string name;
     int value = 0;
     if (!parseGrpcArg(arg, name, value))

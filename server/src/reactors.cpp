@@ -15,22 +15,55 @@ std::chrono::steady_clock::time_point steadyDeadline(std::chrono::system_clock::
   const auto now = std::chrono::system_clock::now();
   // no deadline (gRPC's infinite future), or one too far to matter
   if (deadline >= now + std::chrono::hours(24 * 365)) return std::chrono::steady_clock::time_point::max();
-  return std::chrono::steady_clock::now() + (deadline - now);
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - now);
+}
+
+namespace {
+
+bool nearDeadline(std::chrono::steady_clock::time_point deadline) {
+  return deadline != std::chrono::steady_clock::time_point::max() &&
+         std::chrono::steady_clock::now() + kDeadlineSlack >= deadline;
+}
+
+}  // namespace
+
+StopCondition callStop(std::function<bool()> cancelled, std::chrono::steady_clock::time_point deadline) {
+  return StopCondition(
+      [cancelled = std::move(cancelled), deadline] { return cancelled() && !nearDeadline(deadline); },
+      deadline);
+}
+
+StopReason endReason(std::chrono::steady_clock::time_point deadline) {
+  return nearDeadline(deadline) ? StopReason::Deadline : StopReason::Cancelled;
+}
+
+grpc::Status unfinished(StopReason reason, const std::string& client, const std::string& when) {
+  std::string what = reason == StopReason::Deadline ? "the call's deadline passed" : client;
+  if (!when.empty()) what += " " + when;
+  return toStatus(std::make_exception_ptr(Stopped(reason, 0, what)));
 }
 
 StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc)
-    : s_(s), ctx_(ctx), log_(s.metrics, rpc), since_(Clock::now()) {}
+    : s_(s),
+      ctx_(ctx),
+      deadline_(steadyDeadline(ctx->deadline())),
+      log_(s.metrics, rpc),
+      since_(Clock::now()),
+      stop_(callStop([this] { return cancelled_.load(std::memory_order_relaxed); }, deadline_)) {}
 
-bool StreamCall::admit() {
+bool StreamCall::admitted() {
   try {
     caller_.principal = identify(*ctx_, s_.identity);
     caller_.authenticated = s_.identity.auth != nullptr;
     ticket_ = s_.admission.admitStream(caller_.principal);
-    return true;
   } catch (...) {
-    status_ = toStatus(std::current_exception());
+    finishLocked(toStatus(std::current_exception()));
     return false;
   }
+  s_.watchdog.add(this);
+  watched_ = true;
+  return true;
 }
 
 void StreamCall::ending(const grpc::Status& status, std::uint64_t states) {
@@ -38,10 +71,9 @@ void StreamCall::ending(const grpc::Status& status, std::uint64_t states) {
   state_ = State::Finished;
   ticket_.reset();
   const bool cancelled = cancelled_.load() || ctx_->IsCancelled();
-  log_.end(
-      *ctx_,
-      cancelled && status.ok() ? grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled") : status,
-      states, caller_.principal);
+  log_.end(*ctx_,
+           cancelled && status.ok() ? unfinished(endReason(deadline_), "the call was cancelled", "") : status,
+           states, caller_.principal);
 }
 
 void StreamCall::close() {
@@ -52,24 +84,47 @@ void StreamCall::close() {
   if (watched_) s_.watchdog.remove(this);
 }
 
+void StreamCall::stepped(const grpc::Status& status) {
+  std::lock_guard lock(mutex_);
+  if (state_ == State::Finished) return;
+  if (!status.ok()) {
+    finishLocked(status);  // for a Stream: a bad message ends it; the answers before it were sent
+    return;
+  }
+  state_ = State::Writing;
+  since_ = Clock::now();
+  startWrite();
+}
+
+bool StreamCall::written(bool ok) {
+  if (state_ == State::Finished) return false;
+  if (state_ == State::Stalled) {
+    finishLocked(stallStatus());
+  } else if (!ok) {
+    finishLocked(unfinished(endReason(deadline_), "the client went away", progress()));
+  }
+  return state_ != State::Finished;
+}
+
+void StreamCall::checkStall(Clock::time_point now) {
+  if (state_ != State::Writing || now - since_ < s_.timeouts.write_stall) return;
+  state_ = State::Stalled;
+  ctx_->TryCancel();
+}
+
 grpc::Status StreamCall::stallStatus() const {
-  return {grpc::StatusCode::CANCELLED, "the client read nothing for " + millis(s_.timeouts.write_stall) +
-                                           ": the call was cancelled (--write-stall-timeout-ms, "
-                                           "DENOC_WRITE_STALL_TIMEOUT_MS)"};
+  return toStatus(ErrorCode::Cancelled, "the client read nothing for " + millis(s_.timeouts.write_stall) +
+                                            ": the call was cancelled (--write-stall-timeout-ms, "
+                                            "DENOC_WRITE_STALL_TIMEOUT_MS)");
 }
 
 // ------------------------------------------------------------------------------------------------ Simulate
 
 SimulateReactor::SimulateReactor(ServiceContext& s, grpc::CallbackServerContext* ctx,
                                  const grpc::ByteBuffer* request)
-    : StreamCall(s, ctx, Rpc::Simulate), request_(request), deadline_(steadyDeadline(ctx->deadline())) {
+    : StreamReactorOf(s, ctx, Rpc::Simulate), request_(request) {
   std::lock_guard lock(mutex_);
-  if (!admit()) {
-    finishLocked(status_);
-    return;
-  }
-  s_.watchdog.add(this);
-  watched_ = true;
+  if (!admitted()) return;
   state_ = State::Computing;
   s_.executor.submitStep(caller_.principal, [this] { step(); });
 }
@@ -80,37 +135,26 @@ void SimulateReactor::step() {
     if (!run_) {
       v1::SimulateRequest req;
       parseRequest(*request_, req);
-      run_ = std::make_unique<SimulationRun>(s_.handlers.registry(), s_.handlers.limits(), req, [this] {
-        return !cancelled_.load(std::memory_order_relaxed) && Clock::now() < deadline_;
-      });
+      run_ = std::make_unique<SimulationRun>(s_.handlers.registry(), s_.handlers.limits(), req, stop_);
     }
     run_->next(message_);
     serializeAnswer(message_, out_);
+    last_ = message_.last();
   } catch (...) {
     status = toStatus(std::current_exception());
   }
-  std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (!status.ok()) {
-    finishLocked(status);
-    return;
-  }
-  last_ = message_.last();
-  state_ = State::Writing;
-  since_ = Clock::now();
-  StartWrite(&out_);
+  stepped(status);
+}
+
+std::string SimulateReactor::progress() const {
+  return "during the simulation (after " + std::to_string(run_ ? run_->samples() : 0) + " samples, " +
+         std::to_string(run_ ? run_->steps() : 0) + " steps)";
 }
 
 void SimulateReactor::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (state_ == State::Stalled) {
-    finishLocked(stallStatus());
-  } else if (!ok) {
-    finishLocked({grpc::StatusCode::CANCELLED, "the client went away during the simulation (after " +
-                                                   std::to_string(run_ ? run_->samples() : 0) + " samples, " +
-                                                   std::to_string(run_ ? run_->steps() : 0) + " steps)"});
-  } else if (last_) {
+  if (!written(ok)) return;
+  if (last_) {
     finishLocked(grpc::Status::OK);
   } else {
     state_ = State::Computing;
@@ -118,19 +162,9 @@ void SimulateReactor::OnWriteDone(bool ok) {
   }
 }
 
-void SimulateReactor::OnCancel() { cancelled_.store(true); }
-
-void SimulateReactor::OnDone() {
-  close();
-  unref();
-}
-
 void SimulateReactor::check(Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (done_ || state_ != State::Writing || now - since_ < s_.timeouts.write_stall) return;
-  // the client takes nothing: cancel the call (its pending write then fails, and OnWriteDone finishes it)
-  state_ = State::Stalled;
-  ctx_->TryCancel();
+  if (!done_) checkStall(now);
 }
 
 void SimulateReactor::finishLocked(const grpc::Status& status) {
@@ -141,14 +175,9 @@ void SimulateReactor::finishLocked(const grpc::Status& status) {
 // -------------------------------------------------------------------------------------------------- Stream
 
 StreamReactor::StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx)
-    : StreamCall(s, ctx, Rpc::Stream), session_(s.handlers.registry()) {
+    : StreamReactorOf(s, ctx, Rpc::Stream), session_(s.handlers.registry()) {
   std::lock_guard lock(mutex_);
-  if (!admit()) {
-    finishLocked(status_);
-    return;
-  }
-  s_.watchdog.add(this);
-  watched_ = true;
+  if (!admitted()) return;
   state_ = State::Reading;
   since_ = Clock::now();
   StartRead(&in_);
@@ -159,9 +188,7 @@ void StreamReactor::OnReadDone(bool ok) {
   if (state_ == State::Finished) return;  // ended by the watchdog: the read pending then fails
   if (!ok) {
     // the client closed its side, every message answered; or it went away
-    finishLocked(ctx_->IsCancelled() ? grpc::Status(grpc::StatusCode::CANCELLED,
-                                                    "the client went away after " +
-                                                        std::to_string(session_.messages()) + " messages")
+    finishLocked(ctx_->IsCancelled() ? unfinished(endReason(deadline_), "the client went away", progress())
                                      : grpc::Status::OK);
     return;
   }
@@ -175,43 +202,25 @@ void StreamReactor::step() {
   try {
     parseRequest(in_, request_);
     in_.Clear();
-    session_.answer(request_, answer_);
+    session_.answer(request_, answer_, stop_);
     serializeAnswer(answer_, out_);
   } catch (...) {
     const grpc::Status raw = toStatus(std::current_exception());
     status = grpc::Status(raw.error_code(), "message " + std::to_string(index) + ": " + raw.error_message());
   }
-  std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (!status.ok()) {
-    finishLocked(status);  // a bad message ends the stream; the answers before it were sent
-    return;
-  }
-  state_ = State::Writing;
-  since_ = Clock::now();
-  StartWrite(&out_);
+  stepped(status);
+}
+
+std::string StreamReactor::progress() const {
+  return "after " + std::to_string(session_.messages()) + " messages";
 }
 
 void StreamReactor::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
-  if (state_ == State::Finished) return;
-  if (state_ == State::Stalled) {
-    finishLocked(stallStatus());
-  } else if (!ok) {
-    finishLocked({grpc::StatusCode::CANCELLED,
-                  "the client went away after " + std::to_string(session_.messages()) + " messages"});
-  } else {
-    state_ = State::Reading;
-    since_ = Clock::now();
-    StartRead(&in_);
-  }
-}
-
-void StreamReactor::OnCancel() { cancelled_.store(true); }
-
-void StreamReactor::OnDone() {
-  close();
-  unref();
+  if (!written(ok)) return;
+  state_ = State::Reading;
+  since_ = Clock::now();
+  StartRead(&in_);
 }
 
 void StreamReactor::check(Clock::time_point now) {
@@ -219,13 +228,13 @@ void StreamReactor::check(Clock::time_point now) {
   if (done_) return;
   if (state_ == State::Reading && now - since_ >= s_.timeouts.idle) {
     // no message for the idle time: end the call with its reason (the pending read then fails)
-    finishLocked(
-        {grpc::StatusCode::DEADLINE_EXCEEDED,
-         "no message for " + millis(s_.timeouts.idle) + " after " + std::to_string(session_.messages()) +
-             " messages: the stream was closed (--idle-stream-timeout-ms, DENOC_IDLE_STREAM_TIMEOUT_MS)"});
-  } else if (state_ == State::Writing && now - since_ >= s_.timeouts.write_stall) {
-    state_ = State::Stalled;
-    ctx_->TryCancel();
+    finishLocked(toStatus(ErrorCode::DeadlineExceeded,
+                          "no message for " + millis(s_.timeouts.idle) + " after " +
+                              std::to_string(session_.messages()) +
+                              " messages: the stream was closed (--idle-stream-timeout-ms, "
+                              "DENOC_IDLE_STREAM_TIMEOUT_MS)"));
+  } else {
+    checkStall(now);
   }
 }
 

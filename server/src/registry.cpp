@@ -7,6 +7,7 @@
 
 #include "errors.hpp"
 #include "log.hpp"
+#include "store_record.hpp"
 
 namespace denoc::server {
 
@@ -93,15 +94,18 @@ StoreEntry Registry::readStore(const std::string& id) const {
   return store_.read(id, ModelStore::recordBound(limits_));
 }
 
-Registry::Judged Registry::judge(const std::string& id, const std::string& bytes) const {
+Registry::Judged Registry::judge(const std::string& id, const std::string& bytes,
+                                 const StopCondition* stop) const {
   Judged j;
-  v1::RegisterModelRequest request;
-  if (!request.ParseFromString(bytes)) {
+  std::optional<StoreRecord> record = readRecord(bytes);
+  if (!record) {
     j.problem = "does not parse as a RegisterModelRequest";
     return j;
   }
   try {
-    j.built = buildFromRequest(request, limits_);
+    j.built = buildFromRequest(record->request, limits_, stop);
+  } catch (const Stopped&) {
+    throw;  // the caller's stop: no verdict on the record
   } catch (const std::exception& e) {
     j.problem = std::string("does not build: ") + e.what();
     return j;
@@ -111,11 +115,11 @@ Registry::Judged Registry::judge(const std::string& id, const std::string& bytes
     j.built.reset();
     return j;
   }
-  j.owner = recordOwner(request);
+  j.owner = std::move(record->owner);
   return j;
 }
 
-std::shared_ptr<const Entry> Registry::find(const std::string& id) {
+std::shared_ptr<const Entry> Registry::find(const std::string& id, const StopCondition* stop) {
   {
     std::shared_lock lock(mutex_);
     if (auto it = entries_.find(id); it != entries_.end()) {
@@ -123,10 +127,11 @@ std::shared_ptr<const Entry> Registry::find(const std::string& id) {
       return it->second;
     }
   }
-  return fromStore(id, true);
+  return fromStore(id, true, stop);
 }
 
-std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cache) {
+std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cache,
+                                                 const StopCondition* stop) {
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     // read and build outside every lock
     const StoreEntry found = readStore(id);
@@ -135,7 +140,7 @@ std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cac
       store_.reportBad(id, found.stamp, found.reason);
       return nullptr;
     }
-    Judged judged = judge(id, found.bytes);
+    Judged judged = judge(id, found.bytes, stop);
     if (!judged.problem.empty()) {
       store_.reportBad(id, found.stamp, judged.problem);
       return nullptr;
@@ -192,7 +197,8 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::publish(std::shared_ptr<
 }
 
 std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, const std::string* record,
-                                                            bool pinned, const std::string& owner) {
+                                                            bool pinned, const std::string& owner,
+                                                            const StopCondition* stop) {
   std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned, owner);
   const std::string id = fresh->id;
   if (!record) {
@@ -209,7 +215,7 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
       if (found.bytes == *record) {
         good = true;  // this very registration, stored before
       } else {
-        Judged judged = judge(id, found.bytes);
+        Judged judged = judge(id, found.bytes, stop);
         good = judged.problem.empty();
         if (good) stored_owner = std::move(judged.owner);
         problem = std::move(judged.problem);
@@ -239,17 +245,12 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
 
 void Registry::remove(const std::string& id, const std::string* caller) {
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    // the record's owner, read without building its model
     const StoreEntry found = readStore(id);
-    bool good = false;
-    std::string stored_owner;
+    std::optional<StoreRecord> record;
     if (found.state == StoreEntry::State::Regular) {
-      Judged judged = judge(id, found.bytes);
-      good = judged.problem.empty();
-      if (good) {
-        stored_owner = std::move(judged.owner);
-      } else {
-        store_.reportBad(id, found.stamp, judged.problem);
-      }
+      record = readRecord(found.bytes);
+      if (!record) store_.reportBad(id, found.stamp, "does not parse as a RegisterModelRequest");
     } else if (found.state == StoreEntry::State::Bad) {
       store_.reportBad(id, found.stamp, found.reason);
     }
@@ -264,9 +265,9 @@ void Registry::remove(const std::string& id, const std::string* caller) {
       fail(ErrorCode::FailedPrecondition,
            "model " + id + " is a built-in (pinned) model and cannot be deleted");
     }
-    if (!cached && !good) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
-    requireOwner(id, good ? stored_owner : cached->owner, caller);
-    if (good) store_.remove(id);  // first: a store that cannot remove it leaves the model registered
+    if (!cached && !record) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
+    requireOwner(id, record ? record->owner : cached->owner, caller);
+    if (record) store_.remove(id);  // first: a store that cannot remove it leaves the model registered
     if (cached) {
       std::unique_lock lock(mutex_);
       entries_.erase(id);
@@ -276,27 +277,8 @@ void Registry::remove(const std::string& id, const std::string* caller) {
   keepsChanging(id);
 }
 
-std::vector<v1::ModelInfo> Registry::list() {
-  std::vector<v1::ModelInfo> out;
-  std::vector<std::string> cached;
-  {
-    std::shared_lock lock(mutex_);
-    for (const auto& [id, e] : entries_) {
-      out.push_back(e->info);
-      cached.push_back(id);
-    }
-  }
-  std::sort(cached.begin(), cached.end());
-  for (const std::string& id : store_.ids()) {
-    if (std::binary_search(cached.begin(), cached.end(), id)) continue;
-    if (auto e = fromStore(id, false)) out.push_back(e->info);
-  }
-  std::sort(out.begin(), out.end(),
-            [](const v1::ModelInfo& a, const v1::ModelInfo& b) { return a.model_id() < b.model_id(); });
-  return out;
-}
-
-void Registry::list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take) {
+void Registry::list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take,
+                    const StopCondition* stop) {
   std::vector<std::shared_ptr<const Entry>> cached;
   {
     std::shared_lock lock(mutex_);
@@ -315,7 +297,7 @@ void Registry::list(const std::string& after, const std::function<bool(const v1:
       if (!take((*c)->info)) return;
       ++c;
     } else {
-      const std::shared_ptr<const Entry> e = fromStore(*s, false);
+      const std::shared_ptr<const Entry> e = fromStore(*s, false, stop);
       ++s;
       if (e && !take(e->info)) return;
     }
@@ -336,7 +318,7 @@ std::size_t Registry::loadStore() {
       std::shared_lock lock(mutex_);
       if (entries_.count(id)) continue;
     }
-    if (fromStore(id, true)) ++loaded;
+    if (fromStore(id, true, nullptr)) ++loaded;
   }
   return loaded;
 }

@@ -5,7 +5,9 @@
 // ever cached but not stored, or stored but deleted. Models and store records are built and judged outside
 // every lock; what was judged is checked to be still in place (its file stamp) once the lock is held. The
 // cache is bounded: when full, the least recently used model that is not pinned is evicted (it stays in the
-// store and is loaded again on the next miss).
+// store and is loaded again on the next miss). Building a model from a store record (a cache miss, a listing,
+// a registration that finds another record in place) polls the caller's stop condition; a deletion reads
+// the record's owner without building it.
 #pragma once
 
 #include <atomic>
@@ -19,9 +21,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "denoc/stop.hpp"
 #include "denoc/v1/dynamics.pb.h"
 #include "limits.hpp"
-#include "model_source.hpp"
+#include "registration.hpp"
 #include "store.hpp"
 
 namespace denoc::server {
@@ -41,7 +44,8 @@ class Registry {
   Registry(const ModelStore& store, std::size_t max_models, Limits limits);
 
   /// The model for id: from the cache, else loaded from the store (and cached). Null when neither has it.
-  std::shared_ptr<const Entry> find(const std::string& id);
+  /// Building a stored model polls `stop` (may be null); a stop throws Stopped and judges nothing.
+  std::shared_ptr<const Entry> find(const std::string& id, const StopCondition* stop = nullptr);
 
   /// Caches a built model (pinned: never evicted, cannot be deleted). With a store record (storeRecord()),
   /// first makes sure that a good record of the id is on disk: the entry already there is kept when it holds
@@ -52,23 +56,24 @@ class Registry {
   /// of several registrations racing, also on replicas sharing the store); without a record, whether the
   /// model was new to the cache. Throws RequestError: Unavailable when the store cannot be written,
   /// ResourceExhausted when the cache is full of pinned models.
+  /// Judging another record in place builds its model, polling `stop` (may be null).
   std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* record, bool pinned,
-                                                    const std::string& owner = {});
+                                                    const std::string& owner = {},
+                                                    const StopCondition* stop = nullptr);
 
-  /// Removes id from the store and the cache. NOT_FOUND unless the cache or a good store record has it (a
-  /// bad store entry is not a model, and is left for a registration to replace), FAILED_PRECONDITION if
-  /// pinned. With a caller (access control on), PERMISSION_DENIED unless the caller owns the model (a model
-  /// stored without an owner, registered while access control was off, may be deleted by any caller).
+  /// Removes id from the store and the cache. The owner is read from the store record (readRecord), without
+  /// building the model. NOT_FOUND unless the cache has it or the store has a record of it (a store entry
+  /// that is not a regular file or does not parse as a record is not a model, and is left for a registration
+  /// to replace), FAILED_PRECONDITION if pinned. With a caller (access control on), PERMISSION_DENIED unless
+  /// the caller owns the model (a model stored without an owner, registered while access control was off,
+  /// may be deleted by any caller).
   void remove(const std::string& id, const std::string* caller = nullptr);
 
-  /// Every model in the cache and in the store (store-only ones are built for their description but not
-  /// cached), sorted by id.
-  std::vector<v1::ModelInfo> list();
-
   /// The models with ids after `after` (every model when empty), cached or stored, in id order, handed to
-  /// `take` one at a time until it returns false; store-only models are built for their description but not
-  /// cached, and only as far as the listing goes (a page).
-  void list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take);
+  /// `take` one at a time until it returns false; store-only models are built for their description (polling
+  /// `stop`, may be null) but not cached, and only as far as the listing goes (a page).
+  void list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take,
+            const StopCondition* stop = nullptr);
 
   /// At start: removes temporary files left by crashes (ModelStore::removeStaleTemporaries), logs entries
   /// that are not store files, and loads every stored model into the cache (up to the bound); an entry that
@@ -113,9 +118,9 @@ class Registry {
     std::string owner;
     std::string problem;  // empty: a good record
   };
-  Judged judge(const std::string& id, const std::string& bytes) const;
+  Judged judge(const std::string& id, const std::string& bytes, const StopCondition* stop) const;
   StoreEntry readStore(const std::string& id) const;
-  std::shared_ptr<const Entry> fromStore(const std::string& id, bool cache);
+  std::shared_ptr<const Entry> fromStore(const std::string& id, bool cache, const StopCondition* stop);
   std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned, std::string owner) const;
   /// Caches fresh unless id is cached already (then replaces the cached entry when replace, unless pinned).
   /// Returns the cached entry and whether it was new to the cache. The caller holds id's lock.

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include <functional>
 #include <memory>
 
 #include "decode.hpp"
@@ -21,14 +22,14 @@ class UnaryCall {
       : s_(s), ctx_(ctx), in_(in), out_(out), reactor_(ctx->DefaultReactor()), log_(s.metrics, rpc) {}
   virtual ~UnaryCall() = default;
 
-  /// Identifies the caller and queues the call's work, or finishes the call at once (cancelled already,
-  /// without a message, or refused).
+  /// Identifies the caller and queues the call's work, or finishes the call at once (cancelled or past its
+  /// deadline already, without a message, or refused).
   grpc::ServerUnaryReactor* start() {
     grpc::ServerUnaryReactor* reactor = reactor_;
     if (ctx_->IsCancelled()) {
-      finish(cancelledBeforeComputed(), 0);
+      finish(notComputed(endReason(steadyDeadline(ctx_->deadline()))), 0);
     } else if (!in_->Valid()) {
-      finish({grpc::StatusCode::INVALID_ARGUMENT, "the call carried no request message"}, 0);
+      finish(toStatus(ErrorCode::InvalidArgument, "the call carried no request message"), 0);
     } else {
       try {
         caller_.principal = identify(*ctx_, s_.identity);
@@ -50,21 +51,20 @@ class UnaryCall {
   Caller caller_;
 
  private:
-  static grpc::Status cancelledBeforeComputed() {
-    return {grpc::StatusCode::CANCELLED,
-            "the call was cancelled (by the client, or its deadline passed) before it was computed"};
+  static grpc::Status notComputed(StopReason reason) {
+    return unfinished(reason, "the call was cancelled by its client", "before it was computed");
   }
 
   /// On the executor.
   void run() {
     grpc::Status status;
     std::uint64_t states = 0;
-    if (ctx_->IsCancelled()) {
-      status = cancelledBeforeComputed();
+    const StopCondition stop =
+        callStop([ctx = ctx_] { return ctx->IsCancelled(); }, steadyDeadline(ctx_->deadline()));
+    if (stop.stopRequested()) {
+      status = notComputed(stop.reason());
     } else {
       try {
-        const StopCondition stop([ctx = ctx_] { return ctx->IsCancelled(); },
-                                 steadyDeadline(ctx_->deadline()));
         states = compute(stop);
       } catch (...) {
         status = toStatus(std::current_exception());
@@ -91,13 +91,17 @@ class UnaryCall {
   CallLog log_;
 };
 
+/// A handler of Handlers (handlers.hpp: every one has this form).
+template <typename Request, typename Response>
+using Handler = std::uint64_t (Handlers::*)(const Caller&, const Request&, Response&, const StopCondition&);
+
 /// A unary call of one RPC: its messages and its handler.
-template <typename Request, typename Response, typename Handler>
+template <typename Request, typename Response>
 class Unary final : public UnaryCall {
  public:
   Unary(ServiceContext& s, Rpc rpc, grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* in,
-        grpc::ByteBuffer* out, Handler handler)
-      : UnaryCall(s, rpc, ctx, in, out), handler_(std::move(handler)) {}
+        grpc::ByteBuffer* out, Handler<Request, Response> handler)
+      : UnaryCall(s, rpc, ctx, in, out), handler_(handler) {}
 
  private:
   std::uint64_t compute(const StopCondition& stop) override {
@@ -112,123 +116,77 @@ class Unary final : public UnaryCall {
     auto* resp = google::protobuf::Arena::CreateMessage<Response>(&arena);
     parseRequest(in(), *req);
     const_cast<grpc::ByteBuffer&>(in()).Clear();  // the bytes go once parsed, as in gRPC's own decoding
-    const std::uint64_t states = handler_(s_.handlers, caller_, *req, *resp, stop);
+    const std::uint64_t states = std::invoke(handler_, s_.handlers, caller_, *req, *resp, stop);
     serializeAnswer(*resp, *out_);
     return states;
   }
-  Handler handler_;
+  Handler<Request, Response> handler_;
 };
 
-template <typename Request, typename Response, typename Handler>
+template <typename Request, typename Response>
 grpc::ServerUnaryReactor* serve(ServiceContext& s, Rpc rpc, grpc::CallbackServerContext* ctx,
-                                const grpc::ByteBuffer* in, grpc::ByteBuffer* out, Handler handler) {
-  return (new Unary<Request, Response, Handler>(s, rpc, ctx, in, out, std::move(handler)))->start();
+                                const grpc::ByteBuffer* in, grpc::ByteBuffer* out,
+                                Handler<Request, Response> handler) {
+  return (new Unary<Request, Response>(s, rpc, ctx, in, out, handler))->start();
 }
 
 }  // namespace
 
 grpc::ServerUnaryReactor* DynamicsService::RegisterModel(grpc::CallbackServerContext* ctx,
                                                          const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::RegisterModelRequest, v1::RegisterModelResponse>(
-      s_, Rpc::RegisterModel, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        h.registerModel(c, q, a, stop);
-        return std::uint64_t{0};
-      });
+  return serve(s_, Rpc::RegisterModel, ctx, in, out, &Handlers::registerModel);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::GetModel(grpc::CallbackServerContext* ctx,
                                                     const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::GetModelRequest, v1::GetModelResponse>(
-      s_, Rpc::GetModel, ctx, in, out, [](Handlers& h, const Caller&, const auto& q, auto& a, const auto&) {
-        h.getModel(q, a);
-        return std::uint64_t{0};
-      });
+  return serve(s_, Rpc::GetModel, ctx, in, out, &Handlers::getModel);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::ListModels(grpc::CallbackServerContext* ctx,
                                                       const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::ListModelsRequest, v1::ListModelsResponse>(
-      s_, Rpc::ListModels, ctx, in, out, [](Handlers& h, const Caller&, const auto& q, auto& a, const auto&) {
-        h.listModels(q, a);
-        return std::uint64_t{0};
-      });
+  return serve(s_, Rpc::ListModels, ctx, in, out, &Handlers::listModels);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::DeleteModel(grpc::CallbackServerContext* ctx,
                                                        const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::DeleteModelRequest, v1::DeleteModelResponse>(
-      s_, Rpc::DeleteModel, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const auto&) {
-        h.deleteModel(c, q, a);
-        return std::uint64_t{0};
-      });
+  return serve(s_, Rpc::DeleteModel, ctx, in, out, &Handlers::deleteModel);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::InverseDynamics(grpc::CallbackServerContext* ctx,
                                                            const grpc::ByteBuffer* in,
                                                            grpc::ByteBuffer* out) {
-  return serve<v1::InverseDynamicsRequest, v1::InverseDynamicsResponse>(
-      s_, Rpc::InverseDynamics, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        return h.inverseDynamics(c, q, a, stop);
-      });
+  return serve(s_, Rpc::InverseDynamics, ctx, in, out, &Handlers::inverseDynamics);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::ForwardDynamics(grpc::CallbackServerContext* ctx,
                                                            const grpc::ByteBuffer* in,
                                                            grpc::ByteBuffer* out) {
-  return serve<v1::ForwardDynamicsRequest, v1::ForwardDynamicsResponse>(
-      s_, Rpc::ForwardDynamics, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        return h.forwardDynamics(c, q, a, stop);
-      });
+  return serve(s_, Rpc::ForwardDynamics, ctx, in, out, &Handlers::forwardDynamics);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::FullFactor(grpc::CallbackServerContext* ctx,
                                                       const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::FullFactorRequest, v1::FullFactorResponse>(
-      s_, Rpc::FullFactor, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        return h.fullFactor(c, q, a, stop);
-      });
+  return serve(s_, Rpc::FullFactor, ctx, in, out, &Handlers::fullFactor);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::GetServerInfo(grpc::CallbackServerContext* ctx,
                                                          const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::GetServerInfoRequest, v1::GetServerInfoResponse>(
-      s_, Rpc::GetServerInfo, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const auto&) {
-        h.serverInfo(c, q, a);
-        return std::uint64_t{0};
-      });
+  return serve(s_, Rpc::GetServerInfo, ctx, in, out, &Handlers::serverInfo);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::Kinematics(grpc::CallbackServerContext* ctx,
                                                       const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::KinematicsRequest, v1::KinematicsResponse>(
-      s_, Rpc::Kinematics, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        return h.kinematics(c, q, a, stop);
-      });
+  return serve(s_, Rpc::Kinematics, ctx, in, out, &Handlers::kinematics);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::Derivatives(grpc::CallbackServerContext* ctx,
                                                        const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::DerivativesRequest, v1::DerivativesResponse>(
-      s_, Rpc::Derivatives, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        return h.derivatives(c, q, a, stop);
-      });
+  return serve(s_, Rpc::Derivatives, ctx, in, out, &Handlers::derivatives);
 }
 
 grpc::ServerUnaryReactor* DynamicsService::Rollout(grpc::CallbackServerContext* ctx,
                                                    const grpc::ByteBuffer* in, grpc::ByteBuffer* out) {
-  return serve<v1::RolloutRequest, v1::RolloutResponse>(
-      s_, Rpc::Rollout, ctx, in, out,
-      [](Handlers& h, const Caller& c, const auto& q, auto& a, const StopCondition& stop) {
-        return h.rollout(c, q, a, stop);
-      });
+  return serve(s_, Rpc::Rollout, ctx, in, out, &Handlers::rollout);
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* DynamicsService::Simulate(grpc::CallbackServerContext* ctx,

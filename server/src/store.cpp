@@ -18,7 +18,7 @@
 
 #include "errors.hpp"
 #include "log.hpp"
-#include "model_source.hpp"
+#include "model_id.hpp"
 
 namespace denoc::server {
 

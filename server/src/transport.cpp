@@ -21,7 +21,9 @@ std::string readFile(const std::string& path) {
 
 }  // namespace
 
-Credentials makeCredentials(const ServerOptions& o, const TokenAuth* auth) {
+Credentials makeCredentials(const ServerOptions& options, const TokenAuth* auth) {
+  const SecurityOptions& o = options.security;
+  const std::string& listen = options.listen.address;
   Credentials c;
   if (o.tls()) {
     grpc::SslServerCredentialsOptions ssl(o.tls_client_ca.empty()
@@ -31,9 +33,9 @@ Credentials makeCredentials(const ServerOptions& o, const TokenAuth* auth) {
     if (!o.tls_client_ca.empty()) ssl.pem_root_certs = readFile(o.tls_client_ca);
     c.credentials = grpc::SslServerCredentials(ssl);
     c.kind = o.tls_client_ca.empty() ? "TLS" : "mutual TLS";
-  } else if (auth && o.listen.rfind("unix:", 0) == 0) {
+  } else if (auth && listen.rfind("unix:", 0) == 0) {
     c.credentials = grpc::experimental::LocalServerCredentials(UDS);
-  } else if (auth && isLoopbackAddress(o.listen) && o.listen.rfind("unix", 0) != 0) {
+  } else if (auth && isLoopbackAddress(listen) && listen.rfind("unix", 0) != 0) {
     c.credentials = grpc::experimental::LocalServerCredentials(LOCAL_TCP);
   } else {
     c.credentials = grpc::InsecureServerCredentials();  // cannot run an auth processor
@@ -46,7 +48,9 @@ Credentials makeCredentials(const ServerOptions& o, const TokenAuth* auth) {
   return c;
 }
 
-void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& o, grpc::ResourceQuota& quota) {
+void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& options,
+                        grpc::ResourceQuota& quota) {
+  const TransportOptions& o = options.transport;
   // connections: keepalive pings, idle and age limits (docs/service.md "Resource protection")
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, o.keepalive_time_ms);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, o.keepalive_timeout_ms);
@@ -57,7 +61,7 @@ void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& o, gr
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, o.max_connection_idle_ms);
   if (o.max_connection_age_ms > 0) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, o.max_connection_age_ms);
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, o.drain_timeout_ms);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, options.shutdown.drain_timeout_ms);
   }
   // bounds per connection: calls open at once (SETTINGS_MAX_CONCURRENT_STREAMS), the size of a call's headers
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, static_cast<int>(o.max_concurrent_streams));
@@ -66,12 +70,12 @@ void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& o, gr
   // disabled"), before any byte is inflated: only identity is enabled; nor is anything decompressed
   builder.AddChannelArgument(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET, 1 << GRPC_COMPRESS_NONE);
   builder.AddChannelArgument(GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION, 0);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(o.max_message_bytes));
-  builder.SetMaxSendMessageSize(static_cast<int>(o.max_message_bytes));
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options.limits.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(options.limits.max_message_bytes));
   // memory of connections and calls (under pressure gRPC shrinks buffers, then closes connections), and
-  // the threads of gRPC's synchronous API (reflection only)
-  quota.Resize(o.memoryQuotaBytes());
-  quota.SetMaxThreads(o.threads);
+  // the threads of gRPC's synchronous API, which serves reflection alone (kReflectionThreads)
+  quota.Resize(options.memoryQuotaBytes());
+  quota.SetMaxThreads(kReflectionThreads);
   builder.SetResourceQuota(quota);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);

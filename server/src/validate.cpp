@@ -1,29 +1,476 @@
 #include "validate.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "convert.hpp"
+#include "denoc/payload.hpp"
 #include "errors.hpp"
-#include "model_source.hpp"
+#include "model_id.hpp"
 
 namespace denoc::server {
 
 namespace {
+
 std::string num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
+
+void checkNumber(double v, const std::string& field) {
+  if (!std::isfinite(v))
+    fail(ErrorCode::InvalidArgument, field + " is " + num(v) + ", expected a finite number");
+}
+
+void checkVec3(const v1::Vec3& v, const std::string& field) {
+  checkNumber(v.x(), field + ".x");
+  checkNumber(v.y(), field + ".y");
+  checkNumber(v.z(), field + ".z");
+}
+
+// the core's bound on names (kMaxNameLength), checked here too so that the message names the request's field
+void checkName(const std::string& s, const std::string& field) {
+  if (s.size() > kMaxNameLength) {
+    fail(ErrorCode::InvalidArgument, field + " has " + std::to_string(s.size()) +
+                                         " characters, expected at most " + std::to_string(kMaxNameLength));
+  }
+}
+
+void checkDof(std::uint32_t dof, const Model& model) {
+  if (dof != static_cast<std::uint32_t>(model.n)) {
+    fail(ErrorCode::InvalidArgument,
+         "dof is " + std::to_string(dof) + ", expected the model's dof = " + std::to_string(model.n));
+  }
+}
+
+void checkDHLink(const v1::DHLink& l, const std::string& f) {
+  checkName(l.joint(), f + ".joint");
+  checkName(l.link(), f + ".link");
+  if (l.type() != v1::JOINT_TYPE_REVOLUTE && l.type() != v1::JOINT_TYPE_PRISMATIC) {
+    fail(ErrorCode::InvalidArgument, f + ".type is " + std::to_string(static_cast<int>(l.type())) +
+                                         ", expected JOINT_TYPE_REVOLUTE (1) or JOINT_TYPE_PRISMATIC (2)");
+  }
+  checkNumber(l.a(), f + ".a");
+  checkNumber(l.b(), f + ".b");
+  checkNumber(l.alpha(), f + ".alpha");
+  checkNumber(l.theta(), f + ".theta");
+  checkNumber(l.mass(), f + ".mass");
+  checkNumber(l.armature(), f + ".armature");
+  checkVec3(l.com(), f + ".com");
+  const v1::Inertia& I = l.inertia();
+  const double c[6] = {I.ixx(), I.ixy(), I.ixz(), I.iyy(), I.iyz(), I.izz()};
+  const char* cn[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+  for (int k = 0; k < 6; ++k) checkNumber(c[k], f + ".inertia." + cn[k]);
+  // limits: absent means unlimited; NaN is refused here, the rest (ordering, signs) by the core
+  const v1::Limits& lim = l.limits();
+  const auto limit = [&](bool has, double v, const char* name) {
+    if (has && std::isnan(v)) fail(ErrorCode::InvalidArgument, f + ".limits." + name + " is nan");
+  };
+  limit(lim.has_lower(), lim.lower(), "lower");
+  limit(lim.has_upper(), lim.upper(), "upper");
+  limit(lim.has_velocity(), lim.velocity(), "velocity");
+  limit(lim.has_effort(), lim.effort(), "effort");
+}
+
+/// The model a request computes with: the registered one without a payload, else a new model with the
+/// payload attached to its tip (attachPayload), the payload checked as a link's inertia is (checkPayload):
+/// INVALID_ARGUMENT naming the payload's field.
+std::shared_ptr<const Model> withPayload(const std::shared_ptr<const Model>& model, bool has_payload,
+                                         const v1::Payload& p) {
+  if (!has_payload) return model;
+  const Payload payload = toPayload(p);
+  try {
+    checkPayload(payload);
+    return std::make_shared<const Model>(attachPayload(*model, payload));
+  } catch (const std::invalid_argument& e) {
+    fail(ErrorCode::InvalidArgument, e.what());
+  }
+}
+
+/// The model, count and dof of a batch (the first checks of every batch validator).
+BatchInput batchOf(Registry& registry, const Limits& limits, const std::string& id, std::uint32_t count,
+                   std::uint32_t dof, const StopCondition* stop) {
+  BatchInput in;
+  in.entry = requireModel(registry, id, stop);
+  in.total = checkBatch(count, dof, *in.entry->model, limits);
+  in.count = count;
+  return in;
+}
+
+/// q and qd of a batch: count*dof finite values.
+void checkStates(const Doubles& values, const char* name, std::uint64_t total, std::uint64_t dof) {
+  checkLength(values, name, total, "count*dof");
+  checkFinite(values, name, dof);
+}
+
+/// An array needed only with an option: empty when not needed, else as checkStates.
+void checkOptionalStates(const Doubles& values, const char* name, std::uint64_t total, std::uint64_t dof,
+                         bool needed, const char* why) {
+  if (values.empty() && !needed) return;
+  if (values.empty()) fail(ErrorCode::InvalidArgument, std::string(name) + " is empty; " + why);
+  checkStates(values, name, total, dof);
+}
+
+/// How the arrays of `count` states are named in messages: a batch's ("count*dof", the state and column of
+/// a bad value named) or one stream message's ("dof").
+struct Shape {
+  std::uint64_t count;
+  std::uint64_t dof;
+  bool batch;
+  std::uint64_t total() const { return count * dof; }
+  const char* perState() const { return batch ? "count*dof" : "dof"; }
+  std::uint64_t row() const { return batch ? dof : 0; }
+};
+
+void checkInverseDynamicsArrays(const Shape& s, const Doubles& q, const Doubles& qd, const Doubles& qdd,
+                                const Doubles& tip_wrench) {
+  checkLength(q, "q", s.total(), s.perState());
+  checkLength(qd, "qd", s.total(), s.perState());
+  checkLength(qdd, "qdd", s.total(), s.perState());
+  if (tip_wrench.size() != 0) {
+    checkLength(tip_wrench, "tip_wrench", checkedProduct(s.count, 6, "count*6"),
+                s.batch ? "count*6" : "6 (or 0 for none)");
+  }
+  checkFinite(q, "q", s.row());
+  checkFinite(qd, "qd", s.row());
+  checkFinite(qdd, "qdd", s.row());
+  checkFinite(tip_wrench, "tip_wrench", s.batch ? 6 : 0);
+}
+
+void checkForwardDynamicsArrays(const Shape& s, v1::ForwardRoute route, const Doubles& q, const Doubles& qd,
+                                const Doubles& tau) {
+  checkRoute(route, "route");
+  checkLength(q, "q", s.total(), s.perState());
+  checkLength(qd, "qd", s.total(), s.perState());
+  checkLength(tau, "tau", s.total(), s.perState());
+  checkFinite(q, "q", s.row());
+  checkFinite(qd, "qd", s.row());
+  checkFinite(tau, "tau", s.row());
+}
+
+/// The simulation fields that have no core counterpart to check them: the enums, the server's step limit,
+/// the torque and damping arrays of a model of n joints.
+void checkSimulationFields(const v1::SimulateRequest& req, std::uint64_t n) {
+  if (req.integrator() != v1::INTEGRATOR_DOPRI5 && req.integrator() != v1::INTEGRATOR_RK4) {
+    fail(ErrorCode::InvalidArgument, "integrator is " + std::to_string(static_cast<int>(req.integrator())) +
+                                         ", expected INTEGRATOR_DOPRI5 or INTEGRATOR_RK4");
+  }
+  if (req.route() != v1::FORWARD_ROUTE_SAHA && req.route() != v1::FORWARD_ROUTE_CHOLESKY) {
+    fail(ErrorCode::InvalidArgument,
+         "route is " + std::to_string(static_cast<int>(req.route())) +
+             ", expected FORWARD_ROUTE_SAHA or FORWARD_ROUTE_CHOLESKY for Simulate");
+  }
+  const auto max_steps = static_cast<std::uint64_t>(SimulationOptions{}.max_steps);
+  if (req.max_steps() > max_steps) {
+    fail(ErrorCode::ResourceExhausted, "max_steps is " + std::to_string(req.max_steps()) +
+                                           ", more than the server's limit of " + std::to_string(max_steps));
+  }
+  checkFinite(req.torque_times(), "torque_times", 0);
+  checkFinite(req.torque_values(), "torque_values", n);
+  if (req.torque_times_size() == 0 && req.torque_values_size() != 0) {
+    checkLength(req.torque_values(), "torque_values", n,
+                "dof (a constant torque; give torque_times for a schedule)");
+  } else if (req.torque_times_size() != 0) {
+    checkLength(req.torque_values(), "torque_values",
+                checkedProduct(static_cast<std::uint64_t>(req.torque_times_size()), n, "torque_times*dof"),
+                "torque_times*dof");
+  }
+  if (req.damping_size() != 0) {
+    checkLength(req.damping(), "damping", n, "dof (or 0 for none)");
+    checkFinite(req.damping(), "damping", 0);
+  }
+}
+
 }  // namespace
 
-std::shared_ptr<const Entry> requireModel(Registry& registry, const std::string& id) {
+// ------------------------------------------------------------------------------------------- the registry
+
+void validateRegisterModel(const v1::RegisterModelRequest& req, const Limits& limits) {
+  if (req.has_name()) checkName(req.name(), "name");
+  if (req.has_gravity()) checkVec3(req.gravity(), "gravity");
+  for (int i = 0; i < req.armature_size(); ++i)
+    checkNumber(req.armature(i), "armature[" + std::to_string(i) + "]");
+  switch (req.source_case()) {
+    case v1::RegisterModelRequest::kDh: {
+      if (req.armature_size() != 0) {
+        fail(ErrorCode::InvalidArgument,
+             "armature is for URDF models; a DH model gives armature per link (dh.links[i].armature)");
+      }
+      const v1::DHModel& m = req.dh();
+      if (m.links_size() == 0)
+        fail(ErrorCode::InvalidArgument, "dh.links is empty, expected at least one link");
+      if (static_cast<std::uint64_t>(m.links_size()) > limits.max_dof) {
+        fail(ErrorCode::ResourceExhausted,
+             "dh.links has " + std::to_string(m.links_size()) + " links, more than the limit max_dof = " +
+                 std::to_string(limits.max_dof) + " (--max-dof, DENOC_MAX_DOF)");
+      }
+      for (int i = 0; i < m.links_size(); ++i) checkDHLink(m.links(i), "dh.links[" + std::to_string(i) + "]");
+      return;
+    }
+    case v1::RegisterModelRequest::kUrdf: {
+      const v1::UrdfModel& u = req.urdf();
+      if (u.text().empty()) fail(ErrorCode::InvalidArgument, "urdf.text is empty, expected a URDF document");
+      checkName(u.base_link(), "urdf.base_link");
+      checkName(u.tip_link(), "urdf.tip_link");
+      return;
+    }
+    default:
+      fail(ErrorCode::InvalidArgument, "source is not set, expected urdf or dh");
+  }
+}
+
+std::shared_ptr<const Entry> validateGetModel(Registry& registry, const v1::GetModelRequest& req,
+                                              const StopCondition* stop) {
+  return requireModel(registry, req.model_id(), stop);
+}
+
+void validateDeleteModel(const v1::DeleteModelRequest& req) {
+  if (!isModelId(req.model_id())) {
+    fail(ErrorCode::InvalidArgument, "model_id '" + req.model_id().substr(0, 80) +
+                                         "' is not a model id, expected 64 lower-case hex digits");
+  }
+}
+
+ListPage validateListModels(const v1::ListModelsRequest& req) {
+  if (!req.page_token().empty() && !isModelId(req.page_token())) {
+    fail(ErrorCode::InvalidArgument, "page_token '" + req.page_token().substr(0, 80) +
+                                         "' is not a page token of this server (give the next_page_token of "
+                                         "the previous answer, or none for the first page)");
+  }
+  return {req.page_token(), req.page_size()};
+}
+
+// -------------------------------------------------------------------------------------------- the batches
+
+BatchInput validateInverseDynamics(Registry& registry, const Limits& limits,
+                                   const v1::InverseDynamicsRequest& req, const StopCondition* stop) {
+  BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
+  checkInverseDynamicsArrays({req.count(), req.dof(), true}, req.q(), req.qd(), req.qdd(), req.tip_wrench());
+  checkAnswerSize(in.total, limits);
+  in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+BatchInput validateForwardDynamics(Registry& registry, const Limits& limits,
+                                   const v1::ForwardDynamicsRequest& req, const StopCondition* stop) {
+  BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
+  checkForwardDynamicsArrays({req.count(), req.dof(), true}, req.route(), req.q(), req.qd(), req.tau());
+  checkAnswerSize(in.total, limits);
+  in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+BatchInput validateFullFactor(Registry& registry, const Limits& limits, const v1::FullFactorRequest& req,
+                              const StopCondition* stop) {
+  BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
+  const std::uint64_t n = req.dof();
+  const std::uint64_t square = checkedProduct(in.total, n, "count*dof*dof");
+  checkLength(req.q(), "q", in.total, "count*dof");
+  const bool need_qd = req.convective() || req.bias();
+  if (need_qd || req.qd_size() != 0) {
+    checkLength(req.qd(), "qd", in.total,
+                need_qd ? "count*dof (qd is needed for convective and bias)" : "count*dof (or none)");
+  }
+  checkFinite(req.q(), "q", n);
+  checkFinite(req.qd(), "qd", n);
+  const std::uint64_t squares = 2 + (req.inverse() ? 1 : 0) + (req.convective() ? 1 : 0);
+  const std::uint64_t vectors = 1 + (req.bias() ? 1 : 0) + (req.gravity_torque() ? 1 : 0);
+  checkAnswerSize(checkedProduct(square, squares, "answer size") +
+                      checkedProduct(in.total, vectors, "answer size") + req.count(),
+                  limits);
+  in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+KinematicsInput validateKinematics(Registry& registry, const Limits& limits, const v1::KinematicsRequest& req,
+                                   const StopCondition* stop) {
+  KinematicsInput in;
+  static_cast<BatchInput&>(in) = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
+  const Model& m = *in.entry->model;
+  const std::uint64_t n = req.dof();
+  checkStates(req.q(), "q", in.total, n);
+  checkOptionalStates(req.qd(), "qd", in.total, n, req.jdot_qd(), "jdot_qd needs count*dof joint velocities");
+  if (!v1::ReferenceFrame_IsValid(req.reference())) {
+    fail(ErrorCode::InvalidArgument, "reference is " + std::to_string(static_cast<int>(req.reference())) +
+                                         ", expected REFERENCE_FRAME_BASE or REFERENCE_FRAME_LOCAL");
+  }
+  if (!v1::TaskRows_IsValid(req.lambda_rows())) {
+    fail(ErrorCode::InvalidArgument, "lambda_rows is " + std::to_string(static_cast<int>(req.lambda_rows())) +
+                                         ", expected TASK_ROWS_FULL, TASK_ROWS_LINEAR or TASK_ROWS_ANGULAR");
+  }
+  checkVec3(req.point(), "point");
+  try {
+    in.frame = frameIndex(m, req.link());
+  } catch (const std::invalid_argument& e) {
+    fail(ErrorCode::InvalidArgument, std::string("link: ") + e.what());
+  }
+  in.point = toVec3(req.point());
+  in.reference = req.reference() == v1::REFERENCE_FRAME_LOCAL ? ReferenceFrame::Local : ReferenceFrame::Base;
+  in.rows = req.lambda_rows() == v1::TASK_ROWS_LINEAR    ? TaskRows::Linear
+            : req.lambda_rows() == v1::TASK_ROWS_ANGULAR ? TaskRows::Angular
+                                                         : TaskRows::Full;
+  in.lambda_size = in.rows == TaskRows::Full ? 6 : 3;
+  // per state: the pose (12), and what is asked for
+  std::uint64_t per_state = 12;
+  if (req.jacobian()) per_state += 6 * n;
+  if (req.jdot_qd()) per_state += 6;
+  if (req.lambda()) per_state += static_cast<std::uint64_t>(in.lambda_size * in.lambda_size);
+  if (req.all_frames()) per_state += 12 * (n + 1);
+  checkAnswerSize(checkedProduct(in.count, per_state, "the answer's size"), limits);
+  in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+BatchInput validateDerivatives(Registry& registry, const Limits& limits, const v1::DerivativesRequest& req,
+                               const StopCondition* stop) {
+  BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
+  const std::uint64_t n = req.dof();
+  if (!v1::DerivativeOf_IsValid(req.of())) {
+    fail(ErrorCode::InvalidArgument,
+         "of is " + std::to_string(static_cast<int>(req.of())) +
+             ", expected DERIVATIVE_OF_INVERSE_DYNAMICS or DERIVATIVE_OF_FORWARD_DYNAMICS");
+  }
+  const bool inverse = req.of() == v1::DERIVATIVE_OF_INVERSE_DYNAMICS;
+  checkStates(req.q(), "q", in.total, n);
+  checkStates(req.qd(), "qd", in.total, n);
+  if (inverse) {
+    checkStates(req.qdd(), "qdd", in.total, n);
+    if (!req.tau().empty()) fail(ErrorCode::InvalidArgument, "tau is for DERIVATIVE_OF_FORWARD_DYNAMICS");
+  } else {
+    checkStates(req.tau(), "tau", in.total, n);
+    if (!req.qdd().empty()) fail(ErrorCode::InvalidArgument, "qdd is for DERIVATIVE_OF_INVERSE_DYNAMICS");
+  }
+  if (!req.tip_wrench().empty()) {
+    checkLength(req.tip_wrench(), "tip_wrench", checkedProduct(in.count, 6, "count*6"), "count*6");
+    checkFinite(req.tip_wrench(), "tip_wrench", 6);
+  }
+  // two (inverse) or three (forward) n x n matrices and a vector per state
+  const std::uint64_t per_state = (inverse ? 2 : 3) * checkedProduct(n, n, "dof*dof") + n;
+  checkAnswerSize(checkedProduct(in.count, per_state, "the answer's size"), limits);
+  in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+RolloutInput validateRollout(Registry& registry, const Limits& limits, const v1::RolloutRequest& req,
+                             const StopCondition* stop) {
+  RolloutInput in;
+  in.entry = requireModel(registry, req.model_id(), stop);
+  const Model& m = *in.entry->model;
+  if (req.count() == 0) fail(ErrorCode::InvalidArgument, "count is 0, expected at least 1 rollout");
+  if (req.steps() == 0) fail(ErrorCode::InvalidArgument, "steps is 0, expected at least 1 step");
+  checkDof(req.dof(), m);
+  in.count = req.count();
+  const std::uint64_t n = req.dof(), K = req.count(), T = req.steps();
+  in.steps = K * T;  // both below 2^32: no overflow
+  if (in.steps > limits.max_states) {
+    fail(ErrorCode::ResourceExhausted,
+         "count*steps is " + std::to_string(in.steps) + " (" + std::to_string(K) + " rollouts of " +
+             std::to_string(T) + " steps), more than the limit max_states = " +
+             std::to_string(limits.max_states) + " (--max-states, DENOC_MAX_STATES)");
+  }
+  checkPositive(req.dt(), "dt", false);
+  if (!v1::StepScheme_IsValid(req.scheme())) {
+    fail(ErrorCode::InvalidArgument, "scheme is " + std::to_string(static_cast<int>(req.scheme())) +
+                                         ", expected STEP_SCHEME_RK4 or STEP_SCHEME_SEMI_IMPLICIT_EULER");
+  }
+  // the answer first: it bounds everything else
+  const std::uint64_t x = 2 * n;
+  std::uint64_t doubles = checkedProduct(K * (T + 1), x, "the answer's size");
+  if (req.linearize()) {
+    doubles += checkedProduct(in.steps, checkedProduct(x, x + n, "(2 dof)*(3 dof)"), "the answer's size");
+  }
+  checkAnswerSize(doubles, limits);
+  checkLength(req.x0(), "x0", K * x, "count*2*dof");
+  checkFinite(req.x0(), "x0", x);
+  if (req.shared_controls()) {
+    checkLength(req.u(), "u", T * n, "steps*dof (shared_controls)");
+  } else {
+    checkLength(req.u(), "u", in.steps * n, "count*steps*dof");
+  }
+  checkFinite(req.u(), "u", n);
+  in.total = K * x;
+  in.options.scheme =
+      req.scheme() == v1::STEP_SCHEME_SEMI_IMPLICIT_EULER ? StepScheme::SemiImplicitEuler : StepScheme::RK4;
+  in.options.step = req.dt();
+  in.options.steps = T;
+  in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+// ---------------------------------------------------------------------------------------------- the streams
+
+SimulateInput validateSimulate(Registry& registry, const Limits& limits, const v1::SimulateRequest& req,
+                               const StopCondition* stop) {
+  SimulateInput in;
+  in.entry = requireModel(registry, req.model_id(), stop);
+  const Model& m = *in.entry->model;
+  checkDof(req.dof(), m);
+  checkLength(req.q0(), "q0", req.dof(), "dof");
+  checkLength(req.qd0(), "qd0", req.dof(), "dof");
+  checkFinite(req.q0(), "q0", 0);
+  checkFinite(req.qd0(), "qd0", 0);
+  checkSimulationFields(req, req.dof());
+  in.options = toSimulationOptions(req, m.n);
+  validateSimulation(m, Eigen::Map<const Eigen::VectorXd>(req.q0().data(), m.n),
+                     Eigen::Map<const Eigen::VectorXd>(req.qd0().data(), m.n), in.options);
+  in.samples = sampleCount(in.options);
+  if (in.samples > limits.max_states) {
+    fail(ErrorCode::ResourceExhausted,
+         "the run would report " + std::to_string(in.samples) +
+             " samples, more than the limit max_states = " + std::to_string(limits.max_states) +
+             " (--max-states, DENOC_MAX_STATES)");
+  }
+  in.batch = req.batch_size() == 0 ? 64u : req.batch_size();
+  checkAnswerSize(
+      checkedProduct(in.batch, 2ull * static_cast<std::uint64_t>(m.n) + 4, "batch_size*(2*dof+4)"), limits);
+  return in;
+}
+
+StreamInput validateStreamMessage(Registry& registry, const v1::StreamRequest& req, StreamInput previous,
+                                  const StopCondition* stop) {
+  switch (req.computation()) {
+    case v1::COMPUTATION_ECHO:
+      return previous;
+    case v1::COMPUTATION_INVERSE_DYNAMICS:
+    case v1::COMPUTATION_FORWARD_DYNAMICS:
+      break;
+    default:
+      fail(ErrorCode::InvalidArgument, "computation is " +
+                                           std::to_string(static_cast<int>(req.computation())) +
+                                           ", expected COMPUTATION_INVERSE_DYNAMICS, "
+                                           "COMPUTATION_FORWARD_DYNAMICS or COMPUTATION_ECHO");
+  }
+  StreamInput in;
+  in.entry = previous.entry && previous.entry->id == req.model_id()
+                 ? std::move(previous.entry)
+                 : requireModel(registry, req.model_id(), stop);
+  const Shape one{1, static_cast<std::uint64_t>(in.entry->model->n), false};
+  if (req.computation() == v1::COMPUTATION_INVERSE_DYNAMICS) {
+    checkInverseDynamicsArrays(one, req.q(), req.qd(), req.qdd(), req.tip_wrench());
+  } else {
+    checkForwardDynamicsArrays(one, req.route(), req.q(), req.qd(), req.tau());
+  }
+  // the model with this payload, kept while the messages name the same model and payload
+  in.key = in.entry->id;
+  if (req.has_payload()) in.key += req.payload().SerializeAsString();
+  in.model = previous.model && previous.key == in.key
+                 ? std::move(previous.model)
+                 : withPayload(in.entry->model, req.has_payload(), req.payload());
+  return in;
+}
+
+// ------------------------------------------------------------------------------------------------ the checks
+
+std::shared_ptr<const Entry> requireModel(Registry& registry, const std::string& id,
+                                          const StopCondition* stop) {
   if (id.empty()) fail(ErrorCode::InvalidArgument, "model_id is empty, expected a model id (64 hex digits)");
   if (!isModelId(id)) {
     fail(ErrorCode::InvalidArgument,
          "model_id '" + id.substr(0, 80) + "' is not a model id, expected 64 lower-case hex digits");
   }
-  auto entry = registry.find(id);
+  auto entry = registry.find(id, stop);
   if (!entry) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
   return entry;
 }
@@ -44,10 +491,7 @@ std::uint64_t checkBatch(std::uint32_t count, std::uint32_t dof, const Model& mo
          "count is " + std::to_string(count) + ", more than the limit max_states = " +
              std::to_string(limits.max_states) + " (--max-states, DENOC_MAX_STATES)");
   }
-  if (dof != static_cast<std::uint32_t>(model.n)) {
-    fail(ErrorCode::InvalidArgument,
-         "dof is " + std::to_string(dof) + ", expected the model's dof = " + std::to_string(model.n));
-  }
+  checkDof(dof, model);
   return checkedProduct(count, dof, "count*dof");
 }
 
@@ -98,166 +542,6 @@ void checkRoute(v1::ForwardRoute route, const char* field) {
          std::string(field) + " is " + std::to_string(static_cast<int>(route)) +
              ", expected FORWARD_ROUTE_SAHA, FORWARD_ROUTE_FIXMAN or FORWARD_ROUTE_CHOLESKY");
   }
-}
-
-namespace {
-
-/// How the arrays of `count` states are named in messages: a batch's ("count*dof", the state and column of
-/// a bad value named) or one stream message's ("dof").
-struct Shape {
-  std::uint64_t count;
-  std::uint64_t dof;
-  bool batch;
-  std::uint64_t total() const { return count * dof; }
-  const char* perState() const { return batch ? "count*dof" : "dof"; }
-  std::uint64_t row() const { return batch ? dof : 0; }
-};
-
-void checkInverseDynamicsArrays(const Shape& s, const Doubles& q, const Doubles& qd, const Doubles& qdd,
-                                const Doubles& tip_wrench) {
-  checkLength(q, "q", s.total(), s.perState());
-  checkLength(qd, "qd", s.total(), s.perState());
-  checkLength(qdd, "qdd", s.total(), s.perState());
-  if (tip_wrench.size() != 0) {
-    checkLength(tip_wrench, "tip_wrench", checkedProduct(s.count, 6, "count*6"),
-                s.batch ? "count*6" : "6 (or 0 for none)");
-  }
-  checkFinite(q, "q", s.row());
-  checkFinite(qd, "qd", s.row());
-  checkFinite(qdd, "qdd", s.row());
-  checkFinite(tip_wrench, "tip_wrench", s.batch ? 6 : 0);
-}
-
-void checkForwardDynamicsArrays(const Shape& s, v1::ForwardRoute route, const Doubles& q, const Doubles& qd,
-                                const Doubles& tau) {
-  checkRoute(route, "route");
-  checkLength(q, "q", s.total(), s.perState());
-  checkLength(qd, "qd", s.total(), s.perState());
-  checkLength(tau, "tau", s.total(), s.perState());
-  checkFinite(q, "q", s.row());
-  checkFinite(qd, "qd", s.row());
-  checkFinite(tau, "tau", s.row());
-}
-
-}  // namespace
-
-BatchInput validateInverseDynamics(Registry& registry, const Limits& limits,
-                                   const v1::InverseDynamicsRequest& req) {
-  BatchInput in;
-  in.entry = requireModel(registry, req.model_id());
-  in.total = checkBatch(req.count(), req.dof(), *in.entry->model, limits);
-  in.count = req.count();
-  checkInverseDynamicsArrays({req.count(), req.dof(), true}, req.q(), req.qd(), req.qdd(), req.tip_wrench());
-  checkAnswerSize(in.total, limits);
-  return in;
-}
-
-BatchInput validateForwardDynamics(Registry& registry, const Limits& limits,
-                                   const v1::ForwardDynamicsRequest& req) {
-  BatchInput in;
-  in.entry = requireModel(registry, req.model_id());
-  in.total = checkBatch(req.count(), req.dof(), *in.entry->model, limits);
-  in.count = req.count();
-  checkForwardDynamicsArrays({req.count(), req.dof(), true}, req.route(), req.q(), req.qd(), req.tau());
-  checkAnswerSize(in.total, limits);
-  return in;
-}
-
-BatchInput validateFullFactor(Registry& registry, const Limits& limits, const v1::FullFactorRequest& req) {
-  BatchInput in;
-  in.entry = requireModel(registry, req.model_id());
-  const Model& m = *in.entry->model;
-  in.total = checkBatch(req.count(), req.dof(), m, limits);
-  in.count = req.count();
-  const std::uint64_t square = checkedProduct(in.total, req.dof(), "count*dof*dof");
-  checkLength(req.q(), "q", in.total, "count*dof");
-  const bool need_qd = req.convective() || req.bias();
-  if (need_qd || req.qd_size() != 0) {
-    checkLength(req.qd(), "qd", in.total,
-                need_qd ? "count*dof (qd is needed for convective and bias)" : "count*dof (or none)");
-  }
-  checkFinite(req.q(), "q", m.n);
-  checkFinite(req.qd(), "qd", m.n);
-  const std::uint64_t squares = 2 + (req.inverse() ? 1 : 0) + (req.convective() ? 1 : 0);
-  const std::uint64_t vectors = 1 + (req.bias() ? 1 : 0) + (req.gravity_torque() ? 1 : 0);
-  checkAnswerSize(checkedProduct(square, squares, "answer size") +
-                      checkedProduct(in.total, vectors, "answer size") + req.count(),
-                  limits);
-  return in;
-}
-
-SimulateInput validateSimulate(Registry& registry, const Limits& limits, const v1::SimulateRequest& req) {
-  SimulateInput in;
-  in.entry = requireModel(registry, req.model_id());
-  const Model& m = *in.entry->model;
-  if (req.dof() != static_cast<std::uint32_t>(m.n)) {
-    fail(ErrorCode::InvalidArgument,
-         "dof is " + std::to_string(req.dof()) + ", expected the model's dof = " + std::to_string(m.n));
-  }
-  checkLength(req.q0(), "q0", req.dof(), "dof");
-  checkLength(req.qd0(), "qd0", req.dof(), "dof");
-  checkFinite(req.q0(), "q0", 0);
-  checkFinite(req.qd0(), "qd0", 0);
-  in.options = toSimulationOptions(req, m.n);
-  validateSimulation(m, Eigen::Map<const Eigen::VectorXd>(req.q0().data(), m.n),
-                     Eigen::Map<const Eigen::VectorXd>(req.qd0().data(), m.n), in.options);
-  in.samples = sampleCount(in.options);
-  if (in.samples > limits.max_states) {
-    fail(ErrorCode::ResourceExhausted,
-         "the run would report " + std::to_string(in.samples) +
-             " samples, more than the limit max_states = " + std::to_string(limits.max_states) +
-             " (--max-states, DENOC_MAX_STATES)");
-  }
-  in.batch = req.batch_size() == 0 ? 64u : req.batch_size();
-  checkAnswerSize(
-      checkedProduct(in.batch, 2ull * static_cast<std::uint64_t>(m.n) + 4, "batch_size*(2*dof+4)"), limits);
-  return in;
-}
-
-std::shared_ptr<const Entry> validateStreamMessage(Registry& registry, const v1::StreamRequest& req,
-                                                   std::shared_ptr<const Entry> previous) {
-  switch (req.computation()) {
-    case v1::COMPUTATION_ECHO:
-      return nullptr;
-    case v1::COMPUTATION_INVERSE_DYNAMICS:
-    case v1::COMPUTATION_FORWARD_DYNAMICS:
-      break;
-    default:
-      fail(ErrorCode::InvalidArgument, "computation is " +
-                                           std::to_string(static_cast<int>(req.computation())) +
-                                           ", expected COMPUTATION_INVERSE_DYNAMICS, "
-                                           "COMPUTATION_FORWARD_DYNAMICS or COMPUTATION_ECHO");
-  }
-  std::shared_ptr<const Entry> entry = previous && previous->id == req.model_id()
-                                           ? std::move(previous)
-                                           : requireModel(registry, req.model_id());
-  const Shape one{1, static_cast<std::uint64_t>(entry->model->n), false};
-  if (req.computation() == v1::COMPUTATION_INVERSE_DYNAMICS) {
-    checkInverseDynamicsArrays(one, req.q(), req.qd(), req.qdd(), req.tip_wrench());
-  } else {
-    checkForwardDynamicsArrays(one, req.route(), req.q(), req.qd(), req.tau());
-  }
-  return entry;
-}
-
-std::shared_ptr<const Entry> validateGetModel(Registry& registry, const v1::GetModelRequest& req) {
-  return requireModel(registry, req.model_id());
-}
-
-void validateDeleteModel(const v1::DeleteModelRequest& req) {
-  if (!isModelId(req.model_id())) {
-    fail(ErrorCode::InvalidArgument, "model_id '" + req.model_id().substr(0, 80) +
-                                         "' is not a model id, expected 64 lower-case hex digits");
-  }
-}
-
-ListPage validateListModels(const v1::ListModelsRequest& req) {
-  if (!req.page_token().empty() && !isModelId(req.page_token())) {
-    fail(ErrorCode::InvalidArgument, "page_token '" + req.page_token().substr(0, 80) +
-                                         "' is not a page token of this server (give the next_page_token of "
-                                         "the previous answer, or none for the first page)");
-  }
-  return {req.page_token(), req.page_size()};
 }
 
 }  // namespace denoc::server

@@ -31,6 +31,7 @@ import sys
 import time
 
 import hpack
+from protowire import field_bytes, field_double, field_varint, packed_doubles
 from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame,
                               RstStreamFrame, SettingsFrame, WindowUpdateFrame)
 
@@ -40,34 +41,6 @@ SETTING_NAMES = {1: "HEADER_TABLE_SIZE", 2: "ENABLE_PUSH", 3: "MAX_CONCURRENT_ST
 
 
 # ------------------------------------------------------------------------------------------ protobuf bytes
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field_bytes(number, payload):
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-
-
-def field_varint(number, v):
-    return varint(number << 3) + varint(v)
-
-
-def field_double(number, v):
-    return varint(number << 3 | 1) + struct.pack("<d", v)
-
-
-def packed_doubles(number, values):
-    return field_bytes(number, struct.pack("<%dd" % len(values), *values))
-
 
 def grpc_frame(message, compressed=False):
     return struct.pack(">BI", 1 if compressed else 0, len(message)) + message

@@ -10,22 +10,7 @@ import threading
 import time
 
 import grpc
-
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field_bytes(number, payload):
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+from protowire import field_bytes
 
 
 def comb(links):

@@ -119,7 +119,7 @@ TEST_F(ClientPlanning, RolloutsWithLinearizationsEqualTheCore) {
   ASSERT_EQ(r.states.size(), 2u);
   ASSERT_EQ(r.A.size(), 2u);
   const Model heavy = withTool(model_);
-  Data d(heavy);
+  RolloutWorkspace d(heavy);
   denoc::RolloutOptions core;
   core.scheme = StepScheme::SemiImplicitEuler;
   core.step = 0.01;
@@ -193,7 +193,8 @@ TEST_F(ClientPlanning, CliCommandsEqualTheCore) {
   Eigen::Matrix<double, 5, 7, Eigen::RowMajor> u;
   u.rowwise() = (Eigen::RowVectorXd(7) << 1, 1, 1, 1, 0.5, 0.5, 0.5).finished();
   std::vector<double> states(6 * 14);
-  rollout(model_, d, core, x0.data(), u.data(), states.data());
+  RolloutWorkspace ws(model_);
+  rollout(model_, ws, core, x0.data(), u.data(), states.data());
   EXPECT_TRUE(close(rowsOf(doc.at("states")), fromFlat(states, 6, 14)));
 }
 

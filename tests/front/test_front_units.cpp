@@ -47,16 +47,16 @@ TEST(FrontPrincipal, ControlCharactersAndOversizedValuesAreNotIdentities) {
 
 TEST(FrontOptions, TrustedFrontHeaderOnlyOnAUnixSocket) {
   ServerOptions o;
-  o.trusted_front_header = true;
+  o.security.trusted_front_header = true;
   for (const char* reachable : {"127.0.0.1:50051", "0.0.0.0:50051", "[::1]:50051", "unix-abstract:denocd"}) {
-    o.listen = reachable;
-    o.plaintext = true;
+    o.listen.address = reachable;
+    o.security.plaintext = true;
     EXPECT_NE(checkOptions(o).find("refusing --trusted-front-header"), std::string::npos) << reachable;
   }
-  o.listen = "unix:/run/denoc/denocd.sock";
+  o.listen.address = "unix:/run/denoc/denocd.sock";
   EXPECT_EQ(checkOptions(o), "");
-  o.trusted_front_header = false;
-  o.listen = "127.0.0.1:50051";
+  o.security.trusted_front_header = false;
+  o.listen.address = "127.0.0.1:50051";
   EXPECT_EQ(checkOptions(o), "");
 }
 

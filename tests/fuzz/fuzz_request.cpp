@@ -32,7 +32,8 @@
 #include "executor.hpp"
 #include "exercise.hpp"
 #include "handlers.hpp"
-#include "model_source.hpp"
+#include "model_id.hpp"
+#include "registration.hpp"
 #include "registry.hpp"
 #include "request_harness.hpp"
 #include "service.hpp"
@@ -287,14 +288,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       v1::GetModelRequest req;
       v1::GetModelResponse resp;
       if (parse(req, body, n, target))
-        checkStatus(served([&] { h.handlers->getModel(req, resp); }), "GetModel");
+        checkStatus(served([&] { h.handlers->getModel(caller, req, resp, never); }), "GetModel");
       break;
     }
     case Rpc::DeleteModel: {
       v1::DeleteModelRequest req;
       v1::DeleteModelResponse resp;
       if (parse(req, body, n, target))
-        checkStatus(served([&] { h.handlers->deleteModel(caller, req, resp); }), "DeleteModel");
+        checkStatus(served([&] { h.handlers->deleteModel(caller, req, resp, never); }), "DeleteModel");
       break;
     }
   }

@@ -1,6 +1,7 @@
 // A registration stops part way when its call is cancelled or its deadline passes (buildFromRequest polls
 // the core's stop condition through the pre-scan, the import and the build), and toStatus answers CANCELLED
-// or DEADLINE_EXCEEDED: the same mapping a handler uses for every other exception.
+// or DEADLINE_EXCEEDED: the same mapping a handler uses for every other exception. A model built again from
+// the store on a cache miss polls the caller's stop condition too, and a stop is no verdict on the record.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +11,7 @@
 
 #include "denoc/stop.hpp"
 #include "errors.hpp"
-#include "model_source.hpp"
+#include "registration.hpp"
 
 namespace denoc::server {
 namespace {
@@ -51,7 +52,8 @@ TEST(RegistrationStop, CancelledPartWayIsCancelled) {
   // the first poll) and yes at its second, which comes after at least 1 ms of work (it is asked at most once
   // per millisecond; the whole build of this request takes tens of milliseconds)
   std::atomic<int> asked{0};
-  const grpc::Status st = statusOf([&] { buildFromRequest(req, limits, [&] { return ++asked >= 2; }); });
+  const StopCondition cancelled([&] { return ++asked >= 2; });
+  const grpc::Status st = statusOf([&] { buildFromRequest(req, limits, &cancelled); });
   EXPECT_EQ(st.error_code(), grpc::StatusCode::CANCELLED) << st.error_message();
   EXPECT_NE(st.error_message().find("stopped after"), std::string::npos) << st.error_message();
   EXPECT_NE(st.error_message().find("cancelled"), std::string::npos) << st.error_message();
@@ -60,9 +62,8 @@ TEST(RegistrationStop, CancelledPartWayIsCancelled) {
 
 TEST(RegistrationStop, PastDeadlineIsDeadlineExceeded) {
   const v1::RegisterModelRequest req = longRegistration(4000);
-  const grpc::Status st = statusOf([&] {
-    buildFromRequest(req, Limits{}, {}, std::chrono::system_clock::now() - std::chrono::seconds(1));
-  });
+  const StopCondition late(nullptr, StopCondition::Clock::now() - std::chrono::seconds(1));
+  const grpc::Status st = statusOf([&] { buildFromRequest(req, Limits{}, &late); });
   EXPECT_EQ(st.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << st.error_message();
   EXPECT_NE(st.error_message().find("the deadline passed"), std::string::npos) << st.error_message();
   // a DH registration polls too
@@ -77,7 +78,8 @@ TEST(RegistrationStop, PastDeadlineIsDeadlineExceeded) {
     l->mutable_inertia()->set_izz(0.01);
   }
   ASSERT_NO_THROW(buildFromRequest(dh, Limits{}));
-  const grpc::Status dst = statusOf([&] { buildFromRequest(dh, Limits{}, [] { return true; }); });
+  const StopCondition cancelled_at_once([] { return true; });
+  const grpc::Status dst = statusOf([&] { buildFromRequest(dh, Limits{}, &cancelled_at_once); });
   EXPECT_EQ(dst.error_code(), grpc::StatusCode::CANCELLED) << dst.error_message();
   EXPECT_NE(dst.error_message().find("specFromDH: stopped after 0 of 6 links"), std::string::npos)
       << dst.error_message();
@@ -85,9 +87,10 @@ TEST(RegistrationStop, PastDeadlineIsDeadlineExceeded) {
 
 TEST(RegistrationStop, ADeadlineInTheFutureDoesNotStop) {
   const v1::RegisterModelRequest req = longRegistration(200);
-  EXPECT_NO_THROW(buildFromRequest(
-      req, Limits{}, [] { return false; }, std::chrono::system_clock::now() + std::chrono::hours(1)));
-  EXPECT_NO_THROW(buildFromRequest(req, Limits{}, {}, std::chrono::system_clock::time_point::max()));
+  const StopCondition later([] { return false; }, StopCondition::Clock::now() + std::chrono::hours(1));
+  EXPECT_NO_THROW(buildFromRequest(req, Limits{}, &later));
+  const StopCondition never;
+  EXPECT_NO_THROW(buildFromRequest(req, Limits{}, &never));
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ struct Prepared {
 
 TEST(ServerConcurrency, EightThreadsMixedCallsWithRegistrationsAndDeletions) {
   TempDir dir;
-  ServerProcess server(dir.str(), dir.str("store"), {"--threads", "16"});
+  ServerProcess server(dir.str(), dir.str("store"));
   auto stub = server.stub();
   // three models with precomputed answers from the in-process core
   std::vector<Prepared> models;

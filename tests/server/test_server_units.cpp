@@ -3,11 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "auth.hpp"
-#include "model_source.hpp"
+#include "model_id.hpp"
 #include "options.hpp"
 #include "server_process.hpp"
+#include "store_record.hpp"
 
 namespace denoc::server {
 namespace {
@@ -80,72 +85,72 @@ TEST(Options, LoopbackAddresses) {
 TEST(Options, PlaintextOnlyOnLoopbackUnlessAskedFor) {
   ServerOptions o;
   EXPECT_EQ(checkOptions(o), "");  // the default: 127.0.0.1, plaintext
-  o.listen = "0.0.0.0:50051";
+  o.listen.address = "0.0.0.0:50051";
   EXPECT_NE(checkOptions(o).find("refusing plaintext on 0.0.0.0:50051"), std::string::npos);
-  o.plaintext = true;
+  o.security.plaintext = true;
   EXPECT_EQ(checkOptions(o), "");
-  o.plaintext = false;
-  o.tls_cert = "cert.pem";
+  o.security.plaintext = false;
+  o.security.tls_cert = "cert.pem";
   EXPECT_NE(checkOptions(o).find("--tls-cert and --tls-key"), std::string::npos);
-  o.tls_key = "key.pem";
+  o.security.tls_key = "key.pem";
   EXPECT_EQ(checkOptions(o), "");
-  o.tls_cert.clear();
-  o.tls_key.clear();
-  o.listen = "127.0.0.1:1";
-  o.tls_client_ca = "ca.pem";
+  o.security.tls_cert.clear();
+  o.security.tls_key.clear();
+  o.listen.address = "127.0.0.1:1";
+  o.security.tls_client_ca = "ca.pem";
   EXPECT_NE(checkOptions(o).find("--tls-client-ca"), std::string::npos);
 }
 
 TEST(Options, InflightStatesCannotBeBelowOneRequest) {
   ServerOptions o;
-  o.max_states = 1000;
+  o.limits.max_states = 1000;
   EXPECT_EQ(o.inflightStates(), 8000u);
-  o.max_inflight_states = 999;
+  o.admission.max_inflight_states = 999;
   EXPECT_NE(checkOptions(o).find("--max-inflight-states"), std::string::npos);
-  o.max_inflight_states = 1000;
+  o.admission.max_inflight_states = 1000;
   EXPECT_EQ(checkOptions(o), "");
 }
 
 TEST(Options, PrincipalSharesDefaultToHalfAndFitTheirBounds) {
   ServerOptions o;
-  o.max_states = 1000;  // in flight: 8000
-  o.max_streams = 7;
-  o.compute_queue = 9;
+  o.limits.max_states = 1000;  // in flight: 8000
+  o.admission.max_streams = 7;
+  o.compute.queue = 9;
   EXPECT_EQ(o.principalInflightStates(), 4000u);
   EXPECT_EQ(o.principalStreams(), 3u);
   EXPECT_EQ(o.principalQueue(), 4u);
   EXPECT_EQ(checkOptions(o), "");
   // one request of max_states must still fit a principal's share
-  o.max_inflight_states = 1500;
+  o.admission.max_inflight_states = 1500;
   EXPECT_EQ(o.principalInflightStates(), 1000u);
-  o.max_inflight_states = 1000;
+  o.admission.max_inflight_states = 1000;
   EXPECT_EQ(o.principalInflightStates(), 1000u);
-  o.principal_inflight_states = 999;
+  o.admission.principal_inflight_states = 999;
   EXPECT_NE(checkOptions(o).find("--principal-inflight-states (999) must lie between"), std::string::npos);
-  o.principal_inflight_states = 1001;
+  o.admission.principal_inflight_states = 1001;
   EXPECT_NE(checkOptions(o).find("--principal-inflight-states"), std::string::npos);
-  o.principal_inflight_states = 0;
-  o.principal_streams = 8;
+  o.admission.principal_inflight_states = 0;
+  o.admission.principal_streams = 8;
   EXPECT_NE(checkOptions(o).find("--principal-streams (8) is above --max-streams (7)"), std::string::npos);
-  o.principal_streams = 1;
-  o.max_streams = 1;
+  o.admission.principal_streams = 1;
+  o.admission.max_streams = 1;
   EXPECT_EQ(o.principalStreams(), 1u);
-  o.principal_queue = 10;
+  o.compute.principal_queue = 10;
   EXPECT_NE(checkOptions(o).find("--principal-queue (10) is above --compute-queue (9)"), std::string::npos);
-  o.principal_queue = 0;
+  o.compute.principal_queue = 0;
   EXPECT_EQ(checkOptions(o), "");
 }
 
 TEST(Options, MemoryQuotaHoldsTwoMessages) {
   ServerOptions o;
   EXPECT_EQ(o.memoryQuotaBytes(), std::size_t{256} << 20);  // 4 x 64 MiB
-  o.max_message_bytes = 1 << 20;
+  o.limits.max_message_bytes = 1 << 20;
   EXPECT_EQ(o.memoryQuotaBytes(), std::size_t{64} << 20);  // at least 64 MiB
-  o.max_message_bytes = 64u << 20;
-  o.memory_quota_mb = 100;
+  o.limits.max_message_bytes = 64u << 20;
+  o.transport.memory_quota_mb = 100;
   EXPECT_NE(checkOptions(o).find("--memory-quota-mb (100) leaves no room for two messages"),
             std::string::npos);
-  o.memory_quota_mb = 128;
+  o.transport.memory_quota_mb = 128;
   EXPECT_EQ(checkOptions(o), "");
 }
 
@@ -160,10 +165,52 @@ TEST(Options, GrpcArgsAreNamedIntegers) {
   for (const char* bad : {"grpc.x", "grpc.x=", "grpc.x=1k", "grpc.x=99999999999", "http2.x=1", "=5", ""})
     EXPECT_FALSE(parseGrpcArg(bad, name, value)) << bad;
   ServerOptions o;
-  o.grpc_args = {"grpc.http2.lookahead_bytes=4194304", "grpc.http2.bdp_probe=one"};
+  o.transport.grpc_args = {"grpc.http2.lookahead_bytes=4194304", "grpc.http2.bdp_probe=one"};
   EXPECT_NE(checkOptions(o).find("--grpc-arg 'grpc.http2.bdp_probe=one'"), std::string::npos);
-  o.grpc_args.pop_back();
+  o.transport.grpc_args.pop_back();
   EXPECT_EQ(checkOptions(o), "");
+}
+
+TEST(Options, RemovedFlagsAreRefusedAndTheirVariablesIgnored) {
+  // --threads (gRPC's synchronous pool, which serves only reflection), --api and --workspaces-per-thread
+  // (ignored since the callback API and the batch engine): gone, so a leftover flag stops the start and a
+  // leftover variable changes nothing
+  const auto parse = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "denocd");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    ServerOptions o;
+    int code = 0;
+    const bool ok = parseOptions(static_cast<int>(argv.size()), argv.data(), o, code);
+    return std::make_pair(ok, code);
+  };
+  for (const std::vector<std::string>& removed :
+       {std::vector<std::string>{"--threads", "16"}, {"--api", "sync"}, {"--workspaces-per-thread", "8"}}) {
+    const auto [ok, code] = parse(removed);
+    EXPECT_FALSE(ok) << removed[0];
+    EXPECT_NE(code, 0) << removed[0];
+  }
+  ::setenv("DENOC_THREADS", "32", 1);
+  ::setenv("DENOC_API", "sync", 1);
+  ::setenv("DENOC_WORKSPACES_PER_THREAD", "8", 1);
+  EXPECT_EQ(parse({}), std::make_pair(true, 0));
+  ::unsetenv("DENOC_THREADS");
+  ::unsetenv("DENOC_API");
+  ::unsetenv("DENOC_WORKSPACES_PER_THREAD");
+  // and the nested options are filled from their flags
+  std::vector<std::string> args = {
+      "denocd", "--compute-queue",   "9", "--principal-queue",        "3",  "--max-states",
+      "500",    "--metrics-threads", "2", "--idle-stream-timeout-ms", "700"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  ServerOptions o;
+  int code = 0;
+  ASSERT_TRUE(parseOptions(static_cast<int>(argv.size()), argv.data(), o, code));
+  EXPECT_EQ(o.compute.queue, 9u);
+  EXPECT_EQ(o.principalQueue(), 3u);
+  EXPECT_EQ(o.limits.max_states, 500u);
+  EXPECT_EQ(o.metrics.threads, 2u);
+  EXPECT_EQ(o.streams.idle_timeout_ms, 700);
 }
 
 TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
@@ -171,18 +218,32 @@ TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
   req.mutable_urdf()->set_text("<robot name='r'/>");
   req.set_name("r");
   const std::string bytes = storeRecord(req, "alice");
-  v1::RegisterModelRequest back;
-  ASSERT_TRUE(back.ParseFromString(bytes));
-  EXPECT_EQ(recordOwner(back), "alice");
-  EXPECT_EQ(back.urdf().text(), req.urdf().text());
-  EXPECT_EQ(back.name(), "r");
+  // the oracle: the bytes parsed as the plain request, field 1000 read from its unknown fields by hand
+  const auto unknownOwner = [](const std::string& record) {
+    v1::RegisterModelRequest plain;
+    EXPECT_TRUE(plain.ParseFromString(record));
+    const auto& unknown = plain.GetReflection()->GetUnknownFields(plain);
+    std::string owner;
+    for (int i = 0; i < unknown.field_count(); ++i) {
+      if (unknown.field(i).number() == 1000) owner += unknown.field(i).length_delimited();
+    }
+    return owner;
+  };
+  EXPECT_EQ(unknownOwner(bytes), "alice");
+  const std::optional<StoreRecord> back = readRecord(bytes);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->owner, "alice");
+  EXPECT_EQ(back->request.urdf().text(), req.urdf().text());
+  EXPECT_EQ(back->request.name(), "r");
   // a request carrying field 1000 itself: dropped before the server's owner is written
   v1::RegisterModelRequest smuggled = req;
   smuggled.GetReflection()->MutableUnknownFields(&smuggled)->AddLengthDelimited(1000, "mallory");
-  ASSERT_TRUE(back.ParseFromString(storeRecord(smuggled, "bob")));
-  EXPECT_EQ(recordOwner(back), "bob");
-  ASSERT_TRUE(back.ParseFromString(storeRecord(smuggled, "")));
-  EXPECT_EQ(recordOwner(back), "");
+  EXPECT_EQ(readRecord(storeRecord(smuggled, "bob"))->owner, "bob");
+  EXPECT_EQ(unknownOwner(storeRecord(smuggled, "bob")), "bob");
+  EXPECT_EQ(readRecord(storeRecord(smuggled, ""))->owner, "");
+  EXPECT_EQ(unknownOwner(storeRecord(smuggled, "")), "");
+  // bytes that are not a record
+  EXPECT_FALSE(readRecord(std::string("\xff\xff\xff", 3)));
 }
 
 }  // namespace

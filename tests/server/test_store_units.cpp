@@ -19,10 +19,11 @@
 
 #include "errors.hpp"
 #include "log.hpp"
-#include "model_source.hpp"
 #include "options.hpp"
+#include "registration.hpp"
 #include "registry.hpp"
 #include "store.hpp"
+#include "store_record.hpp"
 #include "test_support.hpp"
 
 namespace denoc::server {
@@ -243,12 +244,12 @@ TEST(Loopback, JudgedOnTheParsedAddressNotItsSpelling) {
 
 TEST(Loopback, MetricsOffLoopbackNeedTheOptIn) {
   ServerOptions o;
-  o.metrics_listen = "0.0.0.0:9100";
+  o.metrics.listen = "0.0.0.0:9100";
   EXPECT_NE(checkOptions(o).find("--metrics-public"), std::string::npos) << checkOptions(o);
-  o.metrics_public = true;
+  o.metrics.allow_public = true;
   EXPECT_EQ(checkOptions(o), "");
-  o.metrics_public = false;
-  o.metrics_listen = "127.0.0.1:9100";
+  o.metrics.allow_public = false;
+  o.metrics.listen = "127.0.0.1:9100";
   EXPECT_EQ(checkOptions(o), "");
 }
 
@@ -473,6 +474,82 @@ TEST(RegistryThreads, LookupsOfPoisonedIdsFromManyThreadsNeitherBlockNorCache) {
   EXPECT_TRUE(S_ISREG(st.st_mode));
   EXPECT_EQ(store.read(id, kBound).bytes, record);
   EXPECT_EQ(log.count("was bad (a FIFO); replaced"), 1u) << log.text();
+}
+
+// ---- the registry and the caller's stop condition
+// ---------------------------------------------------------------
+
+TEST(RegistryStop, ABuildFromTheStoreHonoursTheCallersStopAndLeavesNoVerdict) {
+  TempDir dir;
+  const ModelStore store(dir.path().string());
+  const v1::RegisterModelRequest req = request(21, 12);
+  const std::string record = storeRecord(req, "");
+  const std::string id = buildFromRequest(req, kLimits).id;
+  {
+    Registry writer(store, 1000, kLimits);
+    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false).second);
+  }
+  // another replica: a cache miss builds the stored model, polling the caller's stop condition
+  const ModelStore other(dir.path().string());
+  Registry replica(other, 1000, kLimits);
+  LogCapture log;
+  const StopCondition late(nullptr, StopCondition::Clock::now() - 1s);
+  try {
+    replica.find(id, &late);
+    FAIL() << "not stopped";
+  } catch (const Stopped& e) {
+    EXPECT_EQ(e.reason(), StopReason::Deadline) << e.what();
+  }
+  std::atomic<int> asked{0};
+  const StopCondition cancelled([&] { return ++asked > 0; }, StopCondition::Clock::time_point::max(), 0ns);
+  EXPECT_THROW(replica.list(
+                   "", [](const v1::ModelInfo&) { return true; }, &cancelled),
+               Stopped);
+  EXPECT_GT(asked.load(), 0);
+  // the stop judged nothing: the record is not reported bad, and the next lookup builds and caches it
+  EXPECT_EQ(log.count("skipped"), 0u) << log.text();
+  EXPECT_EQ(replica.size(), 0u);
+  ASSERT_NE(replica.find(id), nullptr);
+  EXPECT_EQ(replica.size(), 1u);
+}
+
+TEST(RegistryStop, ADeletionReadsTheOwnerFromTheRecordWithoutBuildingTheModel) {
+  TempDir dir;
+  const ModelStore store(dir.path().string());
+  const v1::RegisterModelRequest req = request(22, 6);
+  const std::string id = buildFromRequest(req, kLimits).id;
+  {
+    Registry writer(store, 1000, kLimits);
+    const std::string record = storeRecord(req, "alice");
+    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false, "alice").second);
+  }
+  // a server whose limits refuse the model (4 joints at most): it cannot build it, and still deletes it,
+  // checking its owner from the record alone
+  constexpr Limits small{4, 1000, 1u << 20};
+  {
+    const ModelStore probe_store(dir.path().string());  // its own verdicts
+    Registry probe(probe_store, 1000, small);
+    LogCapture log;
+    EXPECT_EQ(probe.find(id), nullptr);  // cannot be built under these limits
+    EXPECT_EQ(log.count("max_dof"), 1u) << log.text();
+  }
+  Registry registry(store, 1000, small);
+  const std::string bob = "bob", alice = "alice";
+  try {
+    registry.remove(id, &bob);
+    FAIL() << "bob deleted alice's model";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::PermissionDenied) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(dir.path() / (id + ".pb")));
+  registry.remove(id, &alice);
+  EXPECT_FALSE(fs::exists(dir.path() / (id + ".pb")));
+  try {
+    registry.remove(id, &alice);
+    FAIL() << "deleted twice";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::NotFound) << e.what();
+  }
 }
 
 }  // namespace

@@ -150,11 +150,13 @@ class BatchPool {
   static constexpr std::size_t kChunksPerThread = 4;
 
   /// Runs chunk(begin, end, data) over [0, count) cut into at most kChunksPerThread * threads() contiguous
-  /// chunks of at least `grain` (>= 1) states, each with a workspace for `model`; returns when all have run.
-  /// An exception from a chunk is rethrown here (the chunk that threw it stops; the others run to their end;
-  /// of several, the one with the lowest `begin`). For work other than the batch functions below.
+  /// chunks of at least `grain` (>= 1) states, each with a workspace for `model`, on at most `max_threads`
+  /// threads (0: all); returns when all have run. An exception from a chunk is rethrown here (the chunk that
+  /// threw it stops; the others run to their end; of several, the one with the lowest `begin`). For work
+  /// other than the batch functions below (rolloutBatch).
   void run(const std::shared_ptr<const Model>& model, std::size_t count, std::size_t grain,
-           const std::function<void(std::size_t begin, std::size_t end, Data& data)>& chunk);
+           const std::function<void(std::size_t begin, std::size_t end, Data& data)>& chunk,
+           unsigned max_threads = 0);
 
   /// The engine's form of run(): chunk boundaries are multiples of `align`, at most `max_threads` threads
   /// take part (0: all), and chunks get the thread's whole workspace.

@@ -203,14 +203,6 @@ struct DataTpl {
   // computeForwardDynamicsDerivatives
   VecX tau_eff;  // [n] tau with the tip wrench's joint torques moved to the right-hand side
 
-  // rollout (rollout.hpp): integrator state and the chain rule through the stages
-  VecX ro_xs;    // [2n] stage state
-  VecX ro_k;     // [2n] stage slope
-  VecX ro_ksum;  // [2n] weighted sum of the slopes
-  MatX ro_D;     // [2n x 2n] d(stage state)/dx
-  MatX ro_E;     // [2n x n] d(stage state)/du
-  MatX ro_W;     // [n x 2n] work rows of d(stage slope)/dx, then d(stage slope)/du
-
   // constant
   VecX zeros;  // [n] zeros (a zero qd or qdd argument for the recursions), never written
 };
@@ -288,12 +280,6 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   kin_e.assign(un, Vec3::UnitZ());
   dw.resize(un);
   tau_eff = VecX::Zero(n);
-  ro_xs = VecX::Zero(2 * n);
-  ro_k = VecX::Zero(2 * n);
-  ro_ksum = VecX::Zero(2 * n);
-  ro_D = MatX::Zero(2 * n, 2 * n);
-  ro_E = MatX::Zero(2 * n, n);
-  ro_W = MatX::Zero(n, 2 * n);
   zeros = VecX::Zero(n);
 }
 

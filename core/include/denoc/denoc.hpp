@@ -15,6 +15,8 @@
 #include "denoc/batch.hpp"
 #include "denoc/data.hpp"
 #include "denoc/dh.hpp"
+#include "denoc/forward_route.hpp"
+#include "denoc/integrator.hpp"
 #include "denoc/model.hpp"
 #include "denoc/model_io.hpp"
 #include "denoc/payload.hpp"

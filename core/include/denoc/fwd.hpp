@@ -27,7 +27,7 @@ namespace denoc {
 /// Kind of a 1-DOF joint.
 enum class JointType : std::uint8_t { Revolute, Prismatic };
 
-/// How forward dynamics is computed (batches, simulation).
+/// How forward dynamics is computed (batches, simulation, the service): forward_route.hpp dispatches it.
 enum class ForwardRoute : std::uint8_t {
   Saha,      // O(n) three sweeps (forwardDynamics)
   Cholesky,  // I(q) and its Cholesky factor (forwardDynamicsCholesky)

@@ -1,5 +1,6 @@
-// Model files: the JSON format "denoc-dh/1" for Denavit-Hartenberg models (docs/model-format.md), and one
-// entry point that loads any supported model file by its extension (.json: DH; .urdf: URDF).
+// Model files: the JSON format "denoc-dh/1" for Denavit-Hartenberg models (docs/model-format.md), one entry
+// point that loads any supported model file by its extension (.json: DH; .urdf: URDF), and the canonical
+// text of a validated model, whose SHA-256 is the service's model id (docs/service.md, "Models and ids").
 #pragma once
 
 #include <string>
@@ -25,6 +26,16 @@ DHSpec parseDHJson(const std::string& text);
 /// limits are left out (the format's way of saying "none"). Throws ModelError if the spec cannot be
 /// represented: a non-finite number other than an infinite limit, or an inertia that is not symmetric.
 std::string toDHJson(const DHSpec& dh);
+
+/// The first line of canonicalForm: changing the form changes every model id, so bump it when doing so.
+inline constexpr const char* kCanonicalFormat = "denoc-model-v1";
+
+/// The canonical form of a validated model (Model::spec, the ModelSpec after buildModel): text, one item per
+/// line (kCanonicalFormat; gravity; the tip frame; per joint base to tip: name, link, type, rotation,
+/// origin, axis, mass, centre of mass, inertia, limits, armature); doubles as C99 hexadecimal floats (%a:
+/// exact) with -0 written as 0, matrices row-major, names length-prefixed. The display name is not part of
+/// it. Two models have the same form exactly when their validated specs are equal.
+std::string canonicalForm(const ModelSpec& spec);
 
 /// Reads a file and parses it with parseDHJson; errors are prefixed with the path.
 DHSpec loadDHJsonFile(const std::string& path);

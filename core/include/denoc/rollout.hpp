@@ -5,36 +5,32 @@
 // exactly as an iLQR/DDP backward pass consumes them (the chain rule through the integrator's stages, with
 // the analytic derivatives of the forward dynamics: computeForwardDynamicsDerivatives).
 //
-// Integrators:
+// Integrators: the fixed-step schemes of integrator.hpp, the ones the Simulator's fixed-step runs take their
+// steps from (so a zero-torque RK4 rollout reproduces the Simulator's RK4 run bit for bit):
 //  - semi-implicit (symplectic) Euler: qd+ = qd + h FD(q, qd, u), q+ = q + h qd+ (one evaluation per step);
-//  - classical RK4 on xdot = [qd; FD(q, qd, u)] (four evaluations), the same arithmetic as the Simulator's
-//    fixed-step RK4 (simulate.hpp), so that a zero-torque rollout reproduces it bit for bit.
+//  - classical RK4 on xdot = [qd; FD(q, qd, u)] (four evaluations).
 //
 // Arrays are packed row-major, the layout of the service's packed repeated fields (batch.hpp): a state is
 // [q_0 .. q_{n-1}, qd_0 .. qd_{n-1}]; A_t and B_t are row-major (row i: d x+_i / d x).
 //
 // Errors. Arguments are checked before any step: a non-finite x0 or u entry or a bad option throws
-// std::invalid_argument naming the rollout, the step and the joint. A state that stops being finite during a
-// rollout throws NumericalError naming the rollout, the step and the joint (the states before it are
-// written). A stop condition, when given, is polled between steps; when set, Stopped is thrown.
+// std::invalid_argument naming the rollout, the step and the joint. A state (or linearization) that stops
+// being finite during a rollout throws DivergenceError (integrator.hpp) naming the rollout, the step and the
+// joint (the states before it are written). A stop condition, when given, is polled before every step; when
+// set, Stopped is thrown.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 
 #include "denoc/batch.hpp"
 #include "denoc/data.hpp"
+#include "denoc/integrator.hpp"
 #include "denoc/model.hpp"
 #include "denoc/stop.hpp"
 
 namespace denoc {
-
-/// A rollout's fixed-step integrator.
-enum class StepScheme : std::uint8_t {
-  SemiImplicitEuler,  // qd+ = qd + h qdd, q+ = q + h qd+
-  RK4,                // classical 4th-order Runge-Kutta, torque held over the step
-};
 
 /// Options shared by all rollouts of a call.
 struct RolloutOptions {
@@ -43,11 +39,34 @@ struct RolloutOptions {
   std::size_t steps = 0;  // T: torque vectors per rollout; T + 1 states
 };
 
-/// One rollout on one workspace. x0: 2n; u: T x n; states: (T + 1) x 2n (states[0] = x0); A: T x 2n x 2n and
-/// B: T x 2n x n, or null (not computed; both or either). No allocation after the checks. Throws as the file
-/// comment says; `stop` may be null.
-void rollout(const Model& model, Data& data, const RolloutOptions& options, const double* x0, const double* u,
-             double* states, double* A = nullptr, double* B = nullptr, const StopCondition* stop = nullptr);
+/// What a rollout's steps need beside the dynamics' Data, for a model of n joints: the fixed step's stage
+/// vectors and the chain rule through the stages (A and B). Its contents after a rollout are unspecified.
+struct RolloutScratch {
+  explicit RolloutScratch(int n = 0)
+      : step(n),
+        D(Eigen::MatrixXd::Zero(2 * n, 2 * n)),
+        E(Eigen::MatrixXd::Zero(2 * n, n)),
+        W(Eigen::MatrixXd::Zero(n, 2 * n)) {}
+  FixedStepWork step;  // [2n] stage state, slope and RK4 sum (integrator.hpp)
+  Eigen::MatrixXd D;   // [2n x 2n] d(stage state)/dx
+  Eigen::MatrixXd E;   // [2n x n] d(stage state)/du
+  Eigen::MatrixXd W;   // [n x 2n] work rows of d(stage slope)/dx, then d(stage slope)/du
+};
+
+/// The workspace of single rollouts of one model: the dynamics' Data and the rollout's scratch, allocated
+/// once. One per thread.
+struct RolloutWorkspace {
+  explicit RolloutWorkspace(const Model& model) : data(model), scratch(model.n) {}
+  Data data;
+  RolloutScratch scratch;
+};
+
+/// One rollout on one workspace (made for this model). x0: 2n; u: T x n; states: (T + 1) x 2n (states[0] =
+/// x0); A: T x 2n x 2n and B: T x 2n x n, or null (not computed; both or either). No allocation after the
+/// checks. Throws as the file comment says; `stop` may be null.
+void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptions& options, const double* x0,
+             const double* u, double* states, double* A = nullptr, double* B = nullptr,
+             const StopCondition* stop = nullptr);
 
 /// The arrays of a batch of K rollouts (packed row-major).
 struct RolloutArrays {
@@ -60,11 +79,13 @@ struct RolloutArrays {
   double* B = nullptr;           // K x T x 2n x n, or null
 };
 
-/// K rollouts across the pool's threads (BatchPool::run; chunks of at least `grain` rollouts), each computed
-/// by the single-rollout function in one workspace, so a batch gives bit for bit what rollout() gives. Errors
-/// name the rollout (the lowest index of several); a stop ends the batch with Stopped counting the rollouts
+/// K rollouts across the pool's threads (BatchPool::run), each computed by the single rollout's steps in one
+/// thread's workspace, so a batch gives bit for bit what rollout() gives. Of the batch options it reads
+/// `stop` (polled before every step), `grain` (rollouts per chunk at least; 0: 1, a rollout is long) and
+/// `max_threads`, and fills `stats` (width 1: a rollout has no SIMD lanes); `width` is not used. Errors name
+/// the rollout (the lowest index of several); a stop ends the batch with Stopped counting the rollouts
 /// completed.
 void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, const RolloutOptions& options,
-                  const RolloutArrays& arrays, const StopCondition* stop = nullptr, std::size_t grain = 1);
+                  const RolloutArrays& arrays, const BatchOptions& batch = {});
 
 }  // namespace denoc

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "denoc/data.hpp"
+#include "denoc/integrator.hpp"
 #include "denoc/model.hpp"
+#include "denoc/stop.hpp"
 
 namespace denoc {
 
@@ -26,10 +28,6 @@ enum class Integrator : std::uint8_t {
   RK4,              // classical 4th-order Runge-Kutta, fixed step SimulationOptions::step
   DormandPrince45,  // adaptive embedded Dormand-Prince 5(4), local extrapolation, FSAL
 };
-
-/// Which forward-dynamics route evaluates qdd inside the integrator (the core's one enum, fwd.hpp; this name
-/// is kept for existing callers).
-using ForwardDynamicsRoute = ForwardRoute;
 
 /// Joint torque input tau(t): zero, a constant vector, or a piecewise-linear schedule through knots
 /// (t_k, tau_k), held at tau_0 before the first knot and at the last value after the last knot.
@@ -66,7 +64,7 @@ class TorqueInput {
 /// Options of a simulation run. Time starts at 0.
 struct SimulationOptions {
   Integrator integrator = Integrator::DormandPrince45;
-  ForwardDynamicsRoute route = ForwardDynamicsRoute::Saha;
+  ForwardRoute route = ForwardRoute::Saha;  // how qdd is evaluated (forward_route.hpp)
 
   // output times: the grid 0, dt_out, 2 dt_out, ..., t_end (t_end always included; each time computed as
   // k * dt_out), or, when sample_times is not empty, exactly those times (strictly increasing, in
@@ -75,7 +73,8 @@ struct SimulationOptions {
   double dt_out = 0.01;              // s, > 0 (ignored when sample_times is given)
   std::vector<double> sample_times;  // s
 
-  // RK4: the step; each interval between output times is split into equal steps no longer than this.
+  // RK4 (the fixed-step scheme of integrator.hpp): the step; each interval between output times is split
+  // into equal steps no longer than this.
   double step = 1e-3;  // s, > 0
 
   // Dormand-Prince: error control on every component of (q, qd) with the weights atol + rtol * |y_i|,
@@ -90,16 +89,20 @@ struct SimulationOptions {
   double min_factor = 0.2;                                    // in (0, 1)
   double max_factor = 5.0;                                    // > 1
 
-  // limit on the steps (accepted and rejected) of one run: exceeding it is an error
+  // limit on the steps (accepted and rejected) of one run: exceeding it is an error (DivergenceError)
   std::int64_t max_steps = 10'000'000;
 
-  // polled every 64 steps (accepted and rejected) when set: false ends the run early, as a sample callback
-  // returning false does (stats.stopped_early), so a cancelled run stops between two output samples too
-  std::function<bool()> keep_going;
+  // polled before the first step and every kSimulationStopPoll steps (accepted and rejected) after it, also
+  // between two output samples; when set, the run ends with denoc::Stopped counting the samples delivered
+  // (stats().stopped_early is set). Null: never stops. It must outlive the run.
+  const StopCondition* stop = nullptr;
 
   TorqueInput torque;       // applied joint torques/forces
   Eigen::VectorXd damping;  // viscous joint damping (N m s/rad or N s/m), >= 0; empty: none
 };
+
+/// Steps between two polls of SimulationOptions::stop.
+inline constexpr std::int64_t kSimulationStopPoll = 64;
 
 /// One output sample. q and qd refer to the simulator's state: copy them to keep them.
 struct Sample {
@@ -122,7 +125,7 @@ struct SimulationStats {
   std::int64_t evaluations = 0;  // forward-dynamics evaluations
   std::size_t samples = 0;       // samples delivered
   double t_final = 0.0;          // time of the last sample delivered
-  bool stopped_early = false;    // the callback returned false
+  bool stopped_early = false;    // the callback returned false, or options.stop stopped the run
 };
 
 /// All samples of a run, one row per sample.
@@ -156,8 +159,9 @@ class Simulator {
   const Model& model() const { return *model_; }
 
   /// Runs from (q0, qd0) at t = 0, calling on_sample at every output time. Throws std::invalid_argument
-  /// on bad inputs (before any sample) and std::runtime_error if max_steps is exceeded, a step falls
-  /// below min_step, or the state stops being finite (samples already delivered stay delivered).
+  /// on bad inputs (before any sample), DivergenceError (integrator.hpp) if max_steps is exceeded, a step
+  /// falls below min_step, or the state stops being finite, and Stopped when options.stop is set (samples
+  /// already delivered stay delivered).
   SimulationStats run(const Eigen::Ref<const Eigen::VectorXd>& q0,
                       const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options,
                       const SampleCallback& on_sample);
@@ -169,9 +173,9 @@ class Simulator {
              const SimulationOptions& options);
 
   /// Integrates on from where the run stands, calling on_sample at each of at most `max_samples` further
-  /// output times. Returns true while samples remain. The run ends (false) after its last sample, when
-  /// on_sample returns false or keep_going says stop (stats().stopped_early), or with the exceptions of
-  /// run(); advance() after the end returns false and does nothing.
+  /// output times. Returns true while samples remain. The run ends (false) after its last sample or when
+  /// on_sample returns false (stats().stopped_early), or with the exceptions of run() (Stopped when
+  /// options.stop is set); advance() after the end returns false and does nothing.
   bool advance(std::size_t max_samples, const SampleCallback& on_sample);
 
   /// What the current (or last) run did so far.
@@ -182,7 +186,7 @@ class Simulator {
                             const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& options);
 
  private:
-  bool rhs(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy);
+  bool rhs(double t, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::VectorXd& dy);
   void advanceRK4(double t_target);
   void advanceDOPRI(double t_target);
   void initialStepDOPRI();
@@ -202,7 +206,8 @@ class Simulator {
   bool last_rejected_ = false;
   SimulationStats stats_;
   Eigen::VectorXd y_, y_new_, y_tmp_, y_err_, tau_;
-  Eigen::VectorXd k1_, k2_, k3_, k4_, k5_, k6_, k7_;
+  Eigen::VectorXd k1_, k2_, k3_, k4_, k5_, k6_, k7_;  // Dormand-Prince stages
+  FixedStepWork fixed_;                               // RK4 stages
 };
 
 /// Convenience: a Simulator for one run.
