@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 #include "denoc/stop.hpp"
 
@@ -43,6 +44,84 @@ void checkRotation(const Eigen::Matrix3d& R, const std::string& who, const std::
   }
 }
 
+// The joint constants every route reads (s, m, h, I_o, armature, type) from a link's data in F_i.
+JointConstants<double> constants(const Eigen::Vector3d& s, double mass, const Eigen::Vector3d& com,
+                                 const Eigen::Matrix3d& inertia, double armature, JointType type) {
+  JointConstants<double> jc;
+  jc.s = s;
+  jc.m = mass;
+  jc.h = mass * com;
+  jc.I_o = Sym3<double>::fromMatrix(
+      inertia + mass * (com.squaredNorm() * Eigen::Matrix3d::Identity() - com * com.transpose()));
+  jc.armature = armature;
+  jc.revolute = type == JointType::Revolute;
+  return jc;
+}
+
+// A tree model (model.hpp, docs/trees.md) from a validated spec: F_i is the link frame turned so that z is
+// the joint axis, E_i = F_parent <- F_i at q = 0 a general rotation, the root link's frame is the world's at
+// the neutral configuration.
+Model buildTree(ModelSpec spec) {
+  const int n = static_cast<int>(spec.joints.size());
+  Model m;
+  m.serial = false;
+  m.n = n;
+  m.root = spec.root;
+  m.nqr = spec.root == RootJoint::Floating ? 7 : spec.root == RootJoint::Planar ? 3 : 0;
+  m.nr = spec.root == RootJoint::Floating ? 6 : spec.root == RootJoint::Planar ? 3 : 0;
+  m.nq = m.nqr + n;
+  m.nv = m.nr + n;
+  m.nu = n;
+  for (int k = 0; k < m.nr; ++k) m.dof_parent.push_back(k - 1);
+  std::vector<int> depth(static_cast<std::size_t>(n), 1);
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const JointSpec& j = spec.joints[ui];
+    const int p = j.parent;
+    const Eigen::Matrix3d Ra = alignZ(j.axis);  // link frame <- F_i
+    const Eigen::Matrix3d Rp =
+        p < 0 ? Eigen::Matrix3d::Identity() : m.axis_rotation[static_cast<std::size_t>(p)];
+    m.parent.push_back(p);
+    m.dof_parent.push_back(p < 0 ? m.nr - 1 : m.nr + p);
+    if (p >= 0) depth[ui] = depth[static_cast<std::size_t>(p)] + 1;
+    m.depth = std::max(m.depth, depth[ui]);
+    m.type.push_back(j.type);
+    m.E.push_back(Rp.transpose() * j.rotation * Ra);
+    m.s.push_back(Rp.transpose() * j.origin);
+    m.mass.push_back(j.mass);
+    m.com.push_back(Ra.transpose() * j.com);
+    Eigen::Matrix3d I = Ra.transpose() * j.inertia * Ra;
+    m.inertia.push_back(0.5 * (I + I.transpose()));
+    m.armature.push_back(j.armature);
+    m.axis_rotation.push_back(Ra);
+    m.joint.push_back(constants(m.s[ui], j.mass, m.com[ui], m.inertia[ui], j.armature, j.type));
+    m.has_prismatic = m.has_prismatic || j.type == JointType::Prismatic;
+  }
+  if (n > 0) {
+    const Eigen::Matrix3d& Ra = m.axis_rotation.back();
+    m.tip_rotation = Ra.transpose() * spec.tip_rotation;
+    m.tip_origin = Ra.transpose() * spec.tip_origin;
+  } else {
+    m.tip_rotation = spec.tip_rotation;
+    m.tip_origin = spec.tip_origin;
+  }
+  if (spec.root != RootJoint::Fixed) {
+    m.root_mass = spec.root_mass;
+    m.root_com = spec.root_com;
+    m.root_inertia = spec.root_inertia;
+  } else {
+    spec.root_mass = 0.0;
+    spec.root_com.setZero();
+    spec.root_inertia.setZero();
+  }
+  m.base_rotation.setIdentity();
+  m.gravity = spec.gravity;
+  m.gravity_base = spec.gravity;
+  m.spec = std::move(spec);
+  detail::checkNeutralInertia(m);
+  return m;
+}
+
 }  // namespace
 
 std::string checkNumber(double x, double lo, double hi, const char* unit) {
@@ -60,10 +139,10 @@ std::string checkName(const std::string& name) {
          "...') is longer than the limit of " + std::to_string(kMaxNameLength) + " bytes";
 }
 
-std::string checkInertia(const Eigen::Matrix3d& inertia) {
+std::string checkInertia(const Eigen::Matrix3d& inertia, bool semidefinite) {
   if (!inertia.allFinite()) return "inertia has a non-finite entry";
   const double scale = inertia.cwiseAbs().maxCoeff();
-  if (scale == 0.0) return "inertia is zero";
+  if (scale == 0.0) return semidefinite ? std::string() : std::string("inertia is zero");
   for (int r = 0; r < 3; ++r) {
     for (int c = 0; c < 3; ++c) {
       if (const std::string why = checkNumber(inertia(r, c), -kMaxInertia, kMaxInertia, " kg m^2");
@@ -77,15 +156,21 @@ std::string checkInertia(const Eigen::Matrix3d& inertia) {
                                                           Eigen::EigenvaluesOnly);
   const Eigen::Vector3d l = es.eigenvalues();  // ascending
   const std::string moments = " (principal moments " + num(l[0]) + ", " + num(l[1]) + ", " + num(l[2]) + ")";
-  if (!(l[0] > 0.0)) return "inertia is not positive definite" + moments;
-  if (l[0] < kMinInertia) {
+  // a semidefinite inertia's zero moments are zero up to rounding (1e-12 of the largest); they are then
+  // taken as 0 in the triangle inequality
+  const double zero = semidefinite ? 1e-12 * l[2] : 0.0;
+  if (!(l[0] > 0.0) && !(semidefinite && l[0] >= -zero)) {
+    return std::string("inertia is not positive ") + (semidefinite ? "semidefinite" : "definite") + moments;
+  }
+  const bool singular = semidefinite && l[0] <= zero;
+  if (l[0] < kMinInertia && !singular) {
     return "inertia's least principal moment is below the limit of " + num(kMinInertia) + " kg m^2" + moments;
   }
   if (l[2] > kMaxInertia) {
     return "inertia's largest principal moment is above the limit of " + num(kMaxInertia) + " kg m^2" +
            moments;
   }
-  if (l[0] + l[1] < l[2] * (1.0 - 1e-9)) {
+  if ((singular ? 0.0 : l[0]) + l[1] < l[2] * (1.0 - 1e-9)) {
     return "inertia violates the triangle inequality (principal moments " + num(l[0]) + " + " + num(l[1]) +
            " < " + num(l[2]) + ")";
   }
@@ -96,7 +181,12 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   ModelSpec spec = input;
   const int n = static_cast<int>(spec.joints.size());
   if (const std::string why = checkName(spec.name); !why.empty()) throw ModelError("model " + why);
-  if (n == 0) throw ModelError("model '" + spec.name + "' has no joints");
+  if (n == 0 && spec.root == RootJoint::Fixed)
+    throw ModelError("model '" + spec.name + "' has no joints (and a fixed root: nothing moves)");
+  if (n > kMaxJoints) {
+    throw ModelError("model '" + spec.name + "' has " + std::to_string(n) +
+                     " joints, more than the limit of " + std::to_string(kMaxJoints));
+  }
   if (!spec.gravity.allFinite()) throw ModelError("gravity has a non-finite entry");
   for (int k = 0; k < 3; ++k) {
     if (const std::string why = checkNumber(spec.gravity[k], -kMaxGravity, kMaxGravity, " m/s^2");
@@ -118,6 +208,29 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
     return {};
   };
 
+  // mass, mass center and inertia of a link: a mass of 0 or an inertia that is only positive semi-definite
+  // makes the model a tree model (its inertia matrix is checked at the neutral configuration instead)
+  bool definite = true;
+  const auto checkInertial = [&](double& mass, const Eigen::Vector3d& com, Eigen::Matrix3d& inertia,
+                                 const std::string& who, bool& is_definite) {
+    if (!std::isfinite(mass) || !(mass >= 0.0)) {
+      throw ModelError(who + ": mass is " + num(mass) + ", expected a finite number >= 0");
+    }
+    if (mass != 0.0) {
+      if (const std::string why = checkNumber(mass, kMinMass, kMaxMass, " kg"); !why.empty())
+        throw ModelError(who + ": mass " + why);
+    }
+    if (!com.allFinite()) throw ModelError(who + ": mass center has a non-finite entry");
+    if (const std::string why = vectorWhy(com, kMaxLength); !why.empty())
+      throw ModelError(who + ": mass center" + why);
+    if (const std::string why = checkInertia(inertia, true); !why.empty()) {
+      throw ModelError(who + ": " + why);
+    }
+    if (mass == 0.0 || !checkInertia(inertia, false).empty()) is_definite = false;
+    inertia = 0.5 * (inertia + inertia.transpose());
+  };
+
+  bool chain = true;
   std::set<std::string> names;
   for (int i = 0; i < n; ++i) {
     if (stop && stop->stopRequested()) stop->raise("buildModel", static_cast<std::uint64_t>(i), n, "joints");
@@ -140,16 +253,15 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
     if (!(axis_scale > 0.0)) throw ModelError(who + ": axis is zero");
     j.axis /= axis_scale;
     j.axis.normalize();
-    if (!std::isfinite(j.mass) || !(j.mass > 0.0)) {
-      throw ModelError(who + ": mass is " + num(j.mass) + ", expected a finite number > 0");
+    if (j.parent == kPreviousJoint) j.parent = i - 1;
+    if (j.parent < kRootLink || j.parent >= i) {
+      throw ModelError(
+          who + ": parent " + std::to_string(j.parent) +
+          " is not an earlier joint (joints are listed parents first, depth-first; -1 is the root "
+          "link)");
     }
-    if (const std::string why = checkNumber(j.mass, kMinMass, kMaxMass, " kg"); !why.empty())
-      throw ModelError(who + ": mass " + why);
-    if (!j.com.allFinite()) throw ModelError(who + ": mass center has a non-finite entry");
-    if (const std::string why = vectorWhy(j.com, kMaxLength); !why.empty())
-      throw ModelError(who + ": mass center" + why);
-    if (const std::string why = checkInertia(j.inertia); !why.empty()) throw ModelError(who + ": " + why);
-    j.inertia = 0.5 * (j.inertia + j.inertia.transpose());
+    chain = chain && j.parent == i - 1;
+    checkInertial(j.mass, j.com, j.inertia, who, definite);
     if (std::isnan(j.lower) || std::isnan(j.upper) || j.lower > j.upper ||
         j.lower == std::numeric_limits<double>::infinity() ||
         j.upper == -std::numeric_limits<double>::infinity()) {
@@ -168,13 +280,26 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
     if (const std::string why = checkNumber(j.armature, 0.0, kMaxArmature); !why.empty())
       throw ModelError(who + ": armature " + why);
   }
+  if (spec.root_link.empty()) spec.root_link = "base";
+  if (const std::string why = checkName(spec.root_link); !why.empty()) throw ModelError("root link " + why);
+  if (spec.root != RootJoint::Fixed) {
+    bool root_definite = true;
+    checkInertial(spec.root_mass, spec.root_com, spec.root_inertia, "root link '" + spec.root_link + "'",
+                  root_definite);
+  }
   checkRotation(spec.tip_rotation, "tip frame", "rotation");
   if (!spec.tip_origin.allFinite()) throw ModelError("tip frame: origin has a non-finite entry");
   if (const std::string why = vectorWhy(spec.tip_origin, kMaxLength); !why.empty())
     throw ModelError("tip frame: origin" + why);
 
+  if (!(chain && definite && spec.root == RootJoint::Fixed) || spec.force_tree)
+    return buildTree(std::move(spec));
+
   Model m;
   m.n = n;
+  m.nq = m.nv = m.nu = n;
+  m.depth = n;
+  for (int i = 0; i < n; ++i) m.dof_parent.push_back(i - 1);
   Eigen::Matrix3d Ra_parent = Eigen::Matrix3d::Identity();
   for (int i = 0; i < n; ++i) {
     const JointSpec& j = spec.joints[static_cast<std::size_t>(i)];

@@ -9,6 +9,7 @@
 //    recursions become plain sums; p_i becomes [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic).
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "denoc/model.hpp"
@@ -59,7 +60,8 @@ struct DerivativeWork {
 ///    writes it; a result stays valid until the next call that writes the same field;
 ///  - scratch: what the algorithms need between their sweeps, grouped by the algorithm that uses it; its
 ///    contents after a call are unspecified.
-/// Each field has one meaning and a shape that follows from n alone (given in brackets).
+/// Each field has one meaning and a shape that follows from the model's sizes alone (given in brackets): n
+/// joints, nv velocity coordinates (n for a serial chain), nr root coordinates (docs/trees.md).
 template <typename S>
 struct DataTpl {
   using T = Types<S>;
@@ -73,7 +75,8 @@ struct DataTpl {
 
   explicit DataTpl(const ModelTpl<S>& model);
 
-  int n = 0;  // the model's joint count
+  int n = 0;   // the model's joint count
+  int nv = 0;  // the model's velocity size (n for a serial chain)
 
   // ---------------------------------------------------------------------------------------------------
   // Results
@@ -83,24 +86,25 @@ struct DataTpl {
   // write it on the way to their own results. tests/test_data_layout.cpp checks these lists.
 
   // inverseDynamics; also computeInverseDynamicsDerivatives, computeForwardDynamicsDerivatives
-  VecX tau;  // [n] joint forces
+  VecX tau;  // [nv] joint forces (root first: docs/trees.md)
 
   // forwardDynamics (every route), forwardDynamicsFixman; also computeForwardDynamicsDerivatives
-  VecX qdd;  // [n] joint accelerations
+  VecX qdd;  // [nv] joint accelerations
 
   // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof
   // computeInverseInertia and computeForwardDynamicsDerivatives
-  MatX M;  // [n x n] generalized inertia matrix I(q), both triangles
+  MatX M;  // [nv x nv] generalized inertia matrix I(q), both triangles
 
   // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
-  MatX U;  // [n x n] unit upper triangular factor (computeUDU: with explicit_u); also, for
-           // n <= kDenseUDUMaxDof, computeInverseInertia and computeForwardDynamicsDerivatives
-  VecX D;  // [n] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
+  MatX U;  // [nv x nv] unit upper triangular factor (trees: nonzero on ancestor pairs only) (computeUDU: with
+           // explicit_u); also, for n <= kDenseUDUMaxDof, computeInverseInertia and
+           // computeForwardDynamicsDerivatives
+  VecX D;  // [nv] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
            // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
   S log_det = S(0);  // log det I(q) = sum log mh_k
 
   // computeInverseInertia; also computeForwardDynamicsDerivatives (dqdd/dtau = I^-1)
-  MatX Minv;  // [n x n] I(q)^-1, both triangles
+  MatX Minv;  // [nv x nv] I(q)^-1, both triangles
 
   // computeLocalPlacements; also fixmanLogDet, fixmanSolve, forwardDynamicsFixman, computeConvectiveMatrix
   // and the energies
@@ -119,18 +123,19 @@ struct DataTpl {
   // algorithm/convective.hpp: one field per function
   MatX C;     // [n x n] computeConvectiveMatrix: convective inertia matrix C(q, qd)
   VecX cqd;   // [n] computeVelocityBias: C(q, qd) qd, the velocity part of the bias
-  VecX g;     // [n] computeGravity: g(q)
-  VecX bias;  // [n] computeBias: C(q, qd) qd + g(q)
+  VecX g;     // [nv] computeGravity: g(q)
+  VecX bias;  // [nv] computeBias: C(q, qd) qd + g(q)
 
   // fixmanLogDet, fixmanSolve, forwardDynamicsFixman (algorithm/fixman.hpp)
   S fx_log_det = S(0);  // log det I(q) (armature included) by Fixman's theorem
 
   // forwardKinematics (every frame), framePlacement, computeFrameJacobian, computeFrameJdotQd,
   // computeOperationalSpaceInertia (the frame asked for) (algorithm/kinematics.hpp): user base frame
-  std::vector<Mat3> kin_R;  // [n + 1] user base <- link i's user frame (i < n), tip frame (i = n)
-  std::vector<Vec3> kin_p;  // [n + 1] their origins
+  std::vector<Mat3>
+      kin_R;  // [n + 2] user base <- link i's user frame (i < n), tip frame (i = n), root link (n + 1)
+  std::vector<Vec3> kin_p;  // [n + 2] their origins
   // computeFrameJacobian; also computeFrameJdotQd
-  Mat6X J;  // [6 x n] [angular; linear] rows, one column per joint
+  Mat6X J;  // [6 x nv] [angular; linear] rows, one column per velocity coordinate
   // computeFrameJdotQd
   Vec6 Jdot_qd;  // [6] (dJ/dt) qd, same rows and frame as J
   // computeOperationalSpaceInertia (algorithm/operational_space.hpp)
@@ -203,20 +208,45 @@ struct DataTpl {
   // computeForwardDynamicsDerivatives
   VecX tau_eff;  // [n] tau with the tip wrench's joint torques moved to the right-hand side
 
+  // ---------------------------------------------------------------------------------------------------
+  // Trees (algorithm/tree.hpp: world axes about the world origin; docs/trees.md)
+  // ---------------------------------------------------------------------------------------------------
+  // results: every tree function (with R0, O0, p0 above for the joints' bodies)
+  Mat3 root_R;  // world <- root link frame
+  Vec3 root_p;  // root link origin in the world
+  Mat6 root_S;  // [6 x nr, in 6 x 6] the root's velocity columns: t_root = root_S v_root
+  // computeCenterOfMass, computeCenterOfMassJacobian, computeCentroidalMap (algorithm/centroidal.hpp)
+  S mass = S(0);                             // total mass
+  Vec3 com;                                  // [3] centre of mass in the world
+  Eigen::Matrix<S, 3, Eigen::Dynamic> Jcom;  // [3 x nv] its Jacobian
+  Mat6X Ag;    // [6 x nv] centroidal momentum matrix: h_G = Ag v, [angular; linear] about the com
+  Vec6 hg;     // [6] centroidal momentum at the last v (computeCentroidalMapTimeVariation)
+  Vec6 dAg_v;  // [6] (dAg/dt) v (computeCentroidalMapTimeVariation)
+  // scratch: per body (root last where a root exists)
+  std::vector<Vec6> tr_t;              // [n + 1] twists (index n: the root link)
+  std::vector<Vec6> tr_a;              // [n + 1] accelerations (spatial, gravity as a base acceleration)
+  std::vector<Vec6> tr_w;              // [n + 1] wrenches, then subtree wrenches
+  std::vector<Vec6> tr_c;              // [n + 1] velocity-product accelerations pdot_i v_i
+  std::vector<RigidInertia<S>> tr_M;   // [n + 1] link inertias about the world origin
+  std::vector<RigidInertia<S>> tr_Mc;  // [n + 1] composite inertias
+  std::vector<Mat6> tr_IA;             // [n + 1] articulated inertias
+  std::vector<Vec6> tr_U;              // [n + 1] IA_i p_i
+  VecX tr_x;                           // [nv] a solve's right-hand side, then its solution
+
   // constant
   VecX zeros;  // [n] zeros (a zero qd or qdd argument for the recursions), never written
 };
 
 template <typename S>
-DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
+DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   const auto un = static_cast<std::size_t>(n);
   // results
-  tau = VecX::Zero(n);
-  qdd = VecX::Zero(n);
-  M = MatX::Zero(n, n);
-  U = MatX::Identity(n, n);
-  D = VecX::Zero(n);
-  Minv = MatX::Zero(n, n);
+  tau = VecX::Zero(nv);
+  qdd = VecX::Zero(nv);
+  M = MatX::Zero(nv, nv);
+  U = MatX::Identity(nv, nv);
+  D = VecX::Zero(nv);
+  Minv = MatX::Zero(nv, nv);
   R.resize(un);
   rho.resize(un);
   R0.resize(un);
@@ -225,11 +255,11 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   p0.resize(un);
   C = MatX::Zero(n, n);
   cqd = VecX::Zero(n);
-  g = VecX::Zero(n);
-  bias = VecX::Zero(n);
-  kin_R.assign(un + 1, Mat3::Identity());
-  kin_p.assign(un + 1, Vec3::Zero());
-  J = Mat6X::Zero(6, n);
+  g = VecX::Zero(nv);
+  bias = VecX::Zero(nv);
+  kin_R.assign(un + 2, Mat3::Identity());
+  kin_p.assign(un + 2, Vec3::Zero());
+  J = Mat6X::Zero(6, nv);
   Jdot_qd.setZero();
   Lambda.setZero();
   Lambda_inv.setZero();
@@ -280,7 +310,27 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n) {
   kin_e.assign(un, Vec3::UnitZ());
   dw.resize(un);
   tau_eff = VecX::Zero(n);
-  zeros = VecX::Zero(n);
+  root_R.setIdentity();
+  root_p.setZero();
+  root_S.setZero();
+  com.setZero();
+  Jcom = Eigen::Matrix<S, 3, Eigen::Dynamic>::Zero(3, nv);
+  Ag = Mat6X::Zero(6, nv);
+  hg.setZero();
+  dAg_v.setZero();
+  {
+    const RigidInertia<S> zero{S(0), Vec3::Zero(), Sym3<S>::zero()};
+    tr_t.assign(un + 1, Vec6::Zero());
+    tr_a.assign(un + 1, Vec6::Zero());
+    tr_w.assign(un + 1, Vec6::Zero());
+    tr_c.assign(un + 1, Vec6::Zero());
+    tr_M.assign(un + 1, zero);
+    tr_Mc.assign(un + 1, zero);
+    tr_IA.assign(un + 1, Mat6::Zero());
+    tr_U.assign(un + 1, Vec6::Zero());
+  }
+  tr_x = VecX::Zero(nv);
+  zeros = VecX::Zero(std::max(n, nv));
 }
 
 extern template struct DataTpl<double>;

@@ -27,6 +27,25 @@ namespace denoc {
 /// Kind of a 1-DOF joint.
 enum class JointType : std::uint8_t { Revolute, Prismatic };
 
+/// The joint between the world and a model's root link (docs/trees.md):
+///  - Fixed: the root link is the world-fixed base;
+///  - Floating: six coordinates, q = [x y z | qx qy qz qw] (position of the root link's origin in the world,
+///  then
+///    the unit quaternion world <- root link, vector part first), v = [w; v] the root link's angular velocity
+///    and its origin's velocity, both in the root link's axes; the root's generalized force is the wrench
+///    [moment; force] about the root link's origin in its axes;
+///  - Planar: q = v = [x y yaw], the root link moves in the world's x-y plane (origin (x, y, 0), turned by
+///  yaw
+///    about the world z axis); its generalized force is [f_x f_y n_z] in world axes.
+/// The root's coordinates come first in q and v; they are never actuated.
+enum class RootJoint : std::uint8_t { Fixed, Floating, Planar };
+
+/// The axes a Jacobian, (dJ/dt) qd, an operational-space inertia or an external wrench is expressed in.
+enum class ReferenceFrame : std::uint8_t {
+  Base,   // the user's base frame, the world of a tree (Pinocchio's LOCAL_WORLD_ALIGNED)
+  Local,  // the axes of the frame the point is given in (Pinocchio's LOCAL)
+};
+
 /// How forward dynamics is computed (batches, simulation, the service): forward_route.hpp dispatches it.
 enum class ForwardRoute : std::uint8_t {
   Saha,      // O(n) three sweeps (forwardDynamics)
@@ -41,6 +60,17 @@ struct DataTpl;
 
 using Model = ModelTpl<double>;
 using Data = DataTpl<double>;
+
+/// A wrench [moment; force] applied by the environment on the link of kinematic frame `frame` (frameIndex:
+/// a link, the tip, the root link), the moment about the frame's origin, both in the frame's axes (Local) or
+/// in the base/world axes (Base).
+template <typename S>
+struct ExternalWrenchTpl {
+  int frame = 0;
+  Eigen::Matrix<S, 6, 1> wrench = Eigen::Matrix<S, 6, 1>::Zero();
+  ReferenceFrame reference = ReferenceFrame::Local;
+};
+using ExternalWrench = ExternalWrenchTpl<double>;
 
 /// Fixed-size and dynamic Eigen aliases used throughout the core, by scalar type.
 template <typename S>

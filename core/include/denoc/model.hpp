@@ -16,6 +16,13 @@
 // by the recursions. The user-facing link frame (a URDF child-link frame, or a DH frame) is related to F_i
 // by the constant rotation `axis_rotation[i]` (user frame <- F_i); the builder converts all constant data
 // into F_i. Gravity is given in the user's base frame (`gravity`) and used in F_{-1} (`gravity_base`).
+//
+// Trees (docs/trees.md). A model whose joints do not form one chain from a fixed base (JointSpec::parent),
+// whose root joint is floating or planar (ModelSpec::root), or one of whose links has a rotational inertia
+// that is only positive semi-definite (a point mass, a thin rod) is a tree model (`serial` false): its
+// recursions run in world axes about the world origin over the parent index, and every body frame F_i is the
+// link frame turned so that z is the joint axis (E_i is then a general rotation). A serial chain keeps the
+// frames above and its own recursions.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +74,14 @@ std::string checkNumber(double x, double lo, double hi, const char* unit = "");
 /// Checks a name's length against kMaxNameLength; returns the reason or an empty string.
 std::string checkName(const std::string& name);
 
+/// Largest number of joints of a model, and largest depth of its tree (joints on the path from the root).
+inline constexpr int kMaxJoints = 4096;
+/// JointSpec::parent for "the joint before this one" (a serial chain); -1 is the root link.
+inline constexpr int kPreviousJoint = -2;
+inline constexpr int kRootLink = -1;
+/// The tolerance on a floating root's quaternion norm: | |q| - 1 | beyond it is refused (checkConfiguration).
+inline constexpr double kQuaternionTolerance = 1e-6;
+
 /// One joint and the link it moves, as a user describes it (URDF convention): the joint frame's placement
 /// in the parent link's frame at q = 0; the child link's frame coincides with the joint frame at q = 0 and
 /// moves with the joint. Inertial data are in the child link's frame.
@@ -85,6 +100,9 @@ struct JointSpec {
   double velocity_limit = std::numeric_limits<double>::infinity();
   double effort_limit = std::numeric_limits<double>::infinity();
   double armature = 0.0;  // rotor inertia reflected to the joint, added to the inertia matrix diagonal
+  // the joint whose link this joint's parent link is: an index < this joint's (depth-first order),
+  // kRootLink for the root link, or kPreviousJoint for the joint before (the root link for the first joint)
+  int parent = kPreviousJoint;
 };
 
 /// A whole chain as a user describes it.
@@ -95,6 +113,14 @@ struct ModelSpec {
   // Tip (tool) frame in the last link's frame: tip wrenches are given in it, about its origin.
   Eigen::Matrix3d tip_rotation = Eigen::Matrix3d::Identity();
   Eigen::Vector3d tip_origin = Eigen::Vector3d::Zero();
+  // the root joint and the root link (trees; docs/trees.md): a floating or planar root moves the root link,
+  // whose inertial data are these (link frame, about the mass center); a fixed root ignores them
+  RootJoint root = RootJoint::Fixed;
+  std::string root_link;  // name of the root link (frame name); empty: "base"
+  double root_mass = 0.0;
+  Eigen::Vector3d root_com = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d root_inertia = Eigen::Matrix3d::Zero();
+  bool force_tree = false;  // build a serial chain on the tree recursions (tests and benchmarks compare both)
 };
 
 /// The constants of joint i and link i as the recursions read them, all in F_i (and s_i in F_{i-1}).
@@ -171,6 +197,17 @@ struct ModelTpl {
   std::vector<Mat6> fx_Phi;
   S fx_log_det_links = S(0);
 
+  // trees (docs/trees.md). For a serial chain: nq = nv = nu = n, nr = nqr = 0, serial true.
+  bool serial = true;  // the serial recursions apply (fixed root, parent[i] = i - 1, links PD)
+  RootJoint root = RootJoint::Fixed;
+  int nq = 0, nv = 0, nu = 0;    // configuration, velocity and actuated sizes
+  int nqr = 0, nr = 0;           // the root's coordinates in q (0, 7, 3) and in v (0, 6, 3)
+  std::vector<int> dof_parent;   // [nv] lambda(k): the velocity coordinate that k's body hangs from, -1
+  int depth = 0;                 // largest number of joints on a path from the root
+  S root_mass = S(0);            // root link (floating, planar): mass, mass center and inertia about it,
+  Vec3 root_com = Vec3::Zero();  // in the root link frame
+  Mat3 root_inertia = Mat3::Zero();
+
   // user-facing metadata
   std::vector<Eigen::Matrix3d> axis_rotation;  // user link frame <- F_i
   ModelSpec spec;                              // the validated, normalised description it was built from
@@ -182,6 +219,18 @@ struct ModelTpl {
     m.n = n;
     m.parent = parent;
     m.type = type;
+    m.serial = serial;
+    m.root = root;
+    m.nq = nq;
+    m.nv = nv;
+    m.nu = nu;
+    m.nqr = nqr;
+    m.nr = nr;
+    m.dof_parent = dof_parent;
+    m.depth = depth;
+    m.root_mass = S2(root_mass);
+    m.root_com = root_com.template cast<S2>();
+    m.root_inertia = root_inertia.template cast<S2>();
     for (int i = 0; i < n; ++i) {
       m.E.push_back(E[i].template cast<S2>());
       m.s.push_back(s[i].template cast<S2>());
@@ -191,7 +240,7 @@ struct ModelTpl {
       m.armature.push_back(S2(armature[i]));
       m.joint.push_back(joint[i].template cast<S2>());
     }
-    for (int i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < fx_J.size(); ++i) {
       m.fx_J.push_back(fx_J[i].template cast<S2>());
       m.fx_Phi.push_back(fx_Phi[i].template cast<S2>());
     }
@@ -219,8 +268,10 @@ Model buildModel(const ModelSpec& spec, const StopCondition* stop = nullptr);
 
 /// Checks one rotational inertia about the mass center: symmetric, entries within kMaxInertia and not
 /// subnormal, positive definite with principal moments in [kMinInertia, kMaxInertia], triangle inequalities
-/// (I_a + I_b >= I_c for the principal moments). Returns an empty string when physical, else the reason.
-std::string checkInertia(const Eigen::Matrix3d& inertia);
+/// (I_a + I_b >= I_c for the principal moments). With semidefinite, a principal moment may also be 0 (below
+/// kMinInertia times 1e-3 of the largest: a point mass, a thin rod), and the whole inertia may be zero.
+/// Returns an empty string when physical, else the reason.
+std::string checkInertia(const Eigen::Matrix3d& inertia, bool semidefinite = false);
 
 extern template struct ModelTpl<double>;
 

@@ -61,12 +61,21 @@ template <typename S>
 /// The workspace belongs to the model: a Data made for a model of as many joints (Data data(model)). Every
 /// field's shape follows from the joint count alone, so this is what keeps a Data made for another model
 /// from being read or written out of bounds.
+/// A function of the serial recursions (any_model false) refuses a tree model (model.hpp) naming itself.
 template <typename S, typename D>
-void checkData(const ModelTpl<S>& model, const D& data, const char* function) {
-  if (data.n != model.n) {
+void checkData(const ModelTpl<S>& model, const D& data, const char* function, bool any_model = false) {
+  if (!model.serial && !any_model) {
+    throw std::invalid_argument(
+        std::string(function) +
+        ": not available for a tree model (branches, a floating or planar root, or a "
+        "link with a singular inertia) in this version; docs/trees.md lists the routes "
+        "that are");
+  }
+  if (data.n != model.n || data.nv != model.nv) {
     throw std::invalid_argument(std::string(function) + ": the Data was made for a model of " +
-                                std::to_string(data.n) + " joints, this model has " +
-                                std::to_string(model.n) + " (make its workspace with Data(model))");
+                                std::to_string(data.n) + " joints and " + std::to_string(data.nv) +
+                                " velocity coordinates, this model has " + std::to_string(model.n) + " and " +
+                                std::to_string(model.nv) + " (make its workspace with Data(model))");
   }
 }
 
@@ -75,12 +84,39 @@ void checkData(const ModelTpl<S>& model, const D& data, const char* function) {
 template <typename S, typename Vec>
 void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, const char* name,
                  double bound = kMaxStateValue) {
-  if (v.size() != model.n) {
+  if (v.size() != model.nv) {
     throw std::invalid_argument(std::string(function) + ": " + name + " has " + std::to_string(v.size()) +
-                                " entries, expected " + std::to_string(model.n) + " (one per joint)");
+                                " entries, expected " + std::to_string(model.nv) +
+                                (model.serial ? " (one per joint)" : " (nv: one per velocity coordinate)"));
   }
   if constexpr (std::is_floating_point_v<S>) {
     if (!withinRange(v.data(), v.size(), bound)) rangeError(v.data(), v.size(), bound, function, name);
+  }
+}
+
+/// A configuration: nq entries within kMaxPosition and, for a floating root, a quaternion q[3..7) whose
+/// norm is within kQuaternionTolerance of 1 (the message names the norm).
+template <typename S, typename Vec>
+void checkConfigurationVector(const ModelTpl<S>& model, const Vec& q, const char* function,
+                              const char* name) {
+  if (q.size() != model.nq) {
+    throw std::invalid_argument(
+        std::string(function) + ": " + name + " has " + std::to_string(q.size()) + " entries, expected " +
+        std::to_string(model.nq) +
+        (model.serial ? " (one per joint)" : " (nq: the root's coordinates, then one per joint)"));
+  }
+  if constexpr (std::is_floating_point_v<S>) {
+    if (!withinRange(q.data(), q.size(), kMaxPosition))
+      rangeError(q.data(), q.size(), kMaxPosition, function, name);
+    if (model.root == RootJoint::Floating) {
+      const S norm = std::sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+      if (!(std::abs(norm - S(1)) <= S(kQuaternionTolerance))) {
+        throw std::invalid_argument(std::string(function) + ": " + name +
+                                    "[3..7), the root's quaternion, has norm " +
+                                    formatNumber(static_cast<double>(norm)) + ", expected 1 within " +
+                                    formatNumber(kQuaternionTolerance));
+      }
+    }
   }
 }
 
@@ -91,6 +127,12 @@ template <typename S, typename Vec>
 void checkVectors(const ModelTpl<S>& model, const char* function, const Vec& q, const char* q_name,
                   const Vec& b, const char* b_name, const Vec& c, const char* c_name) {
   const Eigen::Index n = model.n;
+  if (!model.serial) {
+    checkConfigurationVector(model, q, function, q_name);
+    checkVector(model, b, function, b_name);
+    checkVector(model, c, function, c_name);
+    return;
+  }
   if constexpr (std::is_floating_point_v<S>) {
     if (q.size() == n && b.size() == n && c.size() == n) {
       const S* x = q.data();

@@ -2,6 +2,7 @@
 // bias terms C(q, qd) qd, g(q) and their sum. Equations of motion: I(q) qdd + C(q, qd) qd + g(q) = tau.
 #pragma once
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {

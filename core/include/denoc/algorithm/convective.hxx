@@ -116,6 +116,10 @@ template <typename S>
 const typename Types<S>::VecX& computeVelocityBias(const ModelTpl<S>& model, DataTpl<S>& data,
                                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                    const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  if (!model.serial) {
+    detail::treeBias<S>(model, data, q, qd, false, data.cqd, "computeVelocityBias");
+    return data.cqd;
+  }
   detail::checkData(model, data, "computeVelocityBias");
   detail::checkVector(model, q, "computeVelocityBias", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeVelocityBias", "qd");
@@ -128,6 +132,10 @@ template <typename S>
 const typename Types<S>::VecX& computeBias(const ModelTpl<S>& model, DataTpl<S>& data,
                                            const Eigen::Ref<const typename Types<S>::VecX>& q,
                                            const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  if (!model.serial) {
+    detail::treeBias<S>(model, data, q, qd, true, data.bias, "computeBias");
+    return data.bias;
+  }
   detail::checkData(model, data, "computeBias");
   detail::checkVector(model, q, "computeBias", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeBias", "qd");
@@ -139,6 +147,10 @@ const typename Types<S>::VecX& computeBias(const ModelTpl<S>& model, DataTpl<S>&
 template <typename S>
 const typename Types<S>::VecX& computeGravity(const ModelTpl<S>& model, DataTpl<S>& data,
                                               const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (!model.serial) {
+    detail::treeBias<S>(model, data, q, data.zeros.head(model.nv), true, data.g, "computeGravity");
+    return data.g;
+  }
   detail::checkData(model, data, "computeGravity");
   detail::checkVector(model, q, "computeGravity", "q", kMaxPosition);
   detail::rnea<S>(model, data, q, data.zeros, nullptr, nullptr, true, data.g);

@@ -3,6 +3,7 @@
 // drift can be seen, and by the tests as a conservation-law oracle.
 #pragma once
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {

@@ -43,6 +43,11 @@ template <typename S>
 S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q,
                 const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  if (!model.serial) {
+    S kinetic, potential;
+    detail::treeEnergies<S>(model, data, q, qd, kinetic, potential, "kineticEnergy");
+    return kinetic;
+  }
   detail::checkData(model, data, "kineticEnergy");
   detail::checkVector(model, q, "kineticEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "kineticEnergy", "qd");
@@ -56,6 +61,11 @@ S kineticEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 S potentialEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                   const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (!model.serial) {
+    S kinetic, potential;
+    detail::treeEnergies<S>(model, data, q, data.zeros.head(model.nv), kinetic, potential, "potentialEnergy");
+    return potential;
+  }
   detail::checkData(model, data, "potentialEnergy");
   detail::checkVector(model, q, "potentialEnergy", "q", kMaxPosition);
   detail::localPlacements(model, data, q);
@@ -69,6 +79,10 @@ template <typename S>
 S mechanicalEnergy(const ModelTpl<S>& model, DataTpl<S>& data,
                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                    const Eigen::Ref<const typename Types<S>::VecX>& qd, S& kinetic, S& potential) {
+  if (!model.serial) {
+    detail::treeEnergies<S>(model, data, q, qd, kinetic, potential, "mechanicalEnergy");
+    return kinetic + potential;
+  }
   detail::checkData(model, data, "mechanicalEnergy");
   detail::checkVector(model, q, "mechanicalEnergy", "q", kMaxPosition);
   detail::checkVector(model, qd, "mechanicalEnergy", "qd");

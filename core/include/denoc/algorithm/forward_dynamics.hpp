@@ -2,6 +2,7 @@
 // reference route (inertia matrix and dense Cholesky factorization).
 #pragma once
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {

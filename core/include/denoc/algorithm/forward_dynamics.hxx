@@ -87,6 +87,8 @@ const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  if (!model.serial)
+    return detail::treeForwardDynamics<S>(model, data, q, qd, tau, nullptr, 0, "forwardDynamics");
   detail::checkData(model, data, "forwardDynamics");
   detail::checkVectors(model, "forwardDynamics", q, "q", qd, "qd", tau, "tau");
   detail::forwardDynamicsSaha(model, data, q, qd, tau);
@@ -152,6 +154,8 @@ const typename Types<S>::VecX& forwardDynamicsCholesky(const ModelTpl<S>& model,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  if (!model.serial)
+    return detail::treeForwardDynamicsFactor<S>(model, data, q, qd, tau, "forwardDynamicsCholesky");
   detail::checkData(model, data, "forwardDynamicsCholesky");
   detail::checkVectors(model, "forwardDynamicsCholesky", q, "q", qd, "qd", tau, "tau");
   detail::rnea<S>(model, data, q, qd, nullptr, nullptr, true, data.qdd);

@@ -1,6 +1,7 @@
 // Generalized inertia matrix I(q) from composite-body inertias (Saha 1999, eq. 23-24). O(n^2).
 #pragma once
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {

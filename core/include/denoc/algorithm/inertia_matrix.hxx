@@ -123,6 +123,7 @@ DENOC_FLATTEN void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
 template <typename S>
 const typename Types<S>::MatX& computeInertiaMatrix(const ModelTpl<S>& model, DataTpl<S>& data,
                                                     const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (!model.serial) return detail::treeInertiaMatrix<S>(model, data, q, "computeInertiaMatrix");
   detail::checkData(model, data, "computeInertiaMatrix");
   detail::checkVector(model, q, "computeInertiaMatrix", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);

@@ -1,6 +1,7 @@
 // Recursive inverse dynamics of the DeNOC formulation (Saha 1999, section 5.1).
 #pragma once
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {

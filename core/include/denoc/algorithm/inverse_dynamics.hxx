@@ -130,6 +130,8 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
+  if (!model.serial)
+    return detail::treeInverseDynamics<S>(model, data, q, qd, qdd, nullptr, 0, "inverseDynamics");
   detail::checkData(model, data, "inverseDynamics");
   detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   detail::rnea<S>(model, data, q, qd, qdd.data(), nullptr, true, data.tau);
@@ -143,6 +145,10 @@ const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl
                                                const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                                const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                                                const typename Types<S>::Vec6& tip_wrench) {
+  if (!model.serial) {
+    const ExternalWrenchTpl<S> tip{model.n, tip_wrench, ReferenceFrame::Local};
+    return detail::treeInverseDynamics<S>(model, data, q, qd, qdd, &tip, 1, "inverseDynamics");
+  }
   detail::checkData(model, data, "inverseDynamics");
   detail::checkVectors(model, "inverseDynamics", q, "q", qd, "qd", qdd, "qdd");
   detail::checkEntries<S>(tip_wrench, "inverseDynamics", "tip_wrench");

@@ -15,15 +15,10 @@
 #include <cstdint>
 #include <string>
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {
-
-/// The axes a Jacobian, (dJ/dt) qd or an operational-space inertia is expressed in.
-enum class ReferenceFrame : std::uint8_t {
-  Base,   // the user's base frame (Pinocchio's LOCAL_WORLD_ALIGNED)
-  Local,  // the axes of the frame the point is given in (Pinocchio's LOCAL)
-};
 
 /// Index of a kinematic frame by name, resolved once (not per call): link i's name (JointSpec::link)
 /// gives i in 0..n-1; the empty name gives n, the tip frame. Throws std::invalid_argument naming the

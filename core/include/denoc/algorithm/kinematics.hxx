@@ -112,6 +112,7 @@ void tipPose(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<S>
 template <typename S>
 int frameIndex(const ModelTpl<S>& model, const std::string& link) {
   if (link.empty()) return model.n;
+  if (!model.serial && link == model.spec.root_link) return model.n + 1;
   std::string names;
   for (int i = 0; i < model.n; ++i) {
     const std::string& name = model.spec.joints[static_cast<std::size_t>(i)].link;
@@ -199,6 +200,7 @@ DENOC_FLATTEN typename Types<S>::Vec3 jacobianFromSweep(const ModelTpl<S>& model
 template <typename S>
 void forwardKinematics(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (!model.serial) return detail::treeForwardKinematics<S>(model, data, q, "forwardKinematics");
   detail::checkData(model, data, "forwardKinematics");
   detail::checkVector(model, q, "forwardKinematics", "q");
   detail::kinematicSweep(model, data, q, model.n, true);
@@ -208,6 +210,13 @@ template <typename S>
 void framePlacement(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
                     typename Types<S>::Mat3& rotation, typename Types<S>::Vec3& origin) {
+  if (!model.serial) {
+    detail::treeForwardKinematics<S>(model, data, q, "framePlacement");
+    detail::checkTreeFrame<S>(model, frame, nullptr, "framePlacement");
+    rotation = data.kin_R[static_cast<std::size_t>(frame)];
+    origin = data.kin_p[static_cast<std::size_t>(frame)];
+    return;
+  }
   detail::checkData(model, data, "framePlacement");
   detail::checkVector(model, q, "framePlacement", "q");
   detail::checkFrame<S>(model, frame, nullptr, "framePlacement");
@@ -220,6 +229,8 @@ template <typename S>
 const Eigen::Matrix<S, 6, Eigen::Dynamic>& computeFrameJacobian(
     const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
     const typename Types<S>::Vec3& point, ReferenceFrame reference) {
+  if (!model.serial)
+    return detail::treeFrameJacobian<S>(model, data, q, frame, point, reference, "computeFrameJacobian");
   detail::checkData(model, data, "computeFrameJacobian");
   detail::checkVector(model, q, "computeFrameJacobian", "q");
   detail::checkFrame<S>(model, frame, &point, "computeFrameJacobian");
@@ -234,6 +245,8 @@ DENOC_FLATTEN const typename Types<S>::Vec6& computeFrameJdotQd(
     const Eigen::Ref<const typename Types<S>::VecX>& qd, int frame, const typename Types<S>::Vec3& point,
     ReferenceFrame reference) {
   using Vec3 = typename Types<S>::Vec3;
+  if (!model.serial)
+    return detail::treeFrameJdotQd<S>(model, data, q, qd, frame, point, reference, "computeFrameJdotQd");
   detail::checkData(model, data, "computeFrameJdotQd");
   detail::checkVectors(model, "computeFrameJdotQd", q, "q", qd, "qd", qd, "qd");
   detail::checkFrame<S>(model, frame, &point, "computeFrameJdotQd");

@@ -2,6 +2,7 @@
 // (Saha 1995 appendix A; Saha 1999 appendix B), and what it gives: log det I, I^-1, the full factor.
 #pragma once
 
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {

@@ -265,6 +265,7 @@ void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
 template <typename S>
 void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q, bool explicit_u) {
+  if (!model.serial) return detail::treeFullFactor<S>(model, data, q, "computeUDU");
   detail::checkData(model, data, "computeUDU");
   detail::checkVector(model, q, "computeUDU", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);
@@ -280,6 +281,7 @@ void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (!model.serial) return detail::treeFullFactor<S>(model, data, q, "computeFullFactor");
   detail::checkData(model, data, "computeFullFactor");
   detail::checkVector(model, q, "computeFullFactor", "q", kMaxPosition);
   detail::fullFactor(model, data, q);
@@ -293,6 +295,7 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                      const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (!model.serial) return detail::treeInverseInertia<S>(model, data, q, "computeInverseInertia");
   detail::checkData(model, data, "computeInverseInertia");
   detail::checkVector(model, q, "computeInverseInertia", "q", kMaxPosition);
   detail::commonPlacementsAndInertias(model, data, q);

@@ -1,0 +1,689 @@
+// The tree recursions of tree.hpp (eq. T.1-T.6 of docs/algorithms.md).
+#pragma once
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/tree.hpp"
+
+namespace denoc {
+namespace detail {
+
+/// data.tr_* slot of a body: the joint's index, n for the root link (-1).
+inline int treeSlot(int n, int body) { return body < 0 ? n : body; }
+
+/// The link inertia about the world origin of a body with mass m, mass centre c (world) and rotational
+/// inertia Ic about it in axes R (world <- axes).
+template <typename S>
+RigidInertia<S> worldInertia(const S& m, const typename Types<S>::Vec3& c, const typename Types<S>::Mat3& Ic,
+                             const typename Types<S>::Mat3& R) {
+  using Mat3 = typename Types<S>::Mat3;
+  const Mat3 I = R * Ic * R.transpose();
+  RigidInertia<S> M;
+  M.m = m;
+  M.h = m * c;
+  const S c2 = c.squaredNorm();
+  M.I.xx = I(0, 0) + m * (c2 - c.x() * c.x());
+  M.I.yy = I(1, 1) + m * (c2 - c.y() * c.y());
+  M.I.zz = I(2, 2) + m * (c2 - c.z() * c.z());
+  M.I.xy = S(0.5) * (I(0, 1) + I(1, 0)) - m * c.x() * c.y();
+  M.I.xz = S(0.5) * (I(0, 2) + I(2, 0)) - m * c.x() * c.z();
+  M.I.yz = S(0.5) * (I(1, 2) + I(2, 1)) - m * c.y() * c.z();
+  return M;
+}
+
+template <typename S>
+void treePlacements(const ModelTpl<S>& model, DataTpl<S>& data,
+                    const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  using std::cos;
+  using std::sin;
+  using std::sqrt;
+  using Vec3 = typename Types<S>::Vec3;
+  using Mat3 = typename Types<S>::Mat3;
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  // the root link
+  data.root_S.setZero();
+  if (model.root == RootJoint::Floating) {
+    const S x = q[3], y = q[4], z = q[5], w = q[6];
+    const S inv = S(1) / sqrt(x * x + y * y + z * z + w * w);
+    const S qx = x * inv, qy = y * inv, qz = z * inv, qw = w * inv;
+    Mat3& R = data.root_R;
+    R << S(1) - S(2) * (qy * qy + qz * qz), S(2) * (qx * qy - qz * qw), S(2) * (qx * qz + qy * qw),
+        S(2) * (qx * qy + qz * qw), S(1) - S(2) * (qx * qx + qz * qz), S(2) * (qy * qz - qx * qw),
+        S(2) * (qx * qz - qy * qw), S(2) * (qy * qz + qx * qw), S(1) - S(2) * (qx * qx + qy * qy);
+    data.root_p = Vec3(q[0], q[1], q[2]);
+    for (int a = 0; a < 3; ++a) {
+      const Vec3 e = R.col(a);
+      data.root_S.col(a) << e, data.root_p.cross(e);
+      data.root_S.col(3 + a) << Vec3::Zero(), e;
+    }
+  } else if (model.root == RootJoint::Planar) {
+    const S c = cos(q[2]), s = sin(q[2]);
+    data.root_R << c, -s, S(0), s, c, S(0), S(0), S(0), S(1);
+    data.root_p = Vec3(q[0], q[1], S(0));
+    data.root_S(3, 0) = S(1);
+    data.root_S(4, 1) = S(1);
+    data.root_S.col(2) << Vec3::UnitZ(), data.root_p.cross(Vec3::UnitZ());
+  } else {
+    data.root_R = model.base_rotation;  // world <- F_{-1}
+    data.root_p.setZero();
+  }
+  const int nqr = model.nqr;
+  if (model.root != RootJoint::Fixed) {
+    data.tr_M[static_cast<std::size_t>(n)] = worldInertia<S>(
+        model.root_mass, Vec3(data.root_p + data.root_R * model.root_com), model.root_inertia, data.root_R);
+  } else {
+    data.tr_M[static_cast<std::size_t>(n)] = RigidInertia<S>{S(0), Vec3::Zero(), Sym3<S>::zero()};
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const int p = model.parent[ui];
+    const Mat3& Rp = p < 0 ? data.root_R : data.R0[static_cast<std::size_t>(p)];
+    const Vec3& Op = p < 0 ? data.root_p : data.O0[static_cast<std::size_t>(p)];
+    const Mat3 RE = Rp * model.E[ui];  // world <- F_i at q_i = 0
+    Vec3 O = Op + Rp * model.s[ui];
+    Mat3& R = data.R0[ui];
+    const S qi = q[nqr + i];
+    Vec6 col;
+    if (model.type[ui] == JointType::Revolute) {
+      rotateAboutZ<S>(RE, cos(qi), sin(qi), R);
+      const Vec3 e = R.col(2);
+      col << e, O.cross(e);
+    } else {
+      R = RE;
+      const Vec3 e = R.col(2);
+      O += e * qi;
+      col << Vec3::Zero(), e;
+    }
+    data.O0[ui] = O;
+    data.p0[ui] = col;
+    data.C0[ui] = O + R * model.com[ui];
+    data.tr_M[ui] = worldInertia<S>(model.mass[ui], data.C0[ui], model.inertia[ui], R);
+  }
+}
+
+template <typename S>
+typename Types<S>::Vec6 worldWrench(const ModelTpl<S>& model, const DataTpl<S>& data,
+                                    const ExternalWrenchTpl<S>& w) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Mat3 = typename Types<S>::Mat3;
+  Mat3 R;
+  Vec3 o;
+  treeFramePose(model, data, w.frame, R, o);
+  Vec3 moment = w.wrench.template head<3>();
+  Vec3 force = w.wrench.template tail<3>();
+  if (w.reference == ReferenceFrame::Local) {
+    moment = R * moment;
+    force = R * force;
+  }
+  typename Types<S>::Vec6 f;
+  f << moment + o.cross(force), force;
+  return f;
+}
+
+template <typename S>
+void treeForwardSweep(const ModelTpl<S>& model, DataTpl<S>& data,
+                      const Eigen::Ref<const typename Types<S>::VecX>& v, const S* qdd, bool gravity,
+                      const ExternalWrenchTpl<S>* wrenches, int count) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  const int nr = model.nr;
+  const auto un = static_cast<std::size_t>(n);
+  // the world's acceleration: gravity as a base acceleration (the world is the user's base frame)
+  Vec6 a0 = Vec6::Zero();
+  if (gravity) a0.template tail<3>() = -model.gravity;
+  // the root link
+  Vec6 tr = Vec6::Zero(), ar = a0, cr = Vec6::Zero();
+  for (int a = 0; a < nr; ++a) {
+    tr += data.root_S.col(a) * v[a];
+    if (qdd) ar += data.root_S.col(a) * qdd[a];
+  }
+  if (model.root == RootJoint::Planar) {
+    // Sdot_r v_r = [0; v_xy x e_z] yawdot
+    cr.template tail<3>() = Vec3(v[1], -v[0], S(0)) * v[2];
+  }
+  ar += cr;
+  data.tr_t[un] = tr;
+  data.tr_a[un] = ar;
+  data.tr_c[un] = cr;
+  {
+    const RigidInertia<S>& M = data.tr_M[un];
+    data.tr_w[un] = M * ar + forceCross<S>(tr, M * tr);
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto up = static_cast<std::size_t>(treeSlot(n, model.parent[ui]));
+    const Vec6& p = data.p0[ui];
+    const S vi = v[nr + i];
+    const Vec6 c = motionCross<S>(data.tr_t[up], p) * vi;
+    const Vec6 t = data.tr_t[up] + p * vi;
+    Vec6 a = data.tr_a[up] + c;
+    if (qdd) a += p * qdd[nr + i];
+    data.tr_t[ui] = t;
+    data.tr_a[ui] = a;
+    data.tr_c[ui] = c;
+    const RigidInertia<S>& M = data.tr_M[ui];
+    data.tr_w[ui] = M * a + forceCross<S>(t, M * t);
+  }
+  for (int k = 0; k < count; ++k) {
+    const auto slot = static_cast<std::size_t>(treeSlot(n, frameBody(model, wrenches[k].frame)));
+    data.tr_w[slot] -= worldWrench(model, data, wrenches[k]);
+  }
+}
+
+template <typename S>
+void treeBackwardSweep(const ModelTpl<S>& model, DataTpl<S>& data, const S* qdd,
+                       typename Types<S>::VecX& tau_out) {
+  const int n = model.n;
+  const int nr = model.nr;
+  for (int i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<std::size_t>(i);
+    S tau = data.p0[ui].dot(data.tr_w[ui]);
+    if (qdd) tau += model.armature[ui] * qdd[nr + i];
+    tau_out[nr + i] = tau;
+    data.tr_w[static_cast<std::size_t>(treeSlot(n, model.parent[ui]))] += data.tr_w[ui];
+  }
+  const auto un = static_cast<std::size_t>(n);
+  for (int a = 0; a < nr; ++a) tau_out[a] = data.root_S.col(a).dot(data.tr_w[un]);
+}
+
+template <typename S>
+void treeCrba(const ModelTpl<S>& model, DataTpl<S>& data) {
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  const int nr = model.nr;
+  const auto un = static_cast<std::size_t>(n);
+  for (int i = 0; i <= n; ++i)
+    data.tr_Mc[static_cast<std::size_t>(i)] = data.tr_M[static_cast<std::size_t>(i)];
+  data.M.setZero();
+  for (int i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<std::size_t>(i);
+    data.tr_Mc[static_cast<std::size_t>(treeSlot(n, model.parent[ui]))] += data.tr_Mc[ui];
+    const Vec6 F = data.tr_Mc[ui] * data.p0[ui];
+    const int ci = nr + i;
+    data.M(ci, ci) = data.p0[ui].dot(F) + model.armature[ui];
+    for (int j = model.parent[ui]; j >= 0; j = model.parent[static_cast<std::size_t>(j)]) {
+      const S x = data.p0[static_cast<std::size_t>(j)].dot(F);
+      data.M(nr + j, ci) = x;
+      data.M(ci, nr + j) = x;
+    }
+    for (int a = 0; a < nr; ++a) {
+      const S x = data.root_S.col(a).dot(F);
+      data.M(a, ci) = x;
+      data.M(ci, a) = x;
+    }
+  }
+  for (int a = 0; a < nr; ++a) {
+    const Vec6 F = data.tr_Mc[un] * Vec6(data.root_S.col(a));
+    for (int b = 0; b <= a; ++b) {
+      const S x = data.root_S.col(b).dot(F);
+      data.M(b, a) = x;
+      data.M(a, b) = x;
+    }
+  }
+}
+
+template <typename S>
+int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
+  using std::log;
+  const int nv = model.nv;
+  auto& U = data.U;
+  // the upper triangle of M: U(i, k) holds L(k, i) of Featherstone's H = L^T D L, i an ancestor of k
+  U.template triangularView<Eigen::Upper>() = data.M.template triangularView<Eigen::Upper>();
+  int bad = -1;
+  for (int k = nv - 1; k >= 0; --k) {
+    const S d = U(k, k);
+    if (!(d > S(0) && d <= S(std::numeric_limits<double>::max()))) {
+      if constexpr (std::is_floating_point_v<S>) {
+        bad = k;
+        break;
+      }
+    }
+    const S inv = S(1) / d;
+    for (int i = model.dof_parent[static_cast<std::size_t>(k)]; i >= 0;
+         i = model.dof_parent[static_cast<std::size_t>(i)]) {
+      const S a = U(i, k) * inv;
+      for (int j = i; j >= 0; j = model.dof_parent[static_cast<std::size_t>(j)]) U(j, i) -= a * U(j, k);
+      U(i, k) = a;
+    }
+  }
+  S log_det = S(0);
+  for (int k = 0; k < nv; ++k) {
+    data.D[k] = U(k, k);
+    U(k, k) = S(1);
+    if (bad < 0) log_det += log(data.D[k]);
+  }
+  data.log_det = log_det;
+  U.template triangularView<Eigen::StrictlyLower>().setZero();
+  return bad;
+}
+
+template <typename S>
+void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<S>::VecX& x) {
+  const int nv = model.nv;
+  const auto& U = data.U;
+  // U^-1: from the leaves up, x_j -= U(j, k) x_k for the ancestors j of k
+  for (int k = nv - 1; k >= 0; --k) {
+    const S xk = x[k];
+    for (int j = model.dof_parent[static_cast<std::size_t>(k)]; j >= 0;
+         j = model.dof_parent[static_cast<std::size_t>(j)])
+      x[j] -= U(j, k) * xk;
+  }
+  for (int k = 0; k < nv; ++k) x[k] /= data.D[k];
+  // U^-T: from the root down
+  for (int k = 0; k < nv; ++k) {
+    S xk = x[k];
+    for (int j = model.dof_parent[static_cast<std::size_t>(k)]; j >= 0;
+         j = model.dof_parent[static_cast<std::size_t>(j)])
+      xk -= U(j, k) * x[j];
+    x[k] = xk;
+  }
+}
+
+template <typename S>
+int treeAba(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& v,
+            const Eigen::Ref<const typename Types<S>::VecX>& tau, const ExternalWrenchTpl<S>* wrenches,
+            int count) {
+  using Vec6 = typename Types<S>::Vec6;
+  using Mat6 = typename Types<S>::Mat6;
+  const int n = model.n;
+  const int nr = model.nr;
+  const auto un = static_cast<std::size_t>(n);
+  // velocities and the bias wrenches t x* (M t) - f_ext (accelerations zero, no gravity: gravity enters as
+  // the world's acceleration below)
+  treeForwardSweep<S>(model, data, v, nullptr, false, wrenches, count);
+  for (int i = 0; i <= n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    data.tr_IA[ui] = data.tr_M[ui].dense();
+    // tr_w holds M a + t x* (M t) - f_ext with a the velocity-product acceleration summed from the root;
+    // the bias pA excludes M a (the c_i enter through the accelerations)
+    data.tr_w[ui] -= data.tr_M[ui] * data.tr_a[ui];
+  }
+  int bad = -1;
+  for (int i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const Vec6& p = data.p0[ui];
+    const Mat6& IA = data.tr_IA[ui];
+    const Vec6 U = IA * p;
+    const S d = p.dot(U) + model.armature[ui];
+    if constexpr (std::is_floating_point_v<S>) {
+      if (!(d > S(0) && d <= std::numeric_limits<S>::max()) && bad < 0) bad = nr + i;
+    }
+    const S u = tau[nr + i] - p.dot(data.tr_w[ui]);
+    data.tr_U[ui] = U;
+    data.D[nr + i] = d;
+    data.tr_x[nr + i] = u;
+    const auto up = static_cast<std::size_t>(treeSlot(n, model.parent[ui]));
+    const S inv = S(1) / d;
+    const Mat6 Ia = IA - (U * inv) * U.transpose();
+    data.tr_IA[up] += Ia;
+    data.tr_w[up] += data.tr_w[ui] + Ia * data.tr_c[ui] + U * (u * inv);
+  }
+  if (bad >= 0) return bad;
+  // the root: S^T IA S vdot = tau_r - S^T (pA + IA (a0 + c_r)), then the world's acceleration
+  Vec6 a0 = Vec6::Zero();
+  a0.template tail<3>() = -model.gravity;
+  Vec6 ar = a0 + data.tr_c[un];
+  if (nr > 0) {
+    const Mat6& IA = data.tr_IA[un];
+    Mat6 H = Mat6::Zero();
+    Vec6 b = Vec6::Zero();
+    const Vec6 rhs = data.tr_w[un] + IA * ar;
+    for (int a = 0; a < nr; ++a) {
+      const Vec6 Fa = IA * data.root_S.col(a);
+      for (int c = 0; c < nr; ++c) H(c, a) = data.root_S.col(c).dot(Fa);
+      b[a] = tau[a] - data.root_S.col(a).dot(rhs);
+    }
+    // Cholesky of the nr x nr block in place (its pivots checked)
+    for (int j = 0; j < nr; ++j) {
+      S djj = H(j, j);
+      for (int k = 0; k < j; ++k) djj -= H(j, k) * H(j, k);
+      if constexpr (std::is_floating_point_v<S>) {
+        if (!(djj > S(0) && djj <= std::numeric_limits<S>::max())) return j;
+      }
+      using std::sqrt;
+      const S ljj = sqrt(djj);
+      H(j, j) = ljj;
+      for (int r = j + 1; r < nr; ++r) {
+        S x = H(r, j);
+        for (int k = 0; k < j; ++k) x -= H(r, k) * H(j, k);
+        H(r, j) = x / ljj;
+      }
+      data.D[j] = djj;
+    }
+    for (int r = 0; r < nr; ++r) {
+      S x = b[r];
+      for (int k = 0; k < r; ++k) x -= H(r, k) * b[k];
+      b[r] = x / H(r, r);
+    }
+    for (int r = nr - 1; r >= 0; --r) {
+      S x = b[r];
+      for (int k = r + 1; k < nr; ++k) x -= H(k, r) * b[k];
+      b[r] = x / H(r, r);
+    }
+    for (int a = 0; a < nr; ++a) {
+      data.qdd[a] = b[a];
+      ar += data.root_S.col(a) * b[a];
+    }
+  }
+  data.tr_a[un] = ar;
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto up = static_cast<std::size_t>(treeSlot(n, model.parent[ui]));
+    const Vec6 a = data.tr_a[up] + data.tr_c[ui];
+    const S qdd = (data.tr_x[nr + i] - data.tr_U[ui].dot(a)) / data.D[nr + i];
+    data.qdd[nr + i] = qdd;
+    data.tr_a[ui] = a + data.p0[ui] * qdd;
+  }
+  return -1;
+}
+
+template <typename S>
+void treeFramePose(const ModelTpl<S>& model, const DataTpl<S>& data, int frame, typename Types<S>::Mat3& R,
+                   typename Types<S>::Vec3& p) {
+  const int n = model.n;
+  if (frame < n) {
+    const auto uf = static_cast<std::size_t>(frame);
+    R = data.R0[uf] * model.axis_rotation[uf].template cast<S>().transpose();
+    p = data.O0[uf];
+  } else if (frame == n && n > 0) {
+    const auto ul = static_cast<std::size_t>(n - 1);
+    R = data.R0[ul] * model.tip_rotation;
+    p = data.O0[ul] + data.R0[ul] * model.tip_origin;
+  } else if (frame == n) {
+    R = data.root_R * model.tip_rotation;
+    p = data.root_p + data.root_R * model.tip_origin;
+  } else {
+    R = data.root_R * model.base_rotation.transpose();
+    p = data.root_p;
+  }
+}
+
+template <typename S, typename Jac>
+void treeJacobian(const ModelTpl<S>& model, const DataTpl<S>& data, int frame,
+                  const typename Types<S>::Vec3& point, ReferenceFrame reference, Jac& J) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Mat3 = typename Types<S>::Mat3;
+  using Vec6 = typename Types<S>::Vec6;
+  const int nr = model.nr;
+  Mat3 R;
+  Vec3 o;
+  treeFramePose(model, data, frame, R, o);
+  const Vec3 P = o + R * point;
+  // the twist at the world origin [w; v_O] moves P at v_O + w x P
+  const auto shifted = [&](const Vec6& col) {
+    Vec6 c;
+    c << col.template head<3>(), col.template tail<3>() + col.template head<3>().cross(P);
+    return c;
+  };
+  J.setZero();
+  for (int i = frameBody(model, frame); i >= 0; i = model.parent[static_cast<std::size_t>(i)])
+    J.col(nr + i) = shifted(data.p0[static_cast<std::size_t>(i)]);
+  for (int a = 0; a < nr; ++a) J.col(a) = shifted(data.root_S.col(a));
+  if (reference == ReferenceFrame::Local) {
+    const Mat3 Rt = R.transpose();
+    J.template topRows<3>() = (Rt * J.template topRows<3>()).eval();
+    J.template bottomRows<3>() = (Rt * J.template bottomRows<3>()).eval();
+  }
+}
+
+template <typename S>
+void checkWrenches(const ModelTpl<S>& model, const ExternalWrenchTpl<S>* wrenches, int count,
+                   const char* function) {
+  for (int k = 0; k < count; ++k) {
+    const int f = wrenches[k].frame;
+    if (f < 0 || f > model.n + 1) {
+      throw std::invalid_argument(std::string(function) + ": external wrench " + std::to_string(k) +
+                                  " names frame " + std::to_string(f) + ", expected 0.." +
+                                  std::to_string(model.n + 1) + " (frameIndex)");
+    }
+    const std::string name = "external wrench " + std::to_string(k);
+    checkEntries<S>(wrenches[k].wrench, function, name.c_str());
+  }
+}
+
+}  // namespace detail
+}  // namespace denoc
+
+namespace denoc {
+namespace detail {
+
+/// The checked entries behind the public functions for a tree model (and the external-wrench overloads of
+/// any model): `function` names the public function in errors.
+template <typename S>
+const typename Types<S>::VecX& treeInverseDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                                   const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                                   const Eigen::Ref<const typename Types<S>::VecX>& a,
+                                                   const ExternalWrenchTpl<S>* wrenches, int count,
+                                                   const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, model.serial ? "qd" : "v");
+  checkVector(model, a, function, model.serial ? "qdd" : "a");
+  checkWrenches(model, wrenches, count, function);
+  treePlacements(model, data, q);
+  treeForwardSweep(model, data, v, a.data(), true, wrenches, count);
+  treeBackwardSweep(model, data, a.data(), data.tau);
+  checkOutput<S>(data.tau, function, "tau");
+  return data.tau;
+}
+
+/// The bias C(q, v) v + g(q) (gravity true) or C(q, v) v into out.
+template <typename S>
+void treeBias(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q,
+              const Eigen::Ref<const typename Types<S>::VecX>& v, bool gravity, typename Types<S>::VecX& out,
+              const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, "v");
+  treePlacements(model, data, q);
+  treeForwardSweep<S>(model, data, v, nullptr, gravity, nullptr, 0);
+  treeBackwardSweep<S>(model, data, nullptr, out);
+  checkOutput<S>(out, function, "bias");
+}
+
+template <typename S>
+const typename Types<S>::VecX& treeForwardDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                                   const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                                   const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                                   const ExternalWrenchTpl<S>* wrenches, int count,
+                                                   const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, model.serial ? "qd" : "v");
+  checkVector(model, tau, function, "tau");
+  checkWrenches(model, wrenches, count, function);
+  treePlacements(model, data, q);
+  if (const int k = treeAba(model, data, v, tau, wrenches, count); k >= 0) {
+    throw NumericalError(
+        std::string(function) + ": pivot of velocity coordinate " + std::to_string(k) +
+        " is not positive and finite: the inertia matrix is not numerically positive definite "
+        "at this state");
+  }
+  checkOutput<S>(data.qdd, function, "qdd");
+  return data.qdd;
+}
+
+template <typename S>
+const typename Types<S>::MatX& treeInertiaMatrix(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                 const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                                 const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  treePlacements(model, data, q);
+  treeCrba(model, data);
+  checkOutput<S>(data.M, function, "M");
+  return data.M;
+}
+
+/// I(q) and its tree-sparse factor U D U^T (data.M, U, D, log_det).
+template <typename S>
+void treeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+                    const Eigen::Ref<const typename Types<S>::VecX>& q, const char* function) {
+  treeInertiaMatrix(model, data, q, function);
+  if (const int k = treeFactor(model, data); k >= 0) {
+    throw NumericalError(
+        std::string(function) + ": pivot D[" + std::to_string(k) +
+        "] is not positive and finite: the inertia matrix is not numerically positive definite "
+        "at this state");
+  }
+}
+
+/// Forward dynamics by the inertia-matrix route on the tree's sparsity: I(q), U D U^T, two sparse solves.
+template <typename S>
+const typename Types<S>::VecX& treeForwardDynamicsFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                         const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                                         const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                                         const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                                         const char* function) {
+  checkData(model, data, function, true);
+  checkVector(model, tau, function, "tau");
+  treeBias(model, data, q, v, true, data.tr_x, function);
+  data.tr_x = tau - data.tr_x;
+  treeFullFactor(model, data, q, function);
+  treeSolve(model, data, data.tr_x);
+  data.qdd = data.tr_x;
+  checkOutput<S>(data.qdd, function, "qdd");
+  return data.qdd;
+}
+
+/// Kinetic energy 1/2 sum t_i^T M_i t_i and potential energy -sum m_i g^T c_i (root link included).
+template <typename S>
+void treeEnergies(const ModelTpl<S>& model, DataTpl<S>& data,
+                  const Eigen::Ref<const typename Types<S>::VecX>& q,
+                  const Eigen::Ref<const typename Types<S>::VecX>& v, S& kinetic, S& potential,
+                  const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, "v");
+  treePlacements(model, data, q);
+  treeForwardSweep<S>(model, data, v, nullptr, false, nullptr, 0);
+  kinetic = S(0);
+  potential = S(0);
+  for (int i = 0; i <= model.n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const RigidInertia<S>& M = data.tr_M[ui];
+    kinetic += S(0.5) * data.tr_t[ui].dot(M * data.tr_t[ui]);
+    potential -= model.gravity.dot(M.h);  // h = m c about the world origin
+  }
+  checkScalar<S>(kinetic + potential, function, "energy");
+}
+
+/// Every frame's pose into data.kin_R, data.kin_p (0..n + 1).
+template <typename S>
+void treeForwardKinematics(const ModelTpl<S>& model, DataTpl<S>& data,
+                           const Eigen::Ref<const typename Types<S>::VecX>& q, const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  treePlacements(model, data, q);
+  for (int f = 0; f <= model.n + 1; ++f)
+    treeFramePose(model, data, f, data.kin_R[static_cast<std::size_t>(f)],
+                  data.kin_p[static_cast<std::size_t>(f)]);
+}
+
+template <typename S>
+void checkTreeFrame(const ModelTpl<S>& model, int frame, const typename Types<S>::Vec3* point,
+                    const char* function) {
+  if (frame < 0 || frame > model.n + 1) {
+    throw std::invalid_argument(std::string(function) + ": frame is " + std::to_string(frame) +
+                                ", expected 0.." + std::to_string(model.n + 1) + " (a link, " +
+                                std::to_string(model.n) + " for the tip frame, " +
+                                std::to_string(model.n + 1) + " for the root link)");
+  }
+  if constexpr (std::is_floating_point_v<S>) {
+    if (point && !point->allFinite())
+      throw std::invalid_argument(std::string(function) + ": point has a non-finite entry");
+  }
+}
+
+/// The Jacobian of a frame's point into data.J (and the frame's pose into data.kin_R, kin_p).
+template <typename S>
+const Eigen::Matrix<S, 6, Eigen::Dynamic>& treeFrameJacobian(
+    const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
+    const typename Types<S>::Vec3& point, ReferenceFrame reference, const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkTreeFrame<S>(model, frame, &point, function);
+  treePlacements(model, data, q);
+  const auto uf = static_cast<std::size_t>(frame);
+  treeFramePose(model, data, frame, data.kin_R[uf], data.kin_p[uf]);
+  treeJacobian(model, data, frame, point, reference, data.J);
+  return data.J;
+}
+
+/// (dJ/dt) v of the frame's point into data.Jdot_qd (and data.J).
+template <typename S>
+const typename Types<S>::Vec6& treeFrameJdotQd(const ModelTpl<S>& model, DataTpl<S>& data,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& v, int frame,
+                                               const typename Types<S>::Vec3& point, ReferenceFrame reference,
+                                               const char* function) {
+  using Vec3 = typename Types<S>::Vec3;
+  treeFrameJacobian(model, data, q, frame, point, reference, function);
+  checkVector(model, v, function, "v");
+  treeForwardSweep<S>(model, data, v, nullptr, false, nullptr, 0);
+  const auto uf = static_cast<std::size_t>(frame);
+  const auto slot = static_cast<std::size_t>(treeSlot(model.n, frameBody(model, frame)));
+  const typename Types<S>::Mat3& R = data.kin_R[uf];
+  const Vec3 P = data.kin_p[uf] + R * point;
+  const Vec3 w = data.tr_t[slot].template head<3>();
+  const Vec3 v_P = data.tr_t[slot].template tail<3>() + w.cross(P);
+  const Vec3 wd = data.tr_a[slot].template head<3>();
+  const Vec3 a_P = data.tr_a[slot].template tail<3>() + wd.cross(P) + w.cross(v_P);
+  if (reference == ReferenceFrame::Base) {
+    data.Jdot_qd << wd, a_P;
+  } else {
+    data.Jdot_qd << R.transpose() * wd, R.transpose() * (a_P - w.cross(v_P));
+  }
+  return data.Jdot_qd;
+}
+
+/// I(q)^-1 from the tree-sparse factor, column by column.
+template <typename S>
+const typename Types<S>::MatX& treeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
+                                                  const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                                  const char* function) {
+  treeFullFactor(model, data, q, function);
+  for (int j = 0; j < model.nv; ++j) {
+    data.tr_x.setZero();
+    data.tr_x[j] = S(1);
+    treeSolve(model, data, data.tr_x);
+    data.Minv.col(j) = data.tr_x;
+  }
+  checkOutput<S>(data.Minv, function, "Minv");
+  return data.Minv;
+}
+
+}  // namespace detail
+
+/// Inverse dynamics with external wrenches on any links (every model): tau (nv) = I a + C v + g - sum of
+/// J_k^T f_k. Result in data.tau (returned). O(n) plus O(depth) per wrench.
+template <typename S>
+const typename Types<S>::VecX& inverseDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& a,
+                                               const std::vector<ExternalWrenchTpl<S>>& wrenches) {
+  return detail::treeInverseDynamics(model, data, q, v, a, wrenches.data(), static_cast<int>(wrenches.size()),
+                                     "inverseDynamics");
+}
+
+/// Forward dynamics with external wrenches on any links (every model), O(n) by articulated bodies in the
+/// common frame. Result in data.qdd (returned).
+template <typename S>
+const typename Types<S>::VecX& forwardDynamics(const ModelTpl<S>& model, DataTpl<S>& data,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                               const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                               const std::vector<ExternalWrenchTpl<S>>& wrenches) {
+  return detail::treeForwardDynamics(model, data, q, v, tau, wrenches.data(),
+                                     static_cast<int>(wrenches.size()), "forwardDynamics");
+}
+
+}  // namespace denoc
