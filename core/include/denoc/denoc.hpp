@@ -1,6 +1,7 @@
 // The denoc core library: include this for everything.
 #pragma once
 
+#include "denoc/algorithm/centroidal.hpp"
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/energy.hpp"
 #include "denoc/algorithm/fixman.hpp"
