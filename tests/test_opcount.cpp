@@ -50,15 +50,27 @@ struct Counted {
 
 enum class Algo { InverseDynamics, ForwardDynamics };
 
-Counted countOne(Algo algo, int n) {
-  const Model model = buildModel(bench::chainSpec(n));
+/// Which recursions count: the serial ones, or the tree ones (ModelSpec::force_tree) under a root.
+struct Route {
+  bool tree = false;
+  RootJoint root = RootJoint::Fixed;
+};
+
+Counted countOne(Algo algo, int n, Route route = {}) {
+  ModelSpec spec = bench::chainSpec(n);
+  spec.force_tree = route.tree;
+  spec.root = route.root;
+  spec.root_mass = 2.0;
+  spec.root_inertia = Eigen::Vector3d(0.1, 0.2, 0.25).asDiagonal();
+  const Model model = buildModel(spec);
   Data data(model);
   const CModel cmodel = model.cast<CountingScalar>();
   CData cdata(cmodel);
   std::mt19937 rng(1000u + static_cast<unsigned>(n));
-  const Eigen::VectorXd q = testing::randomVectorX(rng, n, 3.0);
-  const Eigen::VectorXd qd = testing::randomVectorX(rng, n, 2.0);
-  const Eigen::VectorXd u = testing::randomVectorX(rng, n, 5.0);  // qdd or tau
+  Eigen::VectorXd q = neutralConfiguration(model);
+  q.tail(n) = testing::randomVectorX(rng, n, 3.0);
+  const Eigen::VectorXd qd = testing::randomVectorX(rng, model.nv, 2.0);
+  const Eigen::VectorXd u = testing::randomVectorX(rng, model.nv, 5.0);  // qdd or tau
   const CVecX cq = toCounting(q), cqd = toCounting(qd), cu = toCounting(u);
   Counted out;
   testing::resetOpCounts();
@@ -102,10 +114,10 @@ const std::vector<Field>& fields() {
   return f;
 }
 
-void checkCounts(Algo algo, const char* label) {
+void checkCounts(Algo algo, const char* label, Route route = {}) {
   std::vector<OpCounts> counts(kMaxN + 1);
   for (int n = kMinN; n <= kMaxN; ++n) {
-    const Counted c = countOne(algo, n);
+    const Counted c = countOne(algo, n, route);
     EXPECT_LE(c.rel_diff, 1e-12) << label << " with the counting scalar differs from double at n = " << n;
     counts[n] = c.counts;
   }
@@ -129,6 +141,17 @@ TEST(OperationCounts, InverseDynamicsIsAffineAndExact) {
 
 TEST(OperationCounts, ForwardDynamicsIsAffineAndExact) {
   checkCounts(Algo::ForwardDynamics, "forward_dynamics");
+}
+
+// The tree recursions (world axes) on the same chains, and their cost under a floating and a planar root:
+// docs/operation-counts.md, "Trees".
+TEST(OperationCounts, TreeRecursionsAreAffineAndExact) {
+  checkCounts(Algo::InverseDynamics, "tree_inverse_dynamics", {true, RootJoint::Fixed});
+  checkCounts(Algo::ForwardDynamics, "tree_forward_dynamics", {true, RootJoint::Fixed});
+  checkCounts(Algo::InverseDynamics, "floating_inverse_dynamics", {true, RootJoint::Floating});
+  checkCounts(Algo::ForwardDynamics, "floating_forward_dynamics", {true, RootJoint::Floating});
+  checkCounts(Algo::InverseDynamics, "planar_inverse_dynamics", {true, RootJoint::Planar});
+  checkCounts(Algo::ForwardDynamics, "planar_forward_dynamics", {true, RootJoint::Planar});
 }
 
 // Saha 1999, Table 1: the DeNOC inverse dynamics in 120n - 44 multiplications and 97n - 55 additions. The

@@ -341,7 +341,8 @@ TEST(TreeCentroidal, ComJacobianAndMomentumMatchTheirDefinitions) {
       const JointSpec& j = model.spec.joints[static_cast<std::size_t>(i)];
       addLink(i, j.mass, j.com, j.inertia);
     }
-    if (model.root != RootJoint::Fixed) addLink(model.n + 1, model.root_mass, model.root_com, model.root_inertia);
+    if (model.root != RootJoint::Fixed)
+      addLink(model.n + 1, model.root_mass, model.root_com, model.root_inertia);
     EXPECT_TRUE(near(Eigen::VectorXd(Ag * v), Eigen::VectorXd(h_g), 1e-12, what + ": A_G v"));
     // (dA_G/dt) v: the rate of h_G along the motion with zero acceleration, by central differences: the
     // motion q(t) = integrate(q, v, t) has body velocity v(t) = [w; R(t)^T R(0) v_lin] for a floating root

@@ -15,6 +15,7 @@
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/forward_route.hpp"
+#include "serial_only.hpp"
 #include "simd_dispatch.hpp"
 
 namespace denoc {
@@ -393,6 +394,7 @@ void runBatch(BatchPool& pool, const char* function, const std::shared_ptr<const
 void detail::checkBatch(const char* function, const std::shared_ptr<const Model>& model, std::size_t count,
                         std::initializer_list<NamedArray> arrays) {
   if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
+  requireSerial(*model, function);
   for (const NamedArray& a : arrays) {
     if (count != 0 && a.data == nullptr)
       throw std::invalid_argument(std::string(function) + ": " + a.name + " is null");
@@ -403,6 +405,7 @@ void detail::runStateByState(BatchPool& pool, const char* function, const std::s
                              std::size_t count, double cost_ns, const BatchOptions& options,
                              const std::function<void(std::size_t k, Data& data)>& per_state) {
   if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
+  requireSerial(*model, function);
   const Plan p = plan(function, *model, count, options, 0, cost_ns);  // lanes up to 0 joints: none
   runBatch(
       pool, function, model, count, options, p, [](BatchWorkspace&, std::size_t b, std::size_t) { return b; },

@@ -291,6 +291,27 @@ std::string canonicalForm(const ModelSpec& spec) {
     appendScalar(out, "effort_limit", j.effort_limit);
     appendScalar(out, "armature", j.armature);
   }
+  // a tree (docs/trees.md) adds its structure; a serial chain's form, and so its id, is as before
+  bool chain = spec.root == RootJoint::Fixed && !spec.force_tree;
+  for (std::size_t i = 0; i < spec.joints.size(); ++i) {
+    const int p = spec.joints[i].parent;
+    chain = chain && (p == kPreviousJoint || p == static_cast<int>(i) - 1);
+  }
+  if (!chain) {
+    out += "tree\n";
+    for (std::size_t i = 0; i < spec.joints.size(); ++i) {
+      const int p = spec.joints[i].parent;
+      out += "parent " + std::to_string(p == kPreviousJoint ? static_cast<int>(i) - 1 : p) + "\n";
+    }
+    out += spec.root == RootJoint::Floating ? "root floating\n"
+           : spec.root == RootJoint::Planar ? "root planar\n"
+                                            : "root fixed\n";
+    appendName(out, "root_link", spec.root_link);
+    appendScalar(out, "root_mass", spec.root_mass);
+    appendMatrix(out, "root_com", spec.root_com.transpose());
+    appendMatrix(out, "root_inertia", spec.root_inertia);
+    if (spec.force_tree) out += "force_tree\n";
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "serial_only.hpp"
+
 namespace denoc {
 
 namespace {
@@ -54,6 +56,7 @@ ModelSpec specWithPayload(const ModelSpec& spec, const Payload& payload) {
 }
 
 Model attachPayload(const Model& model, const Payload& payload) {
+  detail::requireSerial(model, "attachPayload");
   const ModelSpec spec = specWithPayload(model.spec, payload);
   const int n = model.n;
   const auto k = static_cast<std::size_t>(n - 1);

@@ -9,6 +9,7 @@
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "fixed_step.hpp"
+#include "serial_only.hpp"
 
 namespace denoc {
 
@@ -255,6 +256,7 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
   constexpr const char* fn = "rolloutBatch";
   checkOptions(fn, options);
   if (!model) throw std::invalid_argument("rolloutBatch: model is null");
+  detail::requireSerial(*model, fn);
   const int n = model->n;
   const auto N = static_cast<std::size_t>(2 * n);
   const std::size_t T = options.steps;

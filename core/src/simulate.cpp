@@ -12,6 +12,7 @@
 #include "denoc/algorithm/energy.hpp"
 #include "denoc/forward_route.hpp"
 #include "fixed_step.hpp"
+#include "serial_only.hpp"
 
 namespace denoc {
 
@@ -241,6 +242,7 @@ Simulator::Simulator(std::shared_ptr<const Model> model)
     : owner_(std::move(model)),
       model_(owner_.get()),
       data_(owner_ ? *owner_ : throw std::invalid_argument("Simulator: null model")) {
+  detail::requireSerial(*model_, "Simulator");
   n_ = model_->n;
   const Eigen::Index m = 2 * n_;
   for (Eigen::VectorXd* v : {&y_, &y_new_, &y_tmp_, &y_err_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {

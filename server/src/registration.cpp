@@ -1,6 +1,8 @@
 #include "registration.hpp"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "convert.hpp"
 #include "denoc/urdf.hpp"
@@ -21,6 +23,31 @@ BuiltModel finish(Model&& model, std::string name, std::string source) {
   return b;
 }
 
+// The service computes on serial chains (docs/trees.md): a URDF that imports as a tree (branches, or a link
+// with a singular inertia) is refused by name, with the chain a caller can register instead.
+[[noreturn]] void refuseTree(const Model& model) {
+  std::vector<bool> has_child(static_cast<std::size_t>(model.n), false);
+  for (int i = 0; i < model.n; ++i) {
+    if (const int p = model.parent[static_cast<std::size_t>(i)]; p >= 0)
+      has_child[static_cast<std::size_t>(p)] = true;
+  }
+  std::string leaves;
+  int count = 0;
+  for (int i = 0; i < model.n; ++i) {
+    if (has_child[static_cast<std::size_t>(i)]) continue;
+    leaves += (count++ ? ", '" : "'") + model.spec.joints[static_cast<std::size_t>(i)].link + "'";
+  }
+  if (count > 1) {
+    fail(ErrorCode::InvalidArgument,
+         "the URDF is a kinematic tree with several leaf links (" + leaves +
+             ") and this service computes on serial chains: choose the chain's end "
+             "with tip_link");
+  }
+  fail(ErrorCode::InvalidArgument,
+       "the URDF imports as a tree model (a massless link, a point mass or a thin rod on the chain) and this "
+       "service computes on chains of links with positive-definite inertias (docs/trees.md)");
+}
+
 }  // namespace
 
 BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limits& limits,
@@ -28,7 +55,9 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
   validateRegisterModel(request, limits);
   if (request.source_case() == v1::RegisterModelRequest::kDh) {
     const DHSpec dh = toDHSpec(request);
-    return finish(buildModel(specFromDH(dh, stop), stop), dh.name, "dh");
+    Model model = buildModel(specFromDH(dh, stop), stop);
+    if (!model.serial) refuseTree(model);
+    return finish(std::move(model), dh.name, "dh");
   }
   ModelSpec spec = specFromUrdf(request.urdf().text(), toUrdfOptions(request), stop);
   if (spec.joints.size() > limits.max_dof) {
@@ -37,7 +66,9 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
                                            std::to_string(limits.max_dof) + " (--max-dof, DENOC_MAX_DOF)");
   }
   std::string name = request.has_name() ? request.name() : spec.name;
-  return finish(buildModel(spec, stop), std::move(name), "urdf");
+  Model model = buildModel(spec, stop);
+  if (!model.serial) refuseTree(model);
+  return finish(std::move(model), std::move(name), "urdf");
 }
 
 BuiltModel buildBuiltin(const DHSpec& dh) { return finish(buildModelFromDH(dh), dh.name, "builtin"); }
