@@ -77,16 +77,13 @@ TEST(BadModel, EachJointFieldIsValidatedAndTheJointIsNamed) {
   Eigen::Matrix3d reflection = Eigen::Vector3d(1.0, 1.0, -1.0).asDiagonal();
   Eigen::Matrix3d indefinite = Eigen::Vector3d(0.1, 0.1, -0.05).asDiagonal();
   const std::vector<JointCase> cases = {
-      {"zero mass", [](JointSpec& j) { j.mass = 0.0; }, "mass is 0"},
       {"negative mass", [](JointSpec& j) { j.mass = -2.5; }, "mass is -2.5"},
-      {"NaN mass", [](JointSpec& j) { j.mass = kNaN; }, "expected a finite number > 0"},
-      {"infinite mass", [](JointSpec& j) { j.mass = kInf; }, "expected a finite number > 0"},
-      {"zero inertia", [](JointSpec& j) { j.inertia.setZero(); }, "inertia is zero"},
-      {"singular inertia", [](JointSpec& j) { j.inertia = Eigen::Vector3d(0.1, 0.1, 0.0).asDiagonal(); },
-       "not positive definite"},
-      {"indefinite inertia", [&](JointSpec& j) { j.inertia = indefinite; }, "not positive definite"},
+      {"NaN mass", [](JointSpec& j) { j.mass = kNaN; }, "expected a finite number >= 0"},
+      {"infinite mass", [](JointSpec& j) { j.mass = kInf; }, "expected a finite number >= 0"},
+      {"subnormal-small mass", [](JointSpec& j) { j.mass = 1e-12; }, "mass is 1e-12"},
+      {"indefinite inertia", [&](JointSpec& j) { j.inertia = indefinite; }, "not positive semidefinite"},
       {"negative definite inertia", [](JointSpec& j) { j.inertia = -0.1 * Eigen::Matrix3d::Identity(); },
-       "not positive definite"},
+       "not positive semidefinite"},
       {"triangle inequality", [](JointSpec& j) { j.inertia = Eigen::Vector3d(0.1, 0.1, 0.3).asDiagonal(); },
        "triangle inequality"},
       {"triangle inequality, rotated",
@@ -123,6 +120,19 @@ TEST(BadModel, EachJointFieldIsValidatedAndTheJointIsNamed) {
       {"zero effort limit", [](JointSpec& j) { j.effort_limit = 0.0; }, "effort limit"},
       {"negative armature", [](JointSpec& j) { j.armature = -0.1; }, "armature"},
   };
+  {
+    // a mass of 0 and a semi-definite inertia are accepted while the inertia matrix stays positive
+    // definite (docs/trees.md); a last link that then moves nothing is refused by name
+    ModelSpec spec = validSpec();
+    spec.joints[1].mass = 0.0;
+    spec.joints[1].inertia = Eigen::Vector3d(0.1, 0.1, 0.0).asDiagonal();
+    EXPECT_FALSE(buildModel(spec).serial);
+    spec.joints.back().mass = 0.0;
+    spec.joints.back().inertia.setZero();
+    EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
+                AllOf(HasSubstr("joint '" + spec.joints.back().name + "'"),
+                      HasSubstr("singular at the neutral configuration")));
+  }
   for (const JointCase& c : cases) {
     ModelSpec spec = validSpec();
     c.mutate(spec.joints[1]);
@@ -168,7 +178,7 @@ TEST(BadModel, WholeChainProblems) {
     // unnamed joints get default names, and those are what the message uses
     ModelSpec spec = validSpec();
     for (JointSpec& j : spec.joints) j.name = j.link = "";
-    spec.joints[2].mass = 0.0;
+    spec.joints[2].mass = -1.0;
     EXPECT_THAT(messageOf<ModelError>([&] { buildModel(spec); }),
                 AllOf(HasSubstr("joint 'joint3'"), HasSubstr("link 'link3'"), HasSubstr("mass")));
   }
@@ -202,13 +212,12 @@ TEST(BadModel, DenavitHartenberg) {
     const char* reason;
   };
   const std::vector<DHCase> cases = {
-      {"zero mass", [](DHLink& l) { l.mass = 0.0; }, "mass"},
       {"negative mass", [](DHLink& l) { l.mass = -1.0; }, "mass"},
       {"triangle inequality", [](DHLink& l) { l.inertia = Eigen::Vector3d(0.01, 0.01, 0.05).asDiagonal(); },
        "triangle inequality"},
       {"not positive definite",
        [](DHLink& l) { l.inertia = Eigen::Vector3d(0.01, 0.01, -0.01).asDiagonal(); },
-       "not positive definite"},
+       "not positive semidefinite"},
       {"NaN com", [](DHLink& l) { l.com.z() = kNaN; }, "DH com[2] is nan"},
       {"NaN a", [](DHLink& l) { l.a = kNaN; }, "DH a is nan"},
       {"NaN alpha", [](DHLink& l) { l.alpha = kNaN; }, "DH alpha is nan"},

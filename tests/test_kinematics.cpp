@@ -366,11 +366,13 @@ TEST(KinematicsArguments, FrameNamesAndBadArguments) {
   Data data(model);
   const Eigen::VectorXd q = Eigen::VectorXd::Zero(model.n);
   try {
-    computeFrameJacobian(model, data, q, model.n + 1, Eigen::Vector3d::Zero());
+    computeFrameJacobian(model, data, q, model.n + 2, Eigen::Vector3d::Zero());
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).find("computeFrameJacobian: frame is 8, expected 0..7"), 0u) << e.what();
+    // frames 0..n: the links and the tip; n + 1: the root link (the base of a chain)
+    EXPECT_EQ(std::string(e.what()).find("computeFrameJacobian: frame is 9, expected 0..8"), 0u) << e.what();
   }
+  EXPECT_EQ(computeFrameJacobian(model, data, q, model.n + 1, Eigen::Vector3d::Zero()).norm(), 0.0);
   EXPECT_THROW(computeFrameJacobian(model, data, q, -1, Eigen::Vector3d::Zero()), std::invalid_argument);
   EXPECT_THROW(computeFrameJacobian(model, data, q, 2, Eigen::Vector3d(0, NAN, 0)), std::invalid_argument);
   EXPECT_THROW(computeFrameJdotQd(model, data, q, Eigen::VectorXd::Zero(3), 2, Eigen::Vector3d::Zero()),

@@ -424,7 +424,7 @@ TEST(ModelIo, LoadModelFileErrorsNameTheFile) {
   EXPECT_NE(loadError(bad).find(bad + ": links[2] ('link3').mass"), std::string::npos) << loadError(bad);
 
   // well-formed but not physical: the model builder's error, prefixed with the file
-  const std::string massless = dir.write("massless.json", edit([](json& d) { d["links"][1]["mass"] = 0; }));
+  const std::string massless = dir.write("massless.json", edit([](json& d) { d["links"][1]["mass"] = -1; }));
   const std::string msg = loadError(massless);
   EXPECT_EQ(msg.rfind(massless + ": ", 0), 0u) << msg;
   EXPECT_NE(msg.find("link2"), std::string::npos) << msg;

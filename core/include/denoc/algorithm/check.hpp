@@ -72,10 +72,12 @@ void checkData(const ModelTpl<S>& model, const D& data, const char* function, bo
         "that are");
   }
   if (data.n != model.n || data.nv != model.nv) {
+    const auto size = [](int n, int nv) {
+      return std::to_string(n) + " joints" + (nv == n ? "" : " (nv = " + std::to_string(nv) + ")");
+    };
     throw std::invalid_argument(std::string(function) + ": the Data was made for a model of " +
-                                std::to_string(data.n) + " joints and " + std::to_string(data.nv) +
-                                " velocity coordinates, this model has " + std::to_string(model.n) + " and " +
-                                std::to_string(model.nv) + " (make its workspace with Data(model))");
+                                size(data.n, data.nv) + ", this model has " + size(model.n, model.nv) +
+                                " (make its workspace with Data(model))");
   }
 }
 

@@ -120,7 +120,8 @@ int frameIndex(const ModelTpl<S>& model, const std::string& link) {
   }
   if (link == model.spec.root_link) return model.n + 1;
   throw std::invalid_argument("frameIndex: link '" + link + "' is not a moving link of model '" +
-                              model.spec.name + "' (links: " + names + "; root link: '" + model.spec.root_link + "'; empty name: the tip frame)");
+                              model.spec.name + "' (links: " + names + "; root link: '" +
+                              model.spec.root_link + "'; empty name: the tip frame)");
 }
 
 namespace detail {
@@ -210,7 +211,7 @@ template <typename S>
 void framePlacement(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
                     typename Types<S>::Mat3& rotation, typename Types<S>::Vec3& origin) {
-  if (!model.serial || frame == model.n + 1) {
+  if (!model.serial || frame < 0 || frame > model.n) {
     detail::treeForwardKinematics<S>(model, data, q, "framePlacement");
     detail::checkTreeFrame<S>(model, frame, nullptr, "framePlacement");
     rotation = data.kin_R[static_cast<std::size_t>(frame)];
@@ -229,7 +230,7 @@ template <typename S>
 const Eigen::Matrix<S, 6, Eigen::Dynamic>& computeFrameJacobian(
     const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q, int frame,
     const typename Types<S>::Vec3& point, ReferenceFrame reference) {
-  if (!model.serial || frame == model.n + 1)
+  if (!model.serial || frame < 0 || frame > model.n)
     return detail::treeFrameJacobian<S>(model, data, q, frame, point, reference, "computeFrameJacobian");
   detail::checkData(model, data, "computeFrameJacobian");
   detail::checkVector(model, q, "computeFrameJacobian", "q");
@@ -245,7 +246,7 @@ DENOC_FLATTEN const typename Types<S>::Vec6& computeFrameJdotQd(
     const Eigen::Ref<const typename Types<S>::VecX>& qd, int frame, const typename Types<S>::Vec3& point,
     ReferenceFrame reference) {
   using Vec3 = typename Types<S>::Vec3;
-  if (!model.serial || frame == model.n + 1)
+  if (!model.serial || frame < 0 || frame > model.n)
     return detail::treeFrameJdotQd<S>(model, data, q, qd, frame, point, reference, "computeFrameJdotQd");
   detail::checkData(model, data, "computeFrameJdotQd");
   detail::checkVectors(model, "computeFrameJdotQd", q, "q", qd, "qd", qd, "qd");
