@@ -13,7 +13,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
   prometheus-cpp-dev
   # tests and benchmarks
-  googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev libmujoco-dev
   # TLS certificates for the tests and deploy/gen-certs.sh
   openssl
   # fuzzing and sanitizers (tests/fuzz/run.sh, tests/sanitize.sh): clang with libFuzzer and the sanitizer

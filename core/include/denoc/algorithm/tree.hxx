@@ -553,7 +553,8 @@ const typename Types<S>::VecX& treeForwardDynamicsFactor(const ModelTpl<S>& mode
   return data.qdd;
 }
 
-/// Kinetic energy 1/2 sum t_i^T M_i t_i and potential energy -sum m_i g^T c_i (root link included).
+/// Kinetic energy 1/2 sum t_i^T M_i t_i + 1/2 sum J_i v_i^2 (armature) and potential energy -sum m_i g^T c_i
+/// (root link included).
 template <typename S>
 void treeEnergies(const ModelTpl<S>& model, DataTpl<S>& data,
                   const Eigen::Ref<const typename Types<S>::VecX>& q,
@@ -571,6 +572,11 @@ void treeEnergies(const ModelTpl<S>& model, DataTpl<S>& data,
     const RigidInertia<S>& M = data.tr_M[ui];
     kinetic += S(0.5) * data.tr_t[ui].dot(M * data.tr_t[ui]);
     potential -= model.gravity.dot(M.h);  // h = m c about the world origin
+  }
+  // the rotors' armature (as in I(q)'s diagonal and the serial route): 1/2 J_i v_i^2
+  for (int i = 0; i < model.n; ++i) {
+    const S vi = v[model.nr + i];
+    kinetic += S(0.5) * model.armature[static_cast<std::size_t>(i)] * vi * vi;
   }
   checkScalar<S>(kinetic + potential, function, "energy");
 }
