@@ -1,10 +1,9 @@
 // The dynamics of one state in-process, as Results for the output.
 #include "dynamics.hpp"
 
-#include "denoc/algorithm/fixman.hpp"
-#include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
+#include "denoc/forward_route.hpp"
 #include "denoc/model_io.hpp"
 
 namespace denoc::cli {
@@ -17,12 +16,15 @@ Result computeInverseDynamics(const Model& model, Data& data, const State& state
   return inverseDynamicsResult(state, inverseDynamics(model, data, state.q, state.qd, state.qdd));
 }
 
+ForwardRoute forwardRouteOf(const std::string& name) {
+  return name == "cholesky" ? ForwardRoute::Cholesky
+         : name == "fixman" ? ForwardRoute::Fixman
+                            : ForwardRoute::Saha;
+}
+
 Result computeForwardDynamics(const Model& model, Data& data, const State& state, const std::string& route) {
-  const Eigen::VectorXd qdd =
-      route == "cholesky" ? forwardDynamicsCholesky(model, data, state.q, state.qd, state.tau)
-      : route == "fixman" ? forwardDynamicsFixman(model, data, state.q, state.qd, state.tau)
-                          : forwardDynamics(model, data, state.q, state.qd, state.tau);
-  return forwardDynamicsResult(state, qdd);
+  return forwardDynamicsResult(
+      state, forwardDynamics(model, data, forwardRouteOf(route), state.q, state.qd, state.tau));
 }
 
 Result computeFactor(const Model& model, Data& data, const State& state, bool inverse) {

@@ -18,6 +18,9 @@ Model loadModel(const std::string& path, const UrdfOptions& urdf_options = {});
 /// Inverse dynamics: tau = I(q) qdd + C(q, qd) qd + g(q).
 Result computeInverseDynamics(const Model& model, Data& data, const State& state);
 
+/// The route of a --route name ("saha", "fixman", "cholesky"; the option's checker admits no other).
+ForwardRoute forwardRouteOf(const std::string& name);
+
 /// Forward dynamics: qdd = I(q)^-1 (tau - C qd - g), by the O(n) route ("saha"), Fixman's O(n) inversion
 /// ("fixman") or the dense one ("cholesky").
 Result computeForwardDynamics(const Model& model, Data& data, const State& state, const std::string& route);

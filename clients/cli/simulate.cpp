@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "denoc/trajectory.hpp"
+#include "dynamics.hpp"
 
 namespace denoc::cli {
 
@@ -102,7 +103,7 @@ SimulationOptions simulationOptions(const Options& o, int n);
 SimulationOptions simulationOptions(const Options& o, int n) {
   SimulationOptions s;
   s.integrator = o.integrator == "rk4" ? Integrator::RK4 : Integrator::DormandPrince45;
-  s.route = o.route == "cholesky" ? ForwardRoute::Cholesky : ForwardRoute::Saha;
+  s.route = forwardRouteOf(o.route);
   s.t_end = o.t_end;
   s.dt_out = o.dt_out;
   s.step = o.step;
