@@ -54,7 +54,8 @@ export class FailedPreconditionError extends DenocError {
   }
 }
 
-/** ABORTED: a simulation that stopped part way (step limit, step underflow, non-finite state). */
+/** ABORTED: a simulation that stopped part way (step limit, step underflow, non-finite state), or a rollout whose
+ * state diverged (the step and joint are named). */
 export class AbortedError extends DenocError {
   constructor(details: string, metadata?: Metadata) {
     super(Status.ABORTED, details, metadata);

@@ -46,7 +46,8 @@ class FailedPreconditionError(DenocError):
 
 
 class AbortedError(DenocError):
-    """ABORTED: a simulation that stopped part way (step limit, step underflow, non-finite state)."""
+    """ABORTED: a simulation that stopped part way (step limit, step underflow, non-finite state), or a
+    rollout whose state diverged (the step and joint are named)."""
     code = grpc.StatusCode.ABORTED
 
 
