@@ -221,11 +221,9 @@ TEST(ConvectiveUrdf, ExampleModels) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".urdf") continue;
     const std::string name = entry.path().filename().string();
-    Model model;
-    try {
-      model = buildModelFromUrdfFile(entry.path().string());
-    } catch (const ModelError&) {
-      UrdfOptions options;  // several leaves (a hand with fingers): the arm up to the hand
+    Model model = buildModelFromUrdfFile(entry.path().string());
+    if (!model.serial) {
+      UrdfOptions options;  // a tree (a hand with fingers): the arm up to the hand
       options.tip_link = "panda_hand";
       model = buildModelFromUrdfFile(entry.path().string(), options);
     }

@@ -249,8 +249,10 @@ void checkJointTree(const std::vector<JointEdge>& joints, std::size_t max_depth,
   }
 }
 
+// `joint_order` receives the names of the joints in the order of the file (the whole-tree import orders the
+// children of a link by it; urdfdom keeps them in the order of their names).
 urdf::ModelInterfaceSharedPtr parse(const std::string& xml, const XmlLimits& limits, std::size_t max_depth,
-                                    const StopCondition* stop) {
+                                    const StopCondition* stop, std::vector<std::string>& joint_order) {
   // one bounded pass before any tree is built: limits, DTDs, and the joints for the cycle check
   std::vector<JointEdge> joints;
   bool robot = false;
@@ -278,8 +280,14 @@ urdf::ModelInterfaceSharedPtr parse(const std::string& xml, const XmlLimits& lim
       },
       stop, "URDF text");
   Ticker ticker(stop, "URDF joint check");
-  ticker.expect(4 * joints.size());
+  ticker.expect(5 * joints.size());
   checkJointTree(joints, max_depth, ticker);
+  joint_order.clear();
+  joint_order.reserve(joints.size());
+  for (JointEdge& j : joints) {
+    ticker.tick();
+    joint_order.push_back(std::move(j.joint));
+  }
   std::vector<JointEdge>().swap(joints);
 
   // urdfdom reports why it failed only through console_bridge: capture that output (a process-wide
@@ -357,7 +365,12 @@ void checkLinkInertial(const urdf::Link& link, double& m, Pose& frame, Eigen::Ma
     }
     return;
   }
-  if (const std::string why = checkInertia(Ic); !why.empty()) {
+  // positive semi-definite: a point mass (zero inertia) and a thin rod are physical. The triangle inequality
+  // of the principal moments is asked of each body after merging (assemble), the inertia the dynamics use:
+  // real files carry sensor links whose CAD inertias break it, harmless once merged into a heavier body.
+  // It is checkInertia's last test: its reason means that every other test passed.
+  if (const std::string why = checkInertia(Ic, true);
+      !why.empty() && why.find("violates the triangle inequality") == std::string::npos) {
     throw ModelError("URDF " + who + ": mass " + num(in.mass) + ", " + why);
   }
   m = in.mass;
@@ -385,18 +398,11 @@ void checkJointNumbers(const urdf::Joint& j) {
   }
 }
 
-// at most 8 names spelled out
-std::string list(const std::vector<std::string>& names) {
-  std::string s;
-  for (std::size_t k = 0; k < names.size() && k < 8; ++k) s += (s.empty() ? "" : ", ") + quoted(names[k]);
-  if (names.size() > 8) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
-}
-
 class Importer {
  public:
-  Importer(const urdf::ModelInterface& model, const UrdfOptions& options, const StopCondition* stop)
-      : model_(model), options_(options), ticker_(stop, "URDF import") {}
+  Importer(const urdf::ModelInterface& model, const UrdfOptions& options, const StopCondition* stop,
+           const std::vector<std::string>& joint_order)
+      : model_(model), options_(options), ticker_(stop, "URDF import"), joint_order_(joint_order) {}
 
   ModelSpec run() {
     checkNames();
@@ -414,9 +420,24 @@ class Importer {
                          ": only revolute, continuous, prismatic and fixed joints are supported");
       }
     }
-    tip_ = options_.tip_link.empty() ? defaultTip() : findTip();
-    chainPath();
-    return assemble();
+    // one chain (tip_link given, or a serial robot under a fixed root: the importer of chains), or the
+    // whole tree (docs/urdf.md, "What is imported")
+    const bool fixed = options_.root == RootJoint::Fixed;
+    if (!options_.tip_link.empty()) {
+      tip_ = findTip();
+      chainPath();
+    } else if (LinkPtr tip = fixed ? defaultTip() : nullptr) {
+      tip_ = std::move(tip);
+      chainPath();
+    } else {
+      whole_tree_ = true;
+      wholeTree();
+    }
+    tree_ = whole_tree_ || !fixed;
+    ModelSpec spec = assemble();
+    // reported once the import succeeded
+    if (options_.notes) options_.notes->insert(options_.notes->end(), notes_.begin(), notes_.end());
+    return spec;
   }
 
  private:
@@ -462,7 +483,6 @@ class Importer {
       ticker_.tick();
       const LinkPtr l = stack.back();
       stack.pop_back();
-      subtree_links_.push_back(l);
       for (auto it = l->child_joints.rbegin(); it != l->child_joints.rend(); ++it) {
         ticker_.tick();
         const JointPtr j = *it;
@@ -513,23 +533,19 @@ class Importer {
       ticker_.tick();
       if (!has_moving_child.count(h->name)) leaf_heads.push_back(h);
     }
-    if (leaf_heads.size() != 1) {
-      std::vector<std::string> leaves;
-      for (const LinkPtr& l : subtree_links_) {
-        ticker_.tick();
-        if (l->child_joints.empty() && rigidHead(l) != base_) leaves.push_back(l->name);
-      }
-      std::sort(leaves.begin(), leaves.end());
-      throw ModelError("URDF: several leaf links below base link " + quoted(base_->name) + " (" +
-                       list(leaves) + "): choose the chain's end with tip_link");
-    }
-    // Go down the fixed joints below the last moving link while there is no branching.
-    LinkPtr tip = leaf_heads.front();
-    while (tip->child_joints.size() == 1) {
+    // several ends: the moving joints branch, the whole tree is imported
+    if (leaf_heads.size() != 1) return nullptr;
+    return belowFixed(leaf_heads.front());
+  }
+
+  // Goes down the fixed joints below `l` while there is no branching: the tip frame of a chain that ends at
+  // link l (below which there is no moving joint).
+  LinkPtr belowFixed(LinkPtr l) {
+    while (l->child_joints.size() == 1) {
       ticker_.tick();
-      tip = model_.getLink(tip->child_joints.front()->child_link_name);
+      l = model_.getLink(l->child_joints.front()->child_link_name);
     }
-    return tip;
+    return l;
   }
 
   LinkPtr findTip() {
@@ -566,10 +582,53 @@ class Importer {
       chain_.push_back(j);
       chain_index_[j->name] = static_cast<int>(chain_.size()) - 1;
     }
-    if (chain_.empty()) {
+    // under a floating or planar root a chain without joints is the root link alone (with what is fixed or
+    // locked to it)
+    if (chain_.empty() && options_.root == RootJoint::Fixed) {
       throw ModelError("URDF: no moving (revolute, continuous or prismatic) joint between base link " +
                        quoted(base_->name) + " and tip link " + quoted(tip_->name));
     }
+  }
+
+  // Every moving joint below the base, depth first from the base with the children of a link in the order
+  // of their joints in the file (parents before children: a joint's parent index is below its own). A mimic
+  // joint is an independent joint here, reported in options.notes. The tip frame is found below the link of
+  // the last joint (or the base when there is none) as for a chain: no moving joint hangs below that link.
+  void wholeTree() {
+    std::unordered_map<std::string, std::size_t> position;
+    position.reserve(joint_order_.size());
+    for (std::size_t k = 0; k < joint_order_.size(); ++k) {
+      ticker_.tick();
+      position.emplace(joint_order_[k], k);
+    }
+    const auto place = [&](const JointPtr& j) {
+      const auto it = position.find(j->name);
+      return it == position.end() ? joint_order_.size() : it->second;
+    };
+    std::vector<LinkPtr> stack{base_};
+    std::vector<JointPtr> children;
+    while (!stack.empty()) {
+      ticker_.tick();
+      const LinkPtr l = stack.back();
+      stack.pop_back();
+      if (l != base_ && isMoving(*l->parent_joint)) {
+        const JointPtr& j = l->parent_joint;
+        chain_index_[j->name] = static_cast<int>(chain_.size());
+        chain_.push_back(j);
+        if (j->mimic) {
+          notes_.push_back("joint " + quoted(j->name) + " mimics " + quoted(j->mimic->joint_name) +
+                           ": loaded as an independent joint");
+        }
+      }
+      children.assign(l->child_joints.begin(), l->child_joints.end());
+      std::stable_sort(children.begin(), children.end(),
+                       [&](const JointPtr& a, const JointPtr& b) { return place(a) < place(b); });
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {
+        ticker_.tick();
+        stack.push_back(model_.getLink((*it)->child_link_name));
+      }
+    }
+    tip_ = belowFixed(chain_.empty() ? base_ : model_.getLink(chain_.back()->child_link_name));
   }
 
   // Position at which a joint off the chain is locked.
@@ -606,7 +665,9 @@ class Importer {
     // joint), and each body's merged inertia
     std::map<std::string, Pose> in_body;
     std::vector<Inertia> inertia(static_cast<std::size_t>(n));
-    std::vector<std::vector<std::string>> members(static_cast<std::size_t>(n));
+    std::vector<int> parent(static_cast<std::size_t>(n), kRootLink);  // the body each joint hangs from
+    Inertia root;  // the base's body, for a floating or planar root
+    const bool moving_root = options_.root != RootJoint::Fixed;
 
     struct Item {
       LinkPtr link;
@@ -625,16 +686,16 @@ class Importer {
       Pose frame;
       Eigen::Matrix3d Ic;
       checkLinkInertial(*l, m, frame, Ic);
-      if (b >= 0 && m > 0.0) {
+      if ((b >= 0 || moving_root) && m > 0.0) {
         const Pose P = item.T * frame;  // body <- inertial frame
-        addInertia(inertia[static_cast<std::size_t>(b)], m, P.p, P.R * Ic * P.R.transpose());
+        addInertia(b >= 0 ? inertia[static_cast<std::size_t>(b)] : root, m, P.p, P.R * Ic * P.R.transpose());
       }
-      if (b >= 0) members[static_cast<std::size_t>(b)].push_back(l->name);
       for (auto it = l->child_joints.rbegin(); it != l->child_joints.rend(); ++it) {
         const urdf::Joint& j = **it;
         LinkPtr c = model_.getLink(j.child_link_name);
         const Pose origin = toPose(j.parent_to_joint_origin_transform, jointWho(j), "origin");
         if (auto chain = chain_index_.find(j.name); chain != chain_index_.end()) {
+          parent[static_cast<std::size_t>(chain->second)] = b;
           stack.push_back({c, chain->second, Pose()});
         } else if (isMoving(j)) {
           const double q = lockPosition(j);
@@ -682,14 +743,10 @@ class Importer {
         if (j.limits->velocity != 0.0) js.velocity_limit = j.limits->velocity;
         if (j.limits->effort != 0.0) js.effort_limit = j.limits->effort;
       }
+      // a massless body, a point mass or a thin rod is passed on: buildModel refuses a joint that moves
+      // nothing (a singular inertia matrix), naming it
       const Inertia& in = inertia[static_cast<std::size_t>(i)];
-      if (!(in.mass > 0.0)) {
-        throw ModelError("URDF " + who + ": moving link " + quoted(js.link) +
-                         " has no mass (neither it nor the links " + "fixed to it (" +
-                         list(members[static_cast<std::size_t>(i)]) +
-                         ") carry an <inertial> with a positive mass)");
-      }
-      if (const std::string why = checkInertia(in.inertia); !why.empty()) {
+      if (const std::string why = checkInertia(in.inertia, true); !why.empty()) {
         throw ModelError("URDF " + who + ": moving link " + quoted(js.link) +
                          " after merging its fixed links: " + why);
       }
@@ -697,7 +754,20 @@ class Importer {
       js.com = in.com;
       js.inertia = 0.5 * (in.inertia + in.inertia.transpose());
       if (!options_.armature.empty()) js.armature = options_.armature[static_cast<std::size_t>(i)];
+      if (whole_tree_) js.parent = parent[static_cast<std::size_t>(i)];
       spec.joints.push_back(std::move(js));
+    }
+    if (tree_) {
+      spec.root = options_.root;
+      spec.root_link = base_->name;
+    }
+    if (moving_root) {
+      if (const std::string why = checkInertia(root.inertia, true); !why.empty()) {
+        throw ModelError("URDF base link " + quoted(base_->name) + " after merging its fixed links: " + why);
+      }
+      spec.root_mass = root.mass;
+      spec.root_com = root.com;
+      spec.root_inertia = 0.5 * (root.inertia + root.inertia.transpose());
     }
     const Pose tip = in_body.at(tip_->name);
     spec.tip_rotation = tip.R;
@@ -710,20 +780,24 @@ class Importer {
   Ticker ticker_;
   std::unordered_map<const urdf::Link*, LinkPtr> head_;  // rigidHead of every link below the base
   LinkPtr base_, tip_;
-  std::vector<LinkPtr> subtree_links_;
   std::set<std::string> visited_;
   std::vector<JointPtr> subtree_joints_;
-  std::vector<JointPtr> chain_;
+  const std::vector<std::string>& joint_order_;  // the joints' names in the order of the file
+  std::vector<JointPtr> chain_;                  // the model's joints in order (a chain, or the whole tree)
   std::map<std::string, int> chain_index_;
+  bool whole_tree_ = false;  // every moving joint below the base (else the chain base -> tip)
+  bool tree_ = false;        // the whole tree, or a floating or planar root: root and root_link are set
+  std::vector<std::string> notes_;  // for options.notes
 };
 
 }  // namespace
 
 ModelSpec specFromUrdf(const std::string& urdf_xml, const UrdfOptions& options, const StopCondition* stop) {
   try {
+    std::vector<std::string> joint_order;
     const urdf::ModelInterfaceSharedPtr model =
-        parse(urdf_xml, options.xml_limits, options.max_tree_depth, stop);
-    return Importer(*model, options, stop).run();
+        parse(urdf_xml, options.xml_limits, options.max_tree_depth, stop, joint_order);
+    return Importer(*model, options, stop, joint_order).run();
   } catch (const ModelError&) {
     throw;
   } catch (const Stopped&) {

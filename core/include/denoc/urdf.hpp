@@ -10,15 +10,24 @@
 
 namespace denoc {
 
+/// What to import and how (docs/urdf.md). New fields go at the end: callers initialise it as an aggregate.
 struct UrdfOptions {
-  std::string base_link;  // empty: the root link
-  std::string tip_link;   // empty: the single leaf (an error listing the leaves when there are several)
-  std::optional<Eigen::Vector3d> gravity;  // in the base link's frame; default (0, 0, -9.81)
-  std::vector<double> armature;            // per moving joint, base to tip; empty: none
+  std::string base_link;  // empty: the URDF's root link. The model's root link: fixed, or moved by `root`
+  // empty: the whole tree below the base (a serial robot under a fixed root: its chain, as with the tip found
+  // below its last moving joint); given: the chain from the base to this link, other moving joints locked
+  std::string tip_link;
+  std::optional<Eigen::Vector3d> gravity;  // in the base link's frame (the world); default (0, 0, -9.81)
+  std::vector<double> armature;            // per moving joint of the model, in its order; empty: none
   XmlLimits xml_limits;                    // the text's size, nesting, elements, ... (docs/urdf.md, "Limits")
   // the most joints on a path down the tree: urdfdom frees its tree recursively, about 32 bytes of stack per
   // level (docs/urdf.md, "Limits")
   std::size_t max_tree_depth = 1024;
+  // the joint between the world and the base link (ModelSpec::root): fixed, floating (6 coordinates) or
+  // planar (3); a floating or planar base link carries the mass of the links fixed to it
+  RootJoint root = RootJoint::Fixed;
+  // if given, a successful import appends a sentence for each liberty it took with the file: a mimic joint
+  // loaded as an independent joint ("joint 'a' mimics 'b': loaded as an independent joint")
+  std::vector<std::string>* notes = nullptr;
 };
 
 /// Builds a model from URDF text. The text is first checked against options.xml_limits in one bounded pass
