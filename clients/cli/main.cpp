@@ -33,7 +33,7 @@ void addModel(CLI::App* sub, Options& o) {
   sub->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   sub->add_option("--base-link", o.base_link, "URDF only: base link of the chain (default: the root)");
-  sub->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain (default: the single leaf)");
+  sub->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain (default: the whole robot)");
 }
 
 void addStates(CLI::App* sub, Options& o, unsigned fields) {
