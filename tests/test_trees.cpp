@@ -18,28 +18,13 @@
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
 #include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
 
 namespace denoc {
 namespace {
 
 using testing::near;
-
-/// A random tree of n joints: the joints of a random chain given random earlier parents (or the root link),
-/// under `root`; the root link gets a mass and an inertia.
-ModelSpec randomTreeSpec(int n, std::uint32_t seed, RootJoint root) {
-  ModelSpec spec = testing::randomChainSpec(n, seed);
-  std::mt19937 rng(seed + 1000);
-  for (int i = 0; i < n; ++i) {
-    std::uniform_int_distribution<int> pick(-1, i - 1);
-    spec.joints[static_cast<std::size_t>(i)].parent = (i > 0 && rng() % 3 == 0) ? i - 1 : pick(rng);
-  }
-  spec.root = root;
-  spec.root_link = "trunk";
-  spec.root_mass = 3.0;
-  spec.root_com = testing::randomVector(rng, 0.1);
-  spec.root_inertia = testing::randomInertia(rng);
-  return spec;
-}
+using testing::randomTreeSpec;
 
 struct Case {
   int n;
@@ -341,7 +326,8 @@ TEST(TreeCentroidal, ComJacobianAndMomentumMatchTheirDefinitions) {
       const JointSpec& j = model.spec.joints[static_cast<std::size_t>(i)];
       addLink(i, j.mass, j.com, j.inertia);
     }
-    if (model.root != RootJoint::Fixed) addLink(model.n + 1, model.root_mass, model.root_com, model.root_inertia);
+    if (model.root != RootJoint::Fixed)
+      addLink(model.n + 1, model.root_mass, model.root_com, model.root_inertia);
     EXPECT_TRUE(near(Eigen::VectorXd(Ag * v), Eigen::VectorXd(h_g), 1e-12, what + ": A_G v"));
     // (dA_G/dt) v: the rate of h_G along the motion with zero acceleration, by central differences: the
     // motion q(t) = integrate(q, v, t) has body velocity v(t) = [w; R(t)^T R(0) v_lin] for a floating root
