@@ -18,28 +18,13 @@
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
 #include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
 
 namespace denoc {
 namespace {
 
 using testing::near;
-
-/// A random tree of n joints: the joints of a random chain given random earlier parents (or the root link),
-/// under `root`; the root link gets a mass and an inertia.
-ModelSpec randomTreeSpec(int n, std::uint32_t seed, RootJoint root) {
-  ModelSpec spec = testing::randomChainSpec(n, seed);
-  std::mt19937 rng(seed + 1000);
-  for (int i = 0; i < n; ++i) {
-    std::uniform_int_distribution<int> pick(-1, i - 1);
-    spec.joints[static_cast<std::size_t>(i)].parent = (i > 0 && rng() % 3 == 0) ? i - 1 : pick(rng);
-  }
-  spec.root = root;
-  spec.root_link = "trunk";
-  spec.root_mass = 3.0;
-  spec.root_com = testing::randomVector(rng, 0.1);
-  spec.root_inertia = testing::randomInertia(rng);
-  return spec;
-}
+using testing::randomTreeSpec;
 
 struct Case {
   int n;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "denoc/model.hpp"
+#include "support/random_chain.hpp"
 
 namespace denoc::testing {
 
@@ -124,6 +125,24 @@ inline ModelSpec randomTreeSpec(std::uint32_t seed, const RandomTreeOptions& opt
   }
   spec.tip_rotation = randomTreeRotation(rng);
   spec.tip_origin = randomTreeVector(rng, 0.1);
+  return spec;
+}
+
+/// A random tree of n joints from a random chain: the joints of randomChainSpec(n, seed) given random earlier
+/// parents (or the root link), under `root`; the root link gets a mass and an inertia (test_trees.cpp,
+/// test_tree_derivatives.cpp).
+inline ModelSpec randomTreeSpec(int n, std::uint32_t seed, RootJoint root) {
+  ModelSpec spec = randomChainSpec(n, seed);
+  std::mt19937 rng(seed + 1000);
+  for (int i = 0; i < n; ++i) {
+    std::uniform_int_distribution<int> pick(-1, i - 1);
+    spec.joints[static_cast<std::size_t>(i)].parent = (i > 0 && rng() % 3 == 0) ? i - 1 : pick(rng);
+  }
+  spec.root = root;
+  spec.root_link = "trunk";
+  spec.root_mass = 3.0;
+  spec.root_com = randomVector(rng, 0.1);
+  spec.root_inertia = randomInertia(rng);
   return spec;
 }
 

@@ -55,6 +55,26 @@ struct DerivativeWork {
   Vec6 H;   // 2 Mt_i pdot_i + (Mtdot_i + ht_i x*) p_i
 };
 
+/// What the derivative sweeps over a tree keep per velocity coordinate k (algorithm/tree_derivatives.hxx),
+/// world axes about the world origin, one record per coordinate (the root's first). s_k is the coordinate's
+/// column (p_i of a joint, a column of root_S); "body" is the link it moves (the root link for a root
+/// coordinate), Mc, Bc, W its subtree's composite inertia, Coriolis matrix and wrench.
+template <typename S>
+struct TreeDerivativeWork {
+  using Vec6 = Eigen::Matrix<S, 6, 1>;
+  // forward sweep: how the twists and twist rates below the coordinate change with it (floating root: Y = 0,
+  // Z = a_world x s_k, X = t_root x s_k)
+  Vec6 s;      // s_k
+  Vec6 sdot;   // Y_k: d t / d q_k less the rigid part s_k x t (pdot_k = t_parent x p_k)
+  Vec6 sddot;  // Z_k: d tdot / d q_k less s_k x tdot and Y_k x t (tdot_parent x p_k + t_parent x pdot_k)
+  Vec6 X;      // d tdot / d v_k less s_k x t (2 pdot_k)
+  // backward sweep (the body's subtree)
+  Vec6 F1;  // Mc s_k
+  Vec6 F2;  // Bc^T s_k
+  Vec6 G;   // s_k x* W + Mc Z_k + Bc Y_k
+  Vec6 H;   // Mc X_k + Bc s_k
+};
+
 /// The workspace, in two parts (docs/algorithms.md, "The workspace"):
 ///  - results: what a public function returns or leaves for the caller, grouped by the function that
 ///    writes it; a result stays valid until the next call that writes the same field;
@@ -91,17 +111,18 @@ struct DataTpl {
   // forwardDynamics (every route), forwardDynamicsFixman; also computeForwardDynamicsDerivatives
   VecX qdd;  // [nv] joint accelerations
 
-  // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof
-  // computeInverseInertia and computeForwardDynamicsDerivatives
+  // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof or a
+  // tree model computeInverseInertia and computeForwardDynamicsDerivatives
   MatX M;  // [nv x nv] generalized inertia matrix I(q), both triangles
 
   // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
   MatX U;  // [nv x nv] unit upper triangular factor (trees: nonzero on ancestor pairs only) (computeUDU: with
-           // explicit_u); also, for n <= kDenseUDUMaxDof, computeInverseInertia and
+           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model, computeInverseInertia and
            // computeForwardDynamicsDerivatives
   VecX D;  // [nv] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
            // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
-  S log_det = S(0);  // log det I(q) = sum log mh_k
+  S log_det = S(0);  // log det I(q) = sum log mh_k; also, for a tree model, computeInverseInertia and
+                     // computeForwardDynamicsDerivatives
 
   // computeInverseInertia; also computeForwardDynamicsDerivatives (dqdd/dtau = I^-1)
   MatX Minv;  // [nv x nv] I(q)^-1, both triangles
@@ -142,13 +163,14 @@ struct DataTpl {
   Mat6 Lambda;      // [6 x 6] (top-left 3 x 3 for a 3-row task): (J I^-1 J^T)^-1
   Mat6 Lambda_inv;  // [6 x 6] (or 3 x 3): J I^-1 J^T
 
-  // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hpp); also
+  // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hpp; trees:
+  // algorithm/tree_derivatives.hpp, the q columns along integrateConfiguration); also
   // computeForwardDynamicsDerivatives (at its qdd)
-  MatX dtau_dq;   // [n x n]
-  MatX dtau_dqd;  // [n x n]
+  MatX dtau_dq;   // [nv x nv]
+  MatX dtau_dqd;  // [nv x nv] d tau / d v
   // computeForwardDynamicsDerivatives (algorithm/forward_dynamics_derivatives.hpp)
-  MatX dqdd_dq;   // [n x n]
-  MatX dqdd_dqd;  // [n x n]
+  MatX dqdd_dq;   // [nv x nv]
+  MatX dqdd_dqd;  // [nv x nv] d qdd / d v
 
   // ---------------------------------------------------------------------------------------------------
   // Scratch
@@ -232,6 +254,11 @@ struct DataTpl {
   std::vector<Mat6> tr_IA;             // [n + 1] articulated inertias
   std::vector<Vec6> tr_U;              // [n + 1] IA_i p_i
   VecX tr_x;                           // [nv] a solve's right-hand side, then its solution
+  // the derivatives over a tree (algorithm/tree_derivatives.hxx; composite inertias in tr_Mc, subtree
+  // wrenches in tr_w)
+  std::vector<TreeDerivativeWork<S>> tdw;  // [nv] per velocity coordinate
+  std::vector<Vec6> td_h;                  // [n + 1] momenta M_k t_k, then their subtree sums
+  std::vector<Sym3<S>> td_Idot;            // [n + 1] rates of the rotational inertias, then subtree sums
 
   // constant
   VecX zeros;  // [n] zeros (a zero qd or qdd argument for the recursions), never written
@@ -263,10 +290,10 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   Jdot_qd.setZero();
   Lambda.setZero();
   Lambda_inv.setZero();
-  dtau_dq = MatX::Zero(n, n);
-  dtau_dqd = MatX::Zero(n, n);
-  dqdd_dq = MatX::Zero(n, n);
-  dqdd_dqd = MatX::Zero(n, n);
+  dtau_dq = MatX::Zero(nv, nv);
+  dtau_dqd = MatX::Zero(nv, nv);
+  dqdd_dq = MatX::Zero(nv, nv);
+  dqdd_dqd = MatX::Zero(nv, nv);
   // scratch (defined contents: the sweeps overwrite what they use)
   theta = VecX::Zero(n);
   cos_theta = VecX::Ones(n);
@@ -330,6 +357,12 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
     tr_U.assign(un + 1, Vec6::Zero());
   }
   tr_x = VecX::Zero(nv);
+  {
+    const Vec6 z = Vec6::Zero();
+    tdw.assign(static_cast<std::size_t>(nv), TreeDerivativeWork<S>{z, z, z, z, z, z, z, z});
+    td_h.assign(un + 1, z);
+    td_Idot.assign(un + 1, Sym3<S>::zero());
+  }
   zeros = VecX::Zero(std::max(n, nv));
 }
 

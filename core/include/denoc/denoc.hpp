@@ -13,6 +13,7 @@
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/operational_space.hpp"
 #include "denoc/algorithm/tree.hpp"
+#include "denoc/algorithm/tree_derivatives.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/batch.hpp"
 #include "denoc/configuration.hpp"

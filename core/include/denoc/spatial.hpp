@@ -1,7 +1,7 @@
 // Small 3-D and 6-D building blocks in Saha's notation: twists t = [w; v], wrenches w = [n; f],
 // the twist-propagation matrix B_ij = [[1, 0], [c_ij x, 1]] applied without forming it, the joint rotation
 // R_i = Rx(alpha_i) Rz(theta_i) applied without forming it, and symmetric 3x3 and 6x6 inertias stored by
-// their independent entries.
+// their independent entries; the rate of a rigid inertia carried by a twist (the analytic derivatives).
 #pragma once
 
 #include <Eigen/Geometry>
@@ -218,5 +218,49 @@ struct RigidInertia {
     return M;
   }
 };
+
+namespace detail {
+
+/// dM/dt of a rigid inertia M = (m, h, I) about a fixed point (the base origin of a chain, the world origin
+/// of a tree) moving with the twist t = [w; v] referred to that point (v: the velocity of the body point
+/// there): t x* M - M t x, which keeps the rigid form with mass rate 0, first-moment rate m v + w x h (the
+/// linear part of the momentum M t: not computed here) and rotational rate
+///   Idot = W I - I W + 2 (h . v) 1 - (v h^T + h v^T)     (W: the cross-product matrix of w).
+/// 34 multiplications.
+template <typename S>
+DENOC_INLINE void inertiaRate(const RigidInertia<S>& M, const typename Types<S>::Vec6& t, Sym3<S>& Idot) {
+  using Vec3 = typename Types<S>::Vec3;
+  const Vec3 w = t.template head<3>(), v = t.template tail<3>();
+  const Sym3<S>& I = M.I;
+  const Vec3& h = M.h;
+  const S hv = S(2) * h.dot(v);
+  const S x = w.x(), y = w.y(), z = w.z();
+  // W I - I W = W I + (W I)^T, entry by entry
+  Idot.xx = S(2) * (y * I.xz - z * I.xy) + hv - S(2) * v.x() * h.x();
+  Idot.yy = S(2) * (z * I.xy - x * I.yz) + hv - S(2) * v.y() * h.y();
+  Idot.zz = S(2) * (x * I.yz - y * I.xz) + hv - S(2) * v.z() * h.z();
+  Idot.xy = z * (I.xx - I.yy) + y * I.yz - x * I.xz - (v.x() * h.y() + h.x() * v.y());
+  Idot.xz = y * (I.zz - I.xx) + x * I.xy - z * I.yz - (v.x() * h.z() + h.x() * v.z());
+  Idot.yz = x * (I.yy - I.zz) + z * I.xz - y * I.xy - (v.y() * h.z() + h.y() * v.z());
+}
+
+/// The two parts of Bt x = (Mtdot + ht x*) x, the matrix Bt of the derivations (docs/planning.md; trees:
+/// docs/algorithms.md, "Derivatives over a tree"), for the composite rate (hdot, Idot) and momentum ht,
+/// without forming Bt: the rate part r = Mtdot x (symmetric in x) and the momentum part c = x x* ht (skew),
+/// so that Bt x = r + c and Bt^T x = r - c. 39 multiplications.
+template <typename S>
+DENOC_INLINE void coriolisParts(const typename Types<S>::Vec3& hdot, const Sym3<S>& Idot,
+                                const typename Types<S>::Vec6& ht, const typename Types<S>::Vec6& x,
+                                typename Types<S>::Vec6& r, typename Types<S>::Vec6& c) {
+  using Vec3 = typename Types<S>::Vec3;
+  const Vec3 xa = x.template head<3>(), xl = x.template tail<3>();
+  const Vec3 ha = ht.template head<3>(), hl = ht.template tail<3>();
+  // x x* ht = [xa x ha + xl x hl; xa x hl]
+  c << xa.cross(ha) + xl.cross(hl), xa.cross(hl);
+  // Mtdot x = [Idot xa + hdot x xl; -hdot x xa]
+  r << Idot * xa + hdot.cross(xl), xa.cross(hdot);
+}
+
+}  // namespace detail
 
 }  // namespace denoc

@@ -14,6 +14,10 @@ namespace denoc {
 /// data.dtau_dqd. For n up to kDenseUDUMaxDof, I^-1 from the dense factors and two n x n products (cheaper at
 /// these sizes); above, every column by the O(n) three sweeps with the factors of the forward dynamics:
 /// O(n^2) in all. No allocation. Throws std::invalid_argument on a wrong size or a non-finite entry.
+/// A tree model (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and tau nv, the results are
+/// nv x nv with the q columns along integrateConfiguration (v and tau held); qdd, I^-1 and the columns of
+/// -I^-1 dtau/dx by the tree-sparse U D U^T of I(q) (also left in data.M, U, D, log_det). NumericalError on
+/// a pivot that is not positive and finite or a non-finite result.
 template <typename S>
 void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,

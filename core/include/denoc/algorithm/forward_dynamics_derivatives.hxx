@@ -7,6 +7,7 @@
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
+#include "denoc/algorithm/tree_derivatives.hpp"
 #include "denoc/algorithm/udu.hpp"
 
 namespace denoc {
@@ -102,6 +103,10 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  if (!model.serial) {
+    return detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, nullptr,
+                                                     "computeForwardDynamicsDerivatives");
+  }
   detail::checkData(model, data, "computeForwardDynamicsDerivatives");
   detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
   detail::abaDerivatives<S>(model, data, q, qd, tau, nullptr);
@@ -113,6 +118,10 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const typename Types<S>::Vec6& tip_wrench) {
+  if (!model.serial) {
+    return detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, &tip_wrench,
+                                                     "computeForwardDynamicsDerivatives");
+  }
   detail::checkData(model, data, "computeForwardDynamicsDerivatives");
   detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
   if constexpr (std::is_floating_point_v<S>) {

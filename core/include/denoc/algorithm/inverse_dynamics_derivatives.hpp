@@ -14,6 +14,10 @@ namespace denoc {
 /// data.tau, at (q, qd, qdd), gravity from the model. q, qd, qdd: n entries. Entry (i, j) is
 /// d tau_i / d q_j. O(n^2), no allocation. Throws std::invalid_argument on a wrong size or a non-finite
 /// entry.
+/// A tree model (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and qdd = a nv, the results are
+/// nv x nv, and column j of dtau_dq is the derivative along integrateConfiguration(q, e_j eps) with v and a
+/// held (for a floating root: its body-frame velocity and acceleration); entries off the ancestor pairs
+/// are zero. NumericalError on a non-finite result.
 template <typename S>
 void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,

@@ -1,0 +1,214 @@
+// The derivatives over a tree of tree_derivatives.hpp (eq. D.1-D.3 there and in docs/algorithms.md).
+#pragma once
+
+#include <string>
+
+#include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/tree.hpp"
+#include "denoc/algorithm/tree_derivatives.hpp"
+
+namespace denoc {
+namespace detail {
+
+/// F1, F2, G, H of one coordinate (its s, Y, Z, X set) from its body's subtree: composite inertia Mc,
+/// rotational-inertia rate Idot, momentum h (whose linear part is the first-moment rate) and wrench W.
+template <typename S>
+DENOC_INLINE void treeColumnProducts(const RigidInertia<S>& Mc, const Sym3<S>& Idot,
+                                     const typename Types<S>::Vec6& h, const typename Types<S>::Vec6& W,
+                                     TreeDerivativeWork<S>& d) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Vec6 = typename Types<S>::Vec6;
+  const Vec3 hdot = h.template tail<3>();
+  Vec6 r, c;
+  coriolisParts<S>(hdot, Idot, h, d.s, r, c);
+  d.F1 = Mc * d.s;
+  d.F2 = r - c;
+  d.H = Mc * d.X + r + c;
+  coriolisParts<S>(hdot, Idot, h, d.sdot, r, c);
+  d.G = forceCross<S>(d.s, W) + Mc * d.sddot + r + c;
+}
+
+template <typename S>
+DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& a,
+                                       const typename Types<S>::Vec6* tip_wrench) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n;
+  const int nr = model.nr;
+  const int nv = model.nv;
+  const auto un = static_cast<std::size_t>(n);
+  TreeDerivativeWork<S>* tdw = data.tdw.data();
+
+  // placements, twists t_b, rates tdot_b (gravity as the world's acceleration), the Newton-Euler wrenches
+  // less the tip wrench (fixed in the tip frame), eq. T.1-T.3
+  if (tip_wrench) {
+    const ExternalWrenchTpl<S> tip{n, *tip_wrench, ReferenceFrame::Local};
+    treePlacements(model, data, q);
+    treeForwardSweep<S>(model, data, v, a.data(), true, &tip, 1);
+  } else {
+    treePlacements(model, data, q);
+    treeForwardSweep<S>(model, data, v, a.data(), true, nullptr, 0);
+  }
+  // per body: momentum h_b = M_b t_b and the rate of its rotational inertia; the composites start at the link
+  for (std::size_t b = 0; b <= un; ++b) {
+    data.td_h[b] = data.tr_M[b] * data.tr_t[b];
+    inertiaRate<S>(data.tr_M[b], data.tr_t[b], data.td_Idot[b]);
+    data.tr_Mc[b] = data.tr_M[b];
+  }
+
+  // the columns and how the motion below them changes with them: Y, Z (q) and X (v)
+  Vec6 a_world = Vec6::Zero();
+  a_world.template tail<3>() = -model.gravity;
+  if (model.root == RootJoint::Floating) {
+    // fixed in the root link; q along integrate moves the whole state rigidly, gravity stays in the world
+    for (int k = 0; k < 6; ++k) {
+      TreeDerivativeWork<S>& d = tdw[k];
+      d.s = data.root_S.col(k);
+      d.sdot.setZero();
+      d.sddot = motionCross<S>(a_world, d.s);
+      d.X = motionCross<S>(data.tr_t[un], d.s);
+    }
+  } else if (model.root == RootJoint::Planar) {
+    // the chain x -> y -> yaw: x and y fixed in the world (Y = Z = X = 0), yaw's column moving with them:
+    // Y = [0; v_xy] x s_yaw = [0; v_xy x e_z], Z = [0; a_xy - g] x s_yaw = [0; (a_xy - g) x e_z]
+    for (int k = 0; k < 3; ++k) {
+      TreeDerivativeWork<S>& d = tdw[k];
+      d.s = data.root_S.col(k);
+      d.sdot.setZero();
+      d.sddot.setZero();
+      d.X.setZero();
+    }
+    TreeDerivativeWork<S>& d = tdw[2];
+    const Vec3 u = Vec3(a[0], a[1], S(0)) - model.gravity;
+    d.sdot.template tail<3>() = Vec3(v[1], -v[0], S(0));
+    d.sddot.template tail<3>() = Vec3(u.y(), -u.x(), S(0));
+    d.X = S(2) * d.sdot;
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto up = static_cast<std::size_t>(treeSlot(n, model.parent[ui]));
+    TreeDerivativeWork<S>& d = tdw[nr + i];
+    d.s = data.p0[ui];
+    d.sdot = motionCross<S>(data.tr_t[up], d.s);
+    d.sddot = motionCross<S>(data.tr_a[up], d.s) + motionCross<S>(data.tr_t[up], d.sdot);
+    d.X = S(2) * d.sdot;
+  }
+
+  // leaves to root: each body's subtree sums (a child's index exceeds its parent's), tau and the products
+  for (int i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto up = static_cast<std::size_t>(treeSlot(n, model.parent[ui]));
+    TreeDerivativeWork<S>& d = tdw[nr + i];
+    data.tau[nr + i] = d.s.dot(data.tr_w[ui]) + model.armature[ui] * a[nr + i];
+    treeColumnProducts<S>(data.tr_Mc[ui], data.td_Idot[ui], data.td_h[ui], data.tr_w[ui], d);
+    data.tr_Mc[up] += data.tr_Mc[ui];
+    data.td_Idot[up] += data.td_Idot[ui];
+    data.td_h[up] += data.td_h[ui];
+    data.tr_w[up] += data.tr_w[ui];
+  }
+  for (int k = 0; k < nr; ++k) {
+    TreeDerivativeWork<S>& d = tdw[k];
+    data.tau[k] = d.s.dot(data.tr_w[un]);
+    treeColumnProducts<S>(data.tr_Mc[un], data.td_Idot[un], data.td_h[un], data.tr_w[un], d);
+  }
+
+  // assembly on the ancestor pairs (D.1, D.2); every other entry is zero (D.3)
+  data.dtau_dq.setZero();
+  data.dtau_dqd.setZero();
+  S* dq = data.dtau_dq.data();
+  S* dv = data.dtau_dqd.data();
+  const bool floating = model.root == RootJoint::Floating;
+  for (int i = 0; i < nv; ++i) {
+    const TreeDerivativeWork<S>& r = tdw[i];
+    for (int j = i; j >= 0; j = model.dof_parent[static_cast<std::size_t>(j)]) {
+      const TreeDerivativeWork<S>& c = tdw[j];
+      // (i, j), j an ancestor of i or i itself: D.1
+      const Eigen::Index ij = i + static_cast<Eigen::Index>(j) * nv;
+      dq[ij] = r.F1.dot(c.sddot) + r.F2.dot(c.sdot);
+      dv[ij] = r.F1.dot(c.X) + r.F2.dot(c.s);
+      if (j == i) continue;
+      // (j, i), row j a strict ancestor of column i: D.2, except among a floating root's coordinates (D.1)
+      const Eigen::Index ji = j + static_cast<Eigen::Index>(i) * nv;
+      dq[ji] = floating && i < nr ? c.F1.dot(r.sddot) + c.F2.dot(r.sdot) : c.s.dot(r.G);
+      dv[ji] = c.s.dot(r.H);
+    }
+  }
+}
+
+template <typename S>
+void treeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                    const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                    const Eigen::Ref<const typename Types<S>::VecX>& a,
+                                    const typename Types<S>::Vec6* tip_wrench, const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, "v");
+  checkVector(model, a, function, "a");
+  if (tip_wrench) checkEntries<S>(*tip_wrench, function, "tip_wrench");
+  treeRneaDerivatives<S>(model, data, q, v, a, tip_wrench);
+  checkOutput<S>(data.tau, function, "tau");
+  checkOutput<S>(data.dtau_dq, function, "dtau_dq");
+  checkOutput<S>(data.dtau_dqd, function, "dtau_dqd");
+}
+
+template <typename S>
+void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                    const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                    const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                    const typename Types<S>::Vec6* tip_wrench, const char* function) {
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, "v");
+  checkVector(model, tau, function, "tau");
+  if (tip_wrench) checkEntries<S>(*tip_wrench, function, "tip_wrench");
+  const int nv = model.nv;
+  // qdd = I^-1 (tau - C v - g + J^T f_tip): the bias with the tip wrench at zero acceleration, I(q), its
+  // tree-sparse factor and two sparse solves
+  treePlacements(model, data, q);
+  if (tip_wrench) {
+    const ExternalWrenchTpl<S> tip{model.n, *tip_wrench, ReferenceFrame::Local};
+    treeForwardSweep<S>(model, data, v, nullptr, true, &tip, 1);
+  } else {
+    treeForwardSweep<S>(model, data, v, nullptr, true, nullptr, 0);
+  }
+  treeBackwardSweep<S>(model, data, nullptr, data.tr_x);
+  data.tr_x = tau - data.tr_x;
+  treeCrba(model, data);
+  if (const int k = treeFactor(model, data); k >= 0) {
+    throw NumericalError(
+        std::string(function) + ": pivot D[" + std::to_string(k) +
+        "] is not positive and finite: the inertia matrix is not numerically positive definite "
+        "at this state");
+  }
+  treeSolve(model, data, data.tr_x);
+  data.qdd = data.tr_x;
+  checkOutput<S>(data.qdd, function, "qdd");
+  // dtau/dq, dtau/dv at qdd (the factor stays in data.U, data.D)
+  treeRneaDerivatives<S>(model, data, q, v, data.qdd, tip_wrench);
+  checkOutput<S>(data.dtau_dq, function, "dtau_dq");
+  checkOutput<S>(data.dtau_dqd, function, "dtau_dqd");
+  // column j of I^-1, -I^-1 dtau/dq and -I^-1 dtau/dv
+  for (int j = 0; j < nv; ++j) {
+    data.tr_x.setZero();
+    data.tr_x[j] = S(1);
+    treeSolve(model, data, data.tr_x);
+    data.Minv.col(j) = data.tr_x;
+    data.tr_x = -data.dtau_dq.col(j);
+    treeSolve(model, data, data.tr_x);
+    data.dqdd_dq.col(j) = data.tr_x;
+    data.tr_x = -data.dtau_dqd.col(j);
+    treeSolve(model, data, data.tr_x);
+    data.dqdd_dqd.col(j) = data.tr_x;
+  }
+  checkOutput<S>(data.Minv, function, "Minv");
+  checkOutput<S>(data.dqdd_dq, function, "dqdd_dq");
+  checkOutput<S>(data.dqdd_dqd, function, "dqdd_dqd");
+}
+
+}  // namespace detail
+}  // namespace denoc
