@@ -15,7 +15,6 @@
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/forward_route.hpp"
-#include "serial_only.hpp"
 #include "simd_dispatch.hpp"
 
 namespace denoc {
@@ -329,6 +328,7 @@ Plan plan(const char* function, const Model& m, std::size_t count, const BatchOp
   p.width = o.width == SimdWidth::Auto ? detail::defaultLanes() : static_cast<int>(o.width);
   if (o.width == SimdWidth::Auto && m.n > auto_w8_max_dof) p.width = std::min(p.width, 4);
   if (m.n > lanes_max_dof) p.width = 1;
+  if (!m.serial) p.width = 1;  // the lane kernels run the serial recursions (docs/batches.md, "Trees")
   // a batch smaller than the width: a narrower one wastes fewer lanes
   while (p.width > 1 && count < static_cast<std::size_t>(p.width)) p.width /= 2;
   if (p.width > 1) cost_ns /= 0.5 * p.width;  // lanes: roughly W / 2 times faster per state
@@ -394,7 +394,6 @@ void runBatch(BatchPool& pool, const char* function, const std::shared_ptr<const
 void detail::checkBatch(const char* function, const std::shared_ptr<const Model>& model, std::size_t count,
                         std::initializer_list<NamedArray> arrays) {
   if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
-  requireSerial(*model, function);
   for (const NamedArray& a : arrays) {
     if (count != 0 && a.data == nullptr)
       throw std::invalid_argument(std::string(function) + ": " + a.name + " is null");
@@ -405,7 +404,6 @@ void detail::runStateByState(BatchPool& pool, const char* function, const std::s
                              std::size_t count, double cost_ns, const BatchOptions& options,
                              const std::function<void(std::size_t k, Data& data)>& per_state) {
   if (!model) throw std::invalid_argument(std::string(function) + ": the model is null");
-  requireSerial(*model, function);
   const Plan p = plan(function, *model, count, options, 0, cost_ns);  // lanes up to 0 joints: none
   runBatch(
       pool, function, model, count, options, p, [](BatchWorkspace&, std::size_t b, std::size_t) { return b; },
@@ -418,8 +416,8 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "inverseDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
   const Model& m = *model;
-  const std::size_t n = static_cast<std::size_t>(m.n);
-  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.n, 30.0, 0.0));
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.nv, 30.0, 0.0));
   const detail::IdArrays arrays{q, qd, qdd, tip_wrench, tau};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
   runBatch(
@@ -428,10 +426,10 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
         return kernels.inverse_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
       },
       [&](std::size_t k, Data& d) {
-        const std::size_t o = k * n;
-        const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
-        OutMap(tau + o, m.n) = tip_wrench ? inverseDynamics(m, d, qk, qdk, qddk, Wrench(tip_wrench + 6 * k))
-                                          : inverseDynamics(m, d, qk, qdk, qddk);
+        const CMap qk(q + k * nq, m.nq), qdk(qd + k * nv, m.nv), qddk(qdd + k * nv, m.nv);
+        OutMap(tau + k * nv, m.nv) = tip_wrench
+                                         ? inverseDynamics(m, d, qk, qdk, qddk, Wrench(tip_wrench + 6 * k))
+                                         : inverseDynamics(m, d, qk, qdk, qddk);
       });
 }
 
@@ -442,10 +440,15 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
   checkRoute(route, kFn);
   const Model& m = *model;
-  const std::size_t n = static_cast<std::size_t>(m.n);
-  const double cost = route == ForwardRoute::Saha       ? stateCost(m.n, 75.0, 0.0)
-                      : route == ForwardRoute::Cholesky ? stateCost(m.n, 60.0, 5.0 + 0.05 * m.n)
-                                                        : stateCost(m.n, 350.0, 0.0);
+  if (!m.serial && route == ForwardRoute::Fixman) {
+    throw std::invalid_argument(std::string(kFn) +
+                                ": ForwardRoute::Fixman is derived for serial chains and not available for a "
+                                "tree model; ForwardRoute::Saha and Cholesky are (docs/trees.md)");
+  }
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  const double cost = route == ForwardRoute::Saha       ? stateCost(m.nv, 75.0, 0.0)
+                      : route == ForwardRoute::Cholesky ? stateCost(m.nv, 60.0, 5.0 + 0.05 * m.nv)
+                                                        : stateCost(m.nv, 350.0, 0.0);
   const Plan p = plan(kFn, m, count, options, route == ForwardRoute::Saha ? kLanesMaxDof : 0, cost);
   const detail::FdArrays arrays{q, qd, tau, qdd};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
@@ -455,9 +458,8 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
         return kernels.forward_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
       },
       [&](std::size_t k, Data& d) {
-        const std::size_t o = k * n;
-        OutMap(qdd + o, m.n) =
-            forwardDynamics(m, d, route, CMap(q + o, m.n), CMap(qd + o, m.n), CMap(tau + o, m.n));
+        OutMap(qdd + k * nv, m.nv) = forwardDynamics(m, d, route, CMap(q + k * nq, m.nq),
+                                                     CMap(qd + k * nv, m.nv), CMap(tau + k * nv, m.nv));
       });
 }
 
@@ -471,22 +473,28 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
   if (out.convective || out.bias)
     detail::checkBatch(kFn, model, count, {{qd, "qd (needed for convective and bias)"}});
   const Model& m = *model;
-  const std::size_t n = static_cast<std::size_t>(m.n);
-  const double per_entry = 8.0 + (m.n <= kDenseUDUMaxDof ? 0.5 * m.n : 0.0) + (out.inverse ? 8.0 : 0.0) +
+  if (!m.serial && out.convective) {
+    throw std::invalid_argument(std::string(kFn) +
+                                ": the convective matrix C(q, qd) (FullFactorBatchOutput::convective) is "
+                                "derived for serial chains and not available for a tree model; the bias "
+                                "C(q, qd) qd + g(q) is (docs/trees.md)");
+  }
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  const double per_entry = 8.0 + (m.nv <= kDenseUDUMaxDof ? 0.5 * m.nv : 0.0) + (out.inverse ? 8.0 : 0.0) +
                            (out.convective ? 10.0 : 0.0);
-  const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.n, 80.0, per_entry),
+  const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.nv, 80.0, per_entry),
                       kLanesFullFactorAutoW8MaxDof);
   const detail::FfArrays arrays{q, out.inertia, out.u, out.d, out.log_det, out.inverse};
   const detail::LaneKernels& kernels = detail::laneKernels(p.width);
   const bool extras = out.convective || out.bias || out.gravity_torque;
   // the outputs computed state by state in every case: C, bias, g
   const auto extra = [&](std::size_t k, Data& d) {
-    const std::size_t o = k * n, oo = o * n;
-    const CMap qk(q + o, m.n);
+    const std::size_t o = k * nv, oo = o * nv;
+    const CMap qk(q + k * nq, m.nq);
     if (out.convective)
-      copyRowMajor(computeConvectiveMatrix(m, d, qk, CMap(qd + o, m.n)), out.convective + oo);
-    if (out.bias) OutMap(out.bias + o, m.n) = computeBias(m, d, qk, CMap(qd + o, m.n));
-    if (out.gravity_torque) OutMap(out.gravity_torque + o, m.n) = computeGravity(m, d, qk);
+      copyRowMajor(computeConvectiveMatrix(m, d, qk, CMap(qd + o, m.nv)), out.convective + oo);
+    if (out.bias) OutMap(out.bias + o, m.nv) = computeBias(m, d, qk, CMap(qd + o, m.nv));
+    if (out.gravity_torque) OutMap(out.gravity_torque + o, m.nv) = computeGravity(m, d, qk);
   };
   runBatch(
       pool, kFn, model, count, options, p,
@@ -503,12 +511,12 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
         return j;
       },
       [&](std::size_t k, Data& d) {
-        const std::size_t o = k * n, oo = o * n;
-        const CMap qk(q + o, m.n);
+        const std::size_t o = k * nv, oo = o * nv;
+        const CMap qk(q + k * nq, m.nq);
         computeFullFactor(m, d, qk);
         copyRowMajor(d.M, out.inertia + oo);
         copyRowMajor(d.U, out.u + oo);
-        OutMap(out.d + o, m.n) = d.D;
+        OutMap(out.d + o, m.nv) = d.D;
         out.log_det[k] = d.log_det;
         if (out.inverse) copyRowMajor(computeInverseInertia(m, d, qk), out.inverse + oo);
         extra(k, d);

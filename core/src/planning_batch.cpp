@@ -6,6 +6,7 @@
 #include "batch_engine.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
+#include "denoc/algorithm/tree.hpp"
 
 namespace denoc {
 
@@ -29,6 +30,10 @@ double cost(int n, double a, double b, double c) {
 
 }  // namespace
 
+int frameBatchFrames(const Model& model) {
+  return model.root == RootJoint::Fixed ? model.n + 1 : model.n + 2;
+}
+
 void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
                                      std::size_t count, const double* q, const double* qd, const double* qdd,
                                      double* dtau_dq, double* dtau_dqd, double* tau, const double* tip_wrench,
@@ -37,19 +42,19 @@ void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
   detail::checkBatch(kFn, model, count,
                      {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {dtau_dq, "dtau_dq"}, {dtau_dqd, "dtau_dqd"}});
   const Model& m = *model;
-  const auto n = static_cast<std::size_t>(m.n);
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   detail::runStateByState(
-      pool, kFn, model, count, cost(m.n, 100, 100, 15), options, [&](std::size_t k, Data& d) {
-        const std::size_t o = k * n;
-        const CMap qk(q + o, m.n), qdk(qd + o, m.n), qddk(qdd + o, m.n);
+      pool, kFn, model, count, cost(m.nv, 100, 100, 15), options, [&](std::size_t k, Data& d) {
+        const std::size_t o = k * nv;
+        const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), qddk(qdd + o, m.nv);
         if (tip_wrench) {
           computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk, WrenchMap(tip_wrench + 6 * k));
         } else {
           computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk);
         }
-        copyRowMajor(d.dtau_dq, dtau_dq + o * n);
-        copyRowMajor(d.dtau_dqd, dtau_dqd + o * n);
-        if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.n) = d.tau;
+        copyRowMajor(d.dtau_dq, dtau_dq + o * nv);
+        copyRowMajor(d.dtau_dqd, dtau_dqd + o * nv);
+        if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.nv) = d.tau;
       });
 }
 
@@ -61,20 +66,20 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
   detail::checkBatch(kFn, model, count,
                      {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {dqdd_dq, "dqdd_dq"}, {dqdd_dqd, "dqdd_dqd"}});
   const Model& m = *model;
-  const auto n = static_cast<std::size_t>(m.n);
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   detail::runStateByState(
-      pool, kFn, model, count, cost(m.n, 100, 150, 40), options, [&](std::size_t k, Data& d) {
-        const std::size_t o = k * n;
-        const CMap qk(q + o, m.n), qdk(qd + o, m.n), tauk(tau + o, m.n);
+      pool, kFn, model, count, cost(m.nv, 100, 150, 40), options, [&](std::size_t k, Data& d) {
+        const std::size_t o = k * nv;
+        const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), tauk(tau + o, m.nv);
         if (tip_wrench) {
           computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk, WrenchMap(tip_wrench + 6 * k));
         } else {
           computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk);
         }
-        copyRowMajor(d.dqdd_dq, dqdd_dq + o * n);
-        copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * n);
-        if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * n);
-        if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.n) = d.qdd;
+        copyRowMajor(d.dqdd_dq, dqdd_dq + o * nv);
+        copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * nv);
+        if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * nv);
+        if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.nv) = d.qdd;
       });
 }
 
@@ -87,7 +92,16 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
   if (out.frame_rotations)
     detail::checkBatch(kFn, model, count, {{out.frame_origins, "frame_origins (with frame_rotations)"}});
   // the query once, before any state
-  detail::checkFrame<double>(*model, query.frame, &query.point, kFn);
+  if (model->serial) {
+    detail::checkFrame<double>(*model, query.frame, &query.point, kFn);
+  } else {
+    detail::checkTreeFrame<double>(*model, query.frame, &query.point, kFn);
+    if (out.lambda) {
+      throw std::invalid_argument(std::string(kFn) +
+                                  ": lambda (the operational-space inertia) is derived for serial chains and "
+                                  "not available for a tree model (docs/trees.md)");
+    }
+  }
   if (query.reference != ReferenceFrame::Base && query.reference != ReferenceFrame::Local) {
     throw std::invalid_argument(std::string(kFn) + ": unknown reference frame");
   }
@@ -95,14 +109,15 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
     throw std::invalid_argument(std::string(kFn) + ": unknown task rows");
   }
   const Model& m = *model;
-  const auto n = static_cast<std::size_t>(m.n);
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  const auto frames = static_cast<std::size_t>(frameBatchFrames(m));
   const auto f = static_cast<std::size_t>(query.frame);
   const Eigen::Index r = query.rows == TaskRows::Full ? 6 : 3;
-  const double c = cost(m.n, 100, out.jacobian || out.jdot_qd ? 120 : 60, out.lambda ? 25 : 0);
+  const double c = cost(m.nv, 100, out.jacobian || out.jdot_qd ? 120 : 60, out.lambda ? 25 : 0);
   detail::runStateByState(pool, kFn, model, count, c, options, [&](std::size_t k, Data& d) {
-    const CMap qk(q + k * n, m.n);
+    const CMap qk(q + k * nq, m.nq);
     if (out.jdot_qd) {
-      const CMap qdk(qd + k * n, m.n);
+      const CMap qdk(qd + k * nv, m.nv);
       Eigen::Map<Eigen::Matrix<double, 6, 1>>(out.jdot_qd + 6 * k) =
           computeFrameJdotQd(m, d, qk, qdk, query.frame, query.point, query.reference);
     } else if (out.jacobian) {
@@ -112,7 +127,7 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
       Eigen::Vector3d p;
       framePlacement(m, d, qk, query.frame, R, p);
     }
-    if (out.jacobian) copyRowMajor(d.J, out.jacobian + k * 6 * n);
+    if (out.jacobian) copyRowMajor(d.J, out.jacobian + k * 6 * nv);
     if (out.rotation) copyRowMajor(d.kin_R[f], out.rotation + 9 * k);
     if (out.origin) Eigen::Map<Eigen::Vector3d>(out.origin + 3 * k) = d.kin_p[f];
     if (out.lambda) {
@@ -121,9 +136,9 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
     }
     if (out.frame_rotations || out.frame_origins) {
       forwardKinematics(m, d, qk);
-      for (std::size_t i = 0; i <= n; ++i) {
-        if (out.frame_rotations) copyRowMajor(d.kin_R[i], out.frame_rotations + 9 * ((n + 1) * k + i));
-        Eigen::Map<Eigen::Vector3d>(out.frame_origins + 3 * ((n + 1) * k + i)) = d.kin_p[i];
+      for (std::size_t i = 0; i < frames; ++i) {
+        if (out.frame_rotations) copyRowMajor(d.kin_R[i], out.frame_rotations + 9 * (frames * k + i));
+        Eigen::Map<Eigen::Vector3d>(out.frame_origins + 3 * (frames * k + i)) = d.kin_p[i];
       }
     }
   });

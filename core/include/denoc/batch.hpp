@@ -3,6 +3,13 @@
 // within a thread, across SIMD lanes. The batch functions read and write raw row-major arrays (count x dof,
 // the layout of the service's packed repeated fields). docs/batches.md describes the design and its numbers.
 //
+// Strides. Every model is accepted, serial chains and trees (docs/trees.md). State k of a batch reads
+// q[k * nq, (k + 1) * nq) and v, a, tau (qd, qdd) at k * nv, and an nv x nv matrix at k * nv * nv
+// (Model::nq, Model::nv). For a serial chain nq = nv = n, so the layouts are count x n and count x n x n.
+// A tree model runs state by state (width 1): the SIMD kernels instantiate the serial recursions only
+// (docs/batches.md, "Trees"). What stays derived for serial chains is refused for a tree before any state,
+// naming itself: ForwardRoute::Fixman and FullFactorBatchOutput::convective.
+//
 // How a batch runs. The states [0, count) are cut into contiguous chunks of at least `grain` states each
 // (a multiple of the SIMD width), at most kChunksPerThread per thread. The calling thread asks the workers
 // once, runs chunks itself and waits for the rest; every thread claims chunks by one atomic increment. A
@@ -182,8 +189,9 @@ class BatchPool {
   std::vector<std::unique_ptr<BatchWorkspace>> spare_;
 };
 
-/// Row-major outputs of fullFactorBatch: each matrix count x dof x dof, each vector count x dof. I, U, D and
-/// log_det are required; the others are computed when not null (C and bias need qd).
+/// Row-major outputs of fullFactorBatch: each matrix count x nv x nv, each vector count x nv (nv = n for a
+/// serial chain). I, U, D and log_det are required; the others are computed when not null (C and bias need
+/// qd). C is derived for serial chains: asking for it with a tree model throws std::invalid_argument.
 struct FullFactorBatchOutput {
   double* inertia = nullptr;         // I(q)
   double* u = nullptr;               // unit upper triangular U of I = U D U^T
@@ -195,22 +203,26 @@ struct FullFactorBatchOutput {
   double* gravity_torque = nullptr;  // g(q) (computeGravity)
 };
 
-/// tau = inverseDynamics(q, qd, qdd[, tip wrench]) for each of `count` states. q, qd, qdd, tau: count x n;
-/// tip_wrench: null or count x 6 ([moment; force] in the tip frame, as inverseDynamics takes it).
+/// tau = inverseDynamics(q, qd, qdd[, tip wrench]) for each of `count` states. q: count x nq; qd, qdd, tau:
+/// count x nv (count x n each for a serial chain); tip_wrench: null or count x 6 ([moment; force] in the tip
+/// frame, as inverseDynamics takes it).
 /// Throws BatchError for a failing state, Stopped when stopped, std::invalid_argument for a null model or
 /// array or an unsupported width.
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,
                           const double* tip_wrench = nullptr, const BatchOptions& options = {});
 
-/// qdd = forward dynamics by `route` for each of `count` states. q, qd, tau, qdd: count x n. Throws as
-/// inverseDynamicsBatch, and std::invalid_argument for an unknown route.
+/// qdd = forward dynamics by `route` for each of `count` states. q: count x nq; qd, tau, qdd: count x nv.
+/// For a tree model Saha is the tree's O(n) articulated-body route (forwardDynamics) and Cholesky its
+/// factor route (forwardDynamicsCholesky); Fixman is refused. Throws as inverseDynamicsBatch, and
+/// std::invalid_argument for an unknown route or Fixman with a tree model.
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
                           std::size_t count, const double* q, const double* qd, const double* tau,
                           double* qdd, const BatchOptions& options = {});
 
-/// computeFullFactor (and the optional outputs) for each of `count` states. q: count x n; qd: count x n, or
-/// null when neither convective nor bias is asked for. Throws as inverseDynamicsBatch.
+/// computeFullFactor (and the optional outputs) for each of `count` states. q: count x nq; qd: count x nv,
+/// or null when neither convective nor bias is asked for. Throws as inverseDynamicsBatch, and
+/// std::invalid_argument for the convective matrix with a tree model.
 void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                      const double* q, const double* qd, const FullFactorBatchOutput& out,
                      const BatchOptions& options = {});

@@ -1,0 +1,409 @@
+// The batch engine on tree models (denoc/batch.hpp, denoc/planning_batch.hpp): for random trees under every
+// root (fixed, floating, planar) and a serial chain built on the tree recursions, every batch function gives
+// bit for bit what the single-state function gives state by state, whatever the SIMD width asked for (trees
+// run state by state: BatchStats reports width 1). Every array is sized exactly to its stride (q: nq per
+// state; v, a, tau: nv; matrices nv x nv; Jacobians 6 x nv), so a wrong stride reads or writes past the end
+// (AddressSanitizer reports it; without it, the values differ). Fixman's route, the convective matrix and the
+// operational-space inertia are refused for a tree before any state, naming themselves.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "denoc/batch.hpp"
+#include "denoc/configuration.hpp"
+#include "denoc/denoc.hpp"
+#include "denoc/planning_batch.hpp"
+#include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
+
+namespace denoc {
+namespace {
+
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using CMap = Eigen::Map<const Eigen::VectorXd>;
+using Wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
+
+const char* rootName(RootJoint r) {
+  return r == RootJoint::Fixed ? "fixed" : r == RootJoint::Floating ? "floating" : "planar";
+}
+
+/// Random states of a model, packed row-major with the strides nq (q) and nv (the others).
+struct TreeStates {
+  std::size_t count = 0;
+  std::vector<double> q, v, a, tau, wrench;
+};
+
+TreeStates randomStates(const Model& m, std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  TreeStates s;
+  s.count = count;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Eigen::VectorXd qk = randomConfiguration(m, rng);
+    s.q.insert(s.q.end(), qk.data(), qk.data() + qk.size());
+    for (int i = 0; i < m.nv; ++i) {
+      s.v.push_back(u(rng));
+      s.a.push_back(u(rng));
+      s.tau.push_back(10.0 * u(rng));
+    }
+    for (int i = 0; i < 6; ++i) s.wrench.push_back(5.0 * u(rng));
+  }
+  return s;
+}
+
+/// Bit for bit equality of two arrays of doubles (NaN equal to NaN of the same bits).
+::testing::AssertionResult sameBits(const std::vector<double>& got, const std::vector<double>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "sizes " << got.size() << " and " << want.size();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(double)) != 0)
+      return ::testing::AssertionFailure() << "entry " << i << ": " << got[i] << " != " << want[i];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+void append(std::vector<double>& out, const Eigen::VectorXd& x) {
+  out.insert(out.end(), x.data(), x.data() + x.size());
+}
+
+template <typename M>
+void appendRowMajor(std::vector<double>& out, const Eigen::MatrixBase<M>& x) {
+  const RowMajor r = x;
+  out.insert(out.end(), r.data(), r.data() + r.size());
+}
+
+struct Case {
+  std::string name;
+  std::shared_ptr<const Model> model;
+};
+
+std::vector<Case> treeCases() {
+  std::vector<Case> cases;
+  std::uint32_t seed = 11;
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (int n : {1, 6, 13}) {
+      ModelSpec spec = testing::randomTreeSpec(n, seed++, root);
+      spec.force_tree = true;  // a fixed root's random parents may make a chain
+      cases.push_back({std::string(rootName(root)) + " root, " + std::to_string(n) + " joints",
+                       std::make_shared<const Model>(buildModel(spec))});
+    }
+  }
+  // the bigger random trees, with a random tip frame and gravity
+  for (std::uint32_t s : {3u, 4u, 5u}) {
+    testing::RandomTreeOptions o;
+    o.joints = 9;
+    o.root = static_cast<RootJoint>(s % 3);
+    cases.push_back({std::string("randomTreeSpec seed ") + std::to_string(s),
+                     std::make_shared<const Model>(buildModel(testing::randomTreeSpec(s, o)))});
+  }
+  // a serial chain on the tree recursions
+  ModelSpec chain = testing::randomChainSpec(7, 5);
+  chain.force_tree = true;
+  cases.push_back({"force_tree chain", std::make_shared<const Model>(buildModel(chain))});
+  return cases;
+}
+
+std::vector<SimdWidth> widths() {
+  std::vector<SimdWidth> w{SimdWidth::Auto, SimdWidth::Scalar};
+  for (SimdWidth x : {SimdWidth::W2, SimdWidth::W4, SimdWidth::W8})
+    if (simdWidthSupported(x)) w.push_back(x);
+  return w;
+}
+
+BatchOptions options(SimdWidth width, BatchStats* stats) {
+  BatchOptions o;
+  o.width = width;
+  o.grain = 2;  // several chunks, on both threads
+  o.stats = stats;
+  return o;
+}
+
+TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
+  BatchPool pool(2);
+  for (const Case& c : treeCases()) {
+    const Model& m = *c.model;
+    ASSERT_FALSE(m.serial) << c.name;
+    const auto nv = static_cast<std::size_t>(m.nv);
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{9}}) {
+      const TreeStates s = randomStates(m, count, 100 + count);
+      ASSERT_EQ(s.q.size(), count * static_cast<std::size_t>(m.nq));
+      // single-state oracles
+      std::vector<double> id, id_w, fd_saha, fd_chol, I, U, D, logdet, Minv, bias, g;
+      {
+        Data d(m);
+        for (std::size_t k = 0; k < count; ++k) {
+          const CMap qk(s.q.data() + k * m.nq, m.nq), vk(s.v.data() + k * nv, m.nv),
+              ak(s.a.data() + k * nv, m.nv), tk(s.tau.data() + k * nv, m.nv);
+          append(id, inverseDynamics(m, d, qk, vk, ak));
+          append(id_w, inverseDynamics(m, d, qk, vk, ak, Wrench(s.wrench.data() + 6 * k)));
+          append(fd_saha, forwardDynamics(m, d, qk, vk, tk));
+          append(fd_chol, forwardDynamicsCholesky(m, d, qk, vk, tk));
+          computeFullFactor(m, d, qk);
+          appendRowMajor(I, d.M);
+          appendRowMajor(U, d.U);
+          append(D, d.D);
+          logdet.push_back(d.log_det);
+          appendRowMajor(Minv, computeInverseInertia(m, d, qk));
+          append(bias, computeBias(m, d, qk, vk));
+          append(g, computeGravity(m, d, qk));
+        }
+      }
+      for (SimdWidth w : widths()) {
+        if (!simdWidthSupported(w)) continue;
+        const std::string what =
+            c.name + ", count " + std::to_string(count) + ", width " + std::to_string(static_cast<int>(w));
+        BatchStats stats;
+        const BatchOptions o = options(w, &stats);
+        std::vector<double> out(count * nv, -1.0);
+        inverseDynamicsBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), out.data(), nullptr,
+                             o);
+        EXPECT_TRUE(sameBits(out, id)) << "inverseDynamicsBatch, " << what;
+        EXPECT_EQ(stats.width, SimdWidth::Scalar) << what;
+        EXPECT_EQ(stats.lane_states, 0u) << what;
+        EXPECT_EQ(stats.single_states, count) << what;
+        inverseDynamicsBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), out.data(),
+                             s.wrench.data(), o);
+        EXPECT_TRUE(sameBits(out, id_w)) << "inverseDynamicsBatch with a tip wrench, " << what;
+        forwardDynamicsBatch(pool, c.model, ForwardRoute::Saha, count, s.q.data(), s.v.data(), s.tau.data(),
+                             out.data(), o);
+        EXPECT_TRUE(sameBits(out, fd_saha)) << "forwardDynamicsBatch Saha, " << what;
+        forwardDynamicsBatch(pool, c.model, ForwardRoute::Cholesky, count, s.q.data(), s.v.data(),
+                             s.tau.data(), out.data(), o);
+        EXPECT_TRUE(sameBits(out, fd_chol)) << "forwardDynamicsBatch Cholesky, " << what;
+
+        std::vector<double> oI(count * nv * nv), oU(count * nv * nv), oD(count * nv), oL(count),
+            oMinv(count * nv * nv), oBias(count * nv), oG(count * nv);
+        FullFactorBatchOutput ff;
+        ff.inertia = oI.data();
+        ff.u = oU.data();
+        ff.d = oD.data();
+        ff.log_det = oL.data();
+        fullFactorBatch(pool, c.model, count, s.q.data(), nullptr, ff, o);
+        EXPECT_TRUE(sameBits(oI, I)) << "fullFactorBatch I, " << what;
+        EXPECT_TRUE(sameBits(oU, U)) << "fullFactorBatch U, " << what;
+        EXPECT_TRUE(sameBits(oD, D)) << "fullFactorBatch D, " << what;
+        EXPECT_TRUE(sameBits(oL, logdet)) << "fullFactorBatch log det, " << what;
+        ff.inverse = oMinv.data();
+        ff.bias = oBias.data();
+        ff.gravity_torque = oG.data();
+        std::fill(oI.begin(), oI.end(), -1.0);
+        fullFactorBatch(pool, c.model, count, s.q.data(), s.v.data(), ff, o);
+        EXPECT_TRUE(sameBits(oI, I)) << "fullFactorBatch I with the options, " << what;
+        EXPECT_TRUE(sameBits(oMinv, Minv)) << "fullFactorBatch inverse, " << what;
+        EXPECT_TRUE(sameBits(oBias, bias)) << "fullFactorBatch bias, " << what;
+        EXPECT_TRUE(sameBits(oG, g)) << "fullFactorBatch gravity, " << what;
+      }
+    }
+  }
+}
+
+TEST(TreeBatch, DerivativesEqualTheSingleStateFunctions) {
+  BatchPool pool(2);
+  for (const Case& c : treeCases()) {
+    const Model& m = *c.model;
+    const auto nv = static_cast<std::size_t>(m.nv);
+    const std::size_t count = 7;
+    const TreeStates s = randomStates(m, count, 7);
+    std::vector<double> dq, dv, tau, dq_w, dv_w, fdq, fdv, fminv, fqdd, fdq_w;
+    {
+      Data d(m);
+      for (std::size_t k = 0; k < count; ++k) {
+        const CMap qk(s.q.data() + k * m.nq, m.nq), vk(s.v.data() + k * nv, m.nv),
+            ak(s.a.data() + k * nv, m.nv), tk(s.tau.data() + k * nv, m.nv);
+        const Wrench wk(s.wrench.data() + 6 * k);
+        computeInverseDynamicsDerivatives(m, d, qk, vk, ak);
+        appendRowMajor(dq, d.dtau_dq);
+        appendRowMajor(dv, d.dtau_dqd);
+        append(tau, d.tau);
+        computeInverseDynamicsDerivatives(m, d, qk, vk, ak, wk);
+        appendRowMajor(dq_w, d.dtau_dq);
+        appendRowMajor(dv_w, d.dtau_dqd);
+        computeForwardDynamicsDerivatives(m, d, qk, vk, tk);
+        appendRowMajor(fdq, d.dqdd_dq);
+        appendRowMajor(fdv, d.dqdd_dqd);
+        appendRowMajor(fminv, d.Minv);
+        append(fqdd, d.qdd);
+        computeForwardDynamicsDerivatives(m, d, qk, vk, tk, wk);
+        appendRowMajor(fdq_w, d.dqdd_dq);
+      }
+    }
+    const BatchOptions o = options(SimdWidth::Auto, nullptr);
+    std::vector<double> a(count * nv * nv), b(count * nv * nv), cc(count * nv * nv), v(count * nv);
+    inverseDynamicsDerivativesBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), a.data(),
+                                    b.data(), v.data(), nullptr, o);
+    EXPECT_TRUE(sameBits(a, dq)) << "dtau_dq, " << c.name;
+    EXPECT_TRUE(sameBits(b, dv)) << "dtau_dqd, " << c.name;
+    EXPECT_TRUE(sameBits(v, tau)) << "tau, " << c.name;
+    inverseDynamicsDerivativesBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), a.data(),
+                                    b.data(), nullptr, s.wrench.data(), o);
+    EXPECT_TRUE(sameBits(a, dq_w)) << "dtau_dq with a tip wrench, " << c.name;
+    EXPECT_TRUE(sameBits(b, dv_w)) << "dtau_dqd with a tip wrench, " << c.name;
+    forwardDynamicsDerivativesBatch(pool, c.model, count, s.q.data(), s.v.data(), s.tau.data(), a.data(),
+                                    b.data(), cc.data(), v.data(), nullptr, o);
+    EXPECT_TRUE(sameBits(a, fdq)) << "dqdd_dq, " << c.name;
+    EXPECT_TRUE(sameBits(b, fdv)) << "dqdd_dqd, " << c.name;
+    EXPECT_TRUE(sameBits(cc, fminv)) << "dqdd_dtau, " << c.name;
+    EXPECT_TRUE(sameBits(v, fqdd)) << "qdd, " << c.name;
+    forwardDynamicsDerivativesBatch(pool, c.model, count, s.q.data(), s.v.data(), s.tau.data(), a.data(),
+                                    b.data(), nullptr, nullptr, s.wrench.data(), o);
+    EXPECT_TRUE(sameBits(a, fdq_w)) << "dqdd_dq with a tip wrench, " << c.name;
+  }
+}
+
+TEST(TreeBatch, FramesEqualTheSingleStateFunctions) {
+  BatchPool pool(2);
+  for (const Case& c : treeCases()) {
+    const Model& m = *c.model;
+    const auto nv = static_cast<std::size_t>(m.nv);
+    const std::size_t count = 5;
+    const TreeStates s = randomStates(m, count, 5);
+    const int frames = frameBatchFrames(m);
+    EXPECT_EQ(frames, m.root == RootJoint::Fixed ? m.n + 1 : m.n + 2) << c.name;
+    for (int frame = 0; frame <= m.n + 1; ++frame) {
+      for (ReferenceFrame ref : {ReferenceFrame::Base, ReferenceFrame::Local}) {
+        FrameQuery query;
+        query.frame = frame;
+        query.point = Eigen::Vector3d(0.1, -0.05, 0.2);
+        query.reference = ref;
+        std::vector<double> R, p, J, jdq, all_R, all_p;
+        {
+          Data d(m);
+          for (std::size_t k = 0; k < count; ++k) {
+            const CMap qk(s.q.data() + k * m.nq, m.nq), vk(s.v.data() + k * nv, m.nv);
+            Eigen::Matrix3d Rk;
+            Eigen::Vector3d pk;
+            framePlacement(m, d, qk, frame, Rk, pk);
+            appendRowMajor(R, Rk);
+            append(p, pk);
+            appendRowMajor(J, computeFrameJacobian(m, d, qk, frame, query.point, ref));
+            append(jdq, computeFrameJdotQd(m, d, qk, vk, frame, query.point, ref));
+            forwardKinematics(m, d, qk);
+            for (int f = 0; f < frames; ++f) {
+              appendRowMajor(all_R, d.kin_R[static_cast<std::size_t>(f)]);
+              append(all_p, d.kin_p[static_cast<std::size_t>(f)]);
+            }
+          }
+        }
+        const std::string what = c.name + ", frame " + std::to_string(frame);
+        const auto uf = static_cast<std::size_t>(frames);
+        std::vector<double> oR(count * 9), op(count * 3), oJ(count * 6 * nv), oj(count * 6),
+            oaR(count * uf * 9), oap(count * uf * 3);
+        // the pose alone, then everything at once
+        FrameBatchOutput out;
+        out.rotation = oR.data();
+        out.origin = op.data();
+        frameBatch(pool, c.model, count, s.q.data(), nullptr, query, out, options(SimdWidth::Auto, nullptr));
+        EXPECT_TRUE(sameBits(oR, R)) << "rotation, " << what;
+        EXPECT_TRUE(sameBits(op, p)) << "origin, " << what;
+        out.jacobian = oJ.data();
+        out.jdot_qd = oj.data();
+        out.frame_rotations = oaR.data();
+        out.frame_origins = oap.data();
+        frameBatch(pool, c.model, count, s.q.data(), s.v.data(), query, out,
+                   options(SimdWidth::Auto, nullptr));
+        EXPECT_TRUE(sameBits(oR, R)) << "rotation with the others, " << what;
+        EXPECT_TRUE(sameBits(op, p)) << "origin with the others, " << what;
+        EXPECT_TRUE(sameBits(oJ, J)) << "jacobian, " << what;
+        EXPECT_TRUE(sameBits(oj, jdq)) << "jdot_qd, " << what;
+        EXPECT_TRUE(sameBits(oaR, all_R)) << "frame_rotations, " << what;
+        EXPECT_TRUE(sameBits(oap, all_p)) << "frame_origins, " << what;
+        // the Jacobian alone
+        FrameBatchOutput jac;
+        jac.jacobian = oJ.data();
+        std::fill(oJ.begin(), oJ.end(), -1.0);
+        frameBatch(pool, c.model, count, s.q.data(), nullptr, query, jac, options(SimdWidth::Auto, nullptr));
+        EXPECT_TRUE(sameBits(oJ, J)) << "jacobian alone, " << what;
+      }
+    }
+  }
+}
+
+TEST(TreeBatch, SerialChainLayoutsAreUnchanged) {
+  const auto chain = std::make_shared<const Model>(buildModel(testing::randomChainSpec(5, 2)));
+  ASSERT_TRUE(chain->serial);
+  EXPECT_EQ(frameBatchFrames(*chain), chain->n + 1);
+  EXPECT_EQ(chain->nq, chain->n);
+  EXPECT_EQ(chain->nv, chain->n);
+}
+
+/// `f` throws std::invalid_argument (not a BatchError: before any state) whose message holds every one of
+/// `parts`.
+template <typename F>
+void expectRefused(F&& f, std::initializer_list<const char*> parts) {
+  try {
+    f();
+    ADD_FAILURE() << "not refused";
+  } catch (const BatchError& e) {
+    ADD_FAILURE() << "refused by a state, not before: " << e.what();
+  } catch (const std::invalid_argument& e) {
+    for (const char* p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+  }
+}
+
+TEST(TreeBatch, SerialOnlyRoutesAreRefusedByName) {
+  BatchPool pool(2);
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    const auto model = std::make_shared<const Model>(buildModel(testing::randomTreeSpec(4, 9, root)));
+    const Model& m = *model;
+    const std::size_t count = 3;
+    const TreeStates s = randomStates(m, count, 1);
+    const auto nv = static_cast<std::size_t>(m.nv);
+    std::vector<double> out(count * nv), I(count * nv * nv), U(count * nv * nv), D(count * nv), L(count),
+        C(count * nv * nv);
+    expectRefused(
+        [&] {
+          forwardDynamicsBatch(pool, model, ForwardRoute::Fixman, count, s.q.data(), s.v.data(), s.tau.data(),
+                               out.data());
+        },
+        {"forwardDynamicsBatch", "Fixman", "tree model"});
+    FullFactorBatchOutput ff;
+    ff.inertia = I.data();
+    ff.u = U.data();
+    ff.d = D.data();
+    ff.log_det = L.data();
+    ff.convective = C.data();
+    expectRefused([&] { fullFactorBatch(pool, model, count, s.q.data(), s.v.data(), ff); },
+                  {"fullFactorBatch", "convective", "tree model"});
+    FrameQuery query;
+    query.frame = m.n;
+    std::vector<double> lambda(count * 36);
+    FrameBatchOutput fo;
+    fo.lambda = lambda.data();
+    expectRefused([&] { frameBatch(pool, model, count, s.q.data(), nullptr, query, fo); },
+                  {"frameBatch", "lambda", "tree model"});
+    // a frame beyond the root link
+    query.frame = m.n + 2;
+    fo.lambda = nullptr;
+    fo.origin = out.data();
+    expectRefused([&] { frameBatch(pool, model, count, s.q.data(), nullptr, query, fo); },
+                  {"frameBatch", "frame is"});
+  }
+}
+
+TEST(TreeBatch, BadStatesNameTheState) {
+  BatchPool pool(2);
+  const auto model =
+      std::make_shared<const Model>(buildModel(testing::randomTreeSpec(5, 21, RootJoint::Floating)));
+  const Model& m = *model;
+  const std::size_t count = 6;
+  TreeStates s = randomStates(m, count, 3);
+  s.q[4 * static_cast<std::size_t>(m.nq) + 3] *= 1.5;  // state 4: a quaternion of norm far from 1
+  std::vector<double> out(count * static_cast<std::size_t>(m.nv));
+  try {
+    inverseDynamicsBatch(pool, model, count, s.q.data(), s.v.data(), s.a.data(), out.data());
+    ADD_FAILURE() << "not refused";
+  } catch (const BatchError& e) {
+    EXPECT_EQ(e.state(), 4u);
+    EXPECT_NE(std::string(e.what()).find("inverseDynamicsBatch: state 4: inverseDynamics: q[3..7)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace denoc
