@@ -3,7 +3,11 @@
 // spatial inertias; its inverse dynamics and inertia matrix equal KDL's on the chain with the payload as an
 // extra fixed segment; a point payload's static torques are -J_v^T m g at its position; the registered model
 // is untouched; every computation (dynamics, kinematics, derivatives, rollouts) runs on the new model; bad
-// payloads are refused with messages naming the field.
+// payloads are refused with messages naming the field. A payload on any frame (a link, the tip, the root link
+// of a floating or planar root) of a tree or a serial chain: the model equals the one built by hand with the
+// composite link (6 x 6 spatial inertias), and its inverse dynamics equal the model's without the payload
+// plus the payload's own Newton-Euler wrench, computed here from the frame's twist and acceleration, applied
+// as an external wrench on that frame.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
@@ -16,6 +20,7 @@
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
 #include "support/kdl_chain.hpp"
+#include "support/random_tree.hpp"
 #include "support/robots.hpp"
 
 namespace denoc {
@@ -234,6 +239,222 @@ TEST(Payload, BadPayloadsAreRefusedNamingTheField) {
   EXPECT_NE(message(p).find("payload: inertia is not positive definite"), std::string::npos);
   p.inertia.setZero();
   EXPECT_EQ(message(p), "accepted");  // a point mass
+}
+
+// ---- a payload on any frame
+
+/// Adds a payload given in a frame F (whose axes are R and origin o in the link frame) to a link's inertial
+/// data, by summing 6 x 6 spatial inertias about the link frame's origin and reading the composite back.
+void addByHand(double& mass, Eigen::Vector3d& com, Eigen::Matrix3d& inertia, const Payload& p,
+               const Eigen::Matrix3d& R, const Eigen::Vector3d& o) {
+  Eigen::Matrix3d ox;
+  ox << 0, -o.z(), o.y(), o.z(), 0, -o.x(), -o.y(), o.x(), 0;
+  Mat6 X = Mat6::Zero();  // link twist about the link origin -> F twist about F's origin, F's axes
+  X.topLeftCorner<3, 3>() = R.transpose();
+  X.bottomRightCorner<3, 3>() = R.transpose();
+  X.bottomLeftCorner<3, 3>() = -R.transpose() * ox;
+  const Mat6 M = spatial(mass, com, inertia) + X.transpose() * spatial(p.mass, p.com, p.inertia) * X;
+  const double m = M(3, 3);
+  const Eigen::Matrix3d mcx = M.topRightCorner<3, 3>();
+  const Eigen::Vector3d c(mcx(2, 1) / m, mcx(0, 2) / m, mcx(1, 0) / m);
+  Eigen::Matrix3d cx;
+  cx << 0, -c.z(), c.y(), c.z(), 0, -c.x(), -c.y(), c.x(), 0;
+  mass = m;
+  com = c;
+  inertia = M.topLeftCorner<3, 3>() + m * cx * cx;
+  inertia = (0.5 * (inertia + inertia.transpose())).eval();
+}
+
+/// The spec with the payload on frame `frame` (frameIndex), by hand.
+ModelSpec byHandOnFrame(const ModelSpec& spec, const Payload& p, int frame) {
+  ModelSpec out = spec;
+  const int n = static_cast<int>(spec.joints.size());
+  const Eigen::Matrix3d I3 = Eigen::Matrix3d::Identity();
+  const Eigen::Vector3d z = Eigen::Vector3d::Zero();
+  if (frame < n) {
+    JointSpec& j = out.joints[static_cast<std::size_t>(frame)];
+    addByHand(j.mass, j.com, j.inertia, p, I3, z);
+  } else if (frame == n) {
+    JointSpec& j = out.joints.back();
+    addByHand(j.mass, j.com, j.inertia, p, spec.tip_rotation, spec.tip_origin);
+  } else {
+    addByHand(out.root_mass, out.root_com, out.root_inertia, p, I3, z);
+  }
+  return out;
+}
+
+struct FrameCase {
+  std::string name;
+  Model model;
+};
+
+std::vector<FrameCase> frameCases() {
+  std::vector<FrameCase> cases;
+  std::uint32_t seed = 40;
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (int n : {1, 5, 9}) {
+      cases.push_back({std::string("tree, root ") + std::to_string(static_cast<int>(root)) + ", " +
+                           std::to_string(n) + " joints",
+                       buildModel(testing::randomTreeSpec(n, seed++, root))});
+    }
+  }
+  cases.push_back({"serial chain of 6", buildModel(testing::randomChainSpec(6, 3))});
+  cases.push_back({"serial chain of 1", buildModel(testing::randomChainSpec(1, 4))});
+  // a tree with a massless link (a point mass payload must not upset it)
+  testing::RandomTreeOptions o;
+  o.joints = 8;
+  o.root = RootJoint::Floating;
+  o.massless_fraction = 0.3;
+  cases.push_back({"tree with massless links", buildModel(testing::randomTreeSpec(77, o))});
+  return cases;
+}
+
+/// A random state of a model: q on its manifold, v and a in [-1, 1].
+void randomState(const Model& m, std::mt19937_64& rng, Eigen::VectorXd& q, Eigen::VectorXd& v,
+                 Eigen::VectorXd& a) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  q = denoc::randomConfiguration(m, rng);
+  v.resize(m.nv);
+  a.resize(m.nv);
+  for (int i = 0; i < m.nv; ++i) {
+    v[i] = u(rng);
+    a[i] = u(rng);
+  }
+}
+
+/// The frames a payload may go on: every link, the tip, and the root link of a moving root.
+int lastPayloadFrame(const Model& m) { return m.root == RootJoint::Fixed ? m.n : m.n + 1; }
+
+TEST(PayloadOnAFrame, EqualsTheModelBuiltByHand) {
+  for (const FrameCase& c : frameCases()) {
+    const Model& model = c.model;
+    std::mt19937 rng(5u);
+    std::mt19937_64 rng64(6u);
+    for (int frame = 0; frame <= lastPayloadFrame(model); ++frame) {
+      const std::string what = c.name + ", frame " + std::to_string(frame);
+      const Payload p = somePayload(rng);
+      const Model with = attachPayload(model, p, frame);
+      const ModelSpec spec = specWithPayload(model.spec, p, frame);
+      const ModelSpec hand_spec = byHandOnFrame(model.spec, p, frame);
+      const Model hand = buildModel(hand_spec);
+      EXPECT_EQ(with.serial, model.serial) << what;
+      // the spec's inertial data, link by link
+      for (std::size_t i = 0; i < spec.joints.size(); ++i) {
+        const JointSpec &a = spec.joints[i], &b = hand_spec.joints[i];
+        EXPECT_NEAR(a.mass, b.mass, 1e-13 * b.mass) << what << " joint " << i;
+        EXPECT_TRUE(near(a.com, b.com, 1e-13, what + " com", 1.0));
+        EXPECT_TRUE(near(a.inertia, b.inertia, 1e-13, what + " inertia", 1.0));
+      }
+      EXPECT_NEAR(spec.root_mass, hand_spec.root_mass, 1e-13 * (1.0 + hand_spec.root_mass)) << what;
+      EXPECT_TRUE(near(spec.root_com, hand_spec.root_com, 1e-13, what + " root com", 1.0));
+      EXPECT_TRUE(near(spec.root_inertia, hand_spec.root_inertia, 1e-13, what + " root inertia", 1.0));
+      // the payload's mass is added where it belongs
+      const double before = model.spec.root_mass + [&] {
+        double s = 0.0;
+        for (const JointSpec& j : model.spec.joints) s += j.mass;
+        return s;
+      }();
+      double after = spec.root_mass;
+      for (const JointSpec& j : spec.joints) after += j.mass;
+      EXPECT_NEAR(after, before + p.mass, 1e-12 * after) << what;
+      // result for result
+      Data a(with), b(hand);
+      for (int s = 0; s < 3; ++s) {
+        Eigen::VectorXd q, v, acc;
+        randomState(model, rng64, q, v, acc);
+        EXPECT_TRUE(near(inverseDynamics(with, a, q, v, acc), inverseDynamics(hand, b, q, v, acc), 1e-12,
+                         what + " inverse dynamics", 1.0));
+        EXPECT_TRUE(near(computeInertiaMatrix(with, a, q), computeInertiaMatrix(hand, b, q), 1e-12,
+                         what + " inertia matrix", 1.0));
+      }
+    }
+  }
+}
+
+TEST(PayloadOnAFrame, InverseDynamicsAddsThePayloadsNewtonEulerWrench) {
+  for (const FrameCase& c : frameCases()) {
+    const Model& model = c.model;
+    std::mt19937 rng(8u);
+    std::mt19937_64 rng64(9u);
+    Data d(model);
+    for (int frame = 0; frame <= lastPayloadFrame(model); ++frame) {
+      const std::string what = c.name + ", frame " + std::to_string(frame);
+      const Payload p = somePayload(rng);
+      const Model with = attachPayload(model, p, frame);
+      Data dw(with);
+      for (int s = 0; s < 3; ++s) {
+        Eigen::VectorXd q, v, acc;
+        randomState(model, rng64, q, v, acc);
+        // the frame's pose, twist and acceleration (world axes, its origin), from its Jacobian
+        Eigen::Matrix3d R;
+        Eigen::Vector3d o;
+        framePlacement(model, d, q, frame, R, o);
+        const Eigen::Matrix<double, 6, Eigen::Dynamic> J =
+            computeFrameJacobian(model, d, q, frame, Eigen::Vector3d::Zero(), ReferenceFrame::Base);
+        const Eigen::Matrix<double, 6, 1> twist = J * v;
+        const Eigen::Matrix<double, 6, 1> accel =
+            J * acc +
+            computeFrameJdotQd(model, d, q, v, frame, Eigen::Vector3d::Zero(), ReferenceFrame::Base);
+        const Eigen::Vector3d w = twist.head<3>(), wd = accel.head<3>(), a_o = accel.tail<3>();
+        // the payload's mass centre (r from the frame's origin) and its Newton-Euler equations
+        const Eigen::Vector3d r = R * p.com;
+        const Eigen::Vector3d a_c = a_o + wd.cross(r) + w.cross(w.cross(r));
+        const Eigen::Matrix3d Iw = R * p.inertia * R.transpose();
+        const Eigen::Vector3d F = p.mass * (a_c - model.gravity);  // what the frame applies to the payload
+        const Eigen::Vector3d N = Iw * wd + w.cross(Iw * w);       // about its mass centre
+        // the payload's reaction on the robot, about the frame's origin, world axes
+        ExternalWrench e;
+        e.frame = frame;
+        e.reference = ReferenceFrame::Base;
+        e.wrench << -(N + r.cross(F)), -F;
+        const Eigen::VectorXd expected = inverseDynamics(model, d, q, v, acc, std::vector<ExternalWrench>{e});
+        EXPECT_TRUE(near(inverseDynamics(with, dw, q, v, acc), expected, 1e-11, what, 1.0));
+      }
+    }
+  }
+}
+
+TEST(PayloadOnAFrame, TheTwoArgumentFormsAreTheTipFrameBitForBit) {
+  for (const FrameCase& c : frameCases()) {
+    const Model& model = c.model;
+    std::mt19937 rng(10u);
+    const Payload p = somePayload(rng);
+    const ModelSpec a = specWithPayload(model.spec, p), b = specWithPayload(model.spec, p, model.n);
+    EXPECT_EQ(a.joints.back().mass, b.joints.back().mass) << c.name;
+    EXPECT_EQ(a.joints.back().com, b.joints.back().com) << c.name;
+    EXPECT_EQ(a.joints.back().inertia, b.joints.back().inertia) << c.name;
+    const Model wa = attachPayload(model, p), wb = attachPayload(model, p, model.n);
+    Data da(wa), db(wb);
+    std::mt19937_64 rng64(11u);
+    Eigen::VectorXd q, v, acc;
+    randomState(model, rng64, q, v, acc);
+    EXPECT_EQ(inverseDynamics(wa, da, q, v, acc), inverseDynamics(wb, db, q, v, acc)) << c.name;
+    EXPECT_EQ(computeInertiaMatrix(wa, da, q), computeInertiaMatrix(wb, db, q)) << c.name;
+  }
+}
+
+TEST(PayloadOnAFrame, BadFramesAreRefused) {
+  const Model chain = buildModel(testing::randomChainSpec(4, 1));
+  const Model floating = buildModel(testing::randomTreeSpec(4, 2, RootJoint::Floating));
+  std::mt19937 rng(1u);
+  const Payload p = somePayload(rng);
+  const auto message = [&](const Model& m, int frame) -> std::string {
+    try {
+      attachPayload(m, p, frame);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message(chain, -1),
+            "payload: frame is -1, expected 0..5 (a link, 4 for the tip frame, 5 for the root link)");
+  EXPECT_EQ(message(floating, 6),
+            "payload: frame is 6, expected 0..5 (a link, 4 for the tip frame, 5 for the root link)");
+  EXPECT_NE(message(chain, 5).find("payload: frame 5 is the root link of a fixed root"), std::string::npos);
+  EXPECT_EQ(message(floating, 5), "accepted");
+  Payload bad = p;
+  bad.mass = 0.0;
+  EXPECT_THROW(attachPayload(floating, bad, 2), std::invalid_argument);
 }
 
 }  // namespace

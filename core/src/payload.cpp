@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "serial_only.hpp"
-
 namespace denoc {
 
 namespace {
@@ -37,28 +35,80 @@ void checkPayload(const Payload& p) {
   }
 }
 
+namespace {
+
+/// Merges a body (mass m2, mass centre c2, inertia I2 about it, all in a link's frame) into the link's
+/// inertial data: mass added, mass centres combined, inertias moved to the common mass centre by the
+/// parallel-axis theorem.
+void merge(double& mass, Eigen::Vector3d& com, Eigen::Matrix3d& inertia, double m2, const Eigen::Vector3d& c2,
+           const Eigen::Matrix3d& I2) {
+  const double m1 = mass, m = m1 + m2;
+  const Eigen::Vector3d c = (m1 * com + m2 * c2) / m;
+  const Eigen::Matrix3d I = inertia + pointInertia(m1, com - c) + I2 + pointInertia(m2, c2 - c);
+  mass = m;
+  com = c;
+  inertia = 0.5 * (I + I.transpose());
+}
+
+/// Checks a payload's frame index for a spec (the frames of frameIndex: 0..n-1 the links, n the tip, n + 1
+/// the root link of a floating or planar root).
+void checkPayloadFrame(const ModelSpec& spec, int frame) {
+  const int n = static_cast<int>(spec.joints.size());
+  if (frame < 0 || frame > n + 1) {
+    throw std::invalid_argument("payload: frame is " + std::to_string(frame) + ", expected 0.." +
+                                std::to_string(n + 1) + " (a link, " + std::to_string(n) +
+                                " for the tip frame, " + std::to_string(n + 1) + " for the root link)");
+  }
+  if (frame == n + 1 && spec.root == RootJoint::Fixed) {
+    throw std::invalid_argument("payload: frame " + std::to_string(frame) +
+                                " is the root link of a fixed root, which does not move: a payload on it "
+                                "changes no dynamics");
+  }
+  if (frame == n && n == 0 && spec.root == RootJoint::Fixed)
+    throw std::invalid_argument("payload: the model has no joints");
+}
+
+}  // namespace
+
 ModelSpec specWithPayload(const ModelSpec& spec, const Payload& payload) {
+  return specWithPayload(spec, payload, static_cast<int>(spec.joints.size()));
+}
+
+ModelSpec specWithPayload(const ModelSpec& spec, const Payload& payload, int frame) {
   checkPayload(payload);
-  if (spec.joints.empty()) throw std::invalid_argument("payload: the model has no joints");
+  checkPayloadFrame(spec, frame);
+  const int n = static_cast<int>(spec.joints.size());
   ModelSpec out = spec;
-  JointSpec& last = out.joints.back();
-  // the payload in the last link's frame
-  const Eigen::Vector3d c2 = spec.tip_origin + spec.tip_rotation * payload.com;
-  const Eigen::Matrix3d I2 = spec.tip_rotation * payload.inertia * spec.tip_rotation.transpose();
-  // the composite: mass, mass centre, inertia about it (parallel-axis theorem)
-  const double m1 = last.mass, m2 = payload.mass, m = m1 + m2;
-  const Eigen::Vector3d c = (m1 * last.com + m2 * c2) / m;
-  const Eigen::Matrix3d I = last.inertia + pointInertia(m1, last.com - c) + I2 + pointInertia(m2, c2 - c);
-  last.mass = m;
-  last.com = c;
-  last.inertia = 0.5 * (I + I.transpose());
+  if (frame == n) {
+    // the tip frame: the payload in the frame of the link that carries it (the last joint's, or the root
+    // link of a model without joints)
+    const Eigen::Vector3d c2 = spec.tip_origin + spec.tip_rotation * payload.com;
+    const Eigen::Matrix3d I2 = spec.tip_rotation * payload.inertia * spec.tip_rotation.transpose();
+    if (n > 0) {
+      JointSpec& last = out.joints.back();
+      merge(last.mass, last.com, last.inertia, payload.mass, c2, I2);
+    } else {
+      merge(out.root_mass, out.root_com, out.root_inertia, payload.mass, c2, I2);
+    }
+  } else if (frame == n + 1) {
+    merge(out.root_mass, out.root_com, out.root_inertia, payload.mass, payload.com, payload.inertia);
+  } else {
+    JointSpec& link = out.joints[static_cast<std::size_t>(frame)];
+    merge(link.mass, link.com, link.inertia, payload.mass, payload.com, payload.inertia);
+  }
   return out;
 }
 
 Model attachPayload(const Model& model, const Payload& payload) {
-  detail::requireSerial(model, "attachPayload");
-  const ModelSpec spec = specWithPayload(model.spec, payload);
+  return attachPayload(model, payload, model.n);
+}
+
+Model attachPayload(const Model& model, const Payload& payload, int frame) {
   const int n = model.n;
+  // a tree model, or a serial chain's link before the last: the spec with the payload, rebuilt
+  if (!model.serial || frame < n - 1 || frame > n)
+    return buildModel(specWithPayload(model.spec, payload, frame));
+  const ModelSpec spec = specWithPayload(model.spec, payload, frame);
   const auto k = static_cast<std::size_t>(n - 1);
   const JointSpec& composite = spec.joints.back();
   // the last link's constants in F_{n-1}, computed by buildModel on a one-joint chain whose frame is F_{n-1}
