@@ -491,5 +491,22 @@ TEST(TreeModel, SerialOnlyRoutesRefuseATreeByName) {
   }
 }
 
+TEST(TreeModel, TheCanonicalFormHoldsTheTreeAndLeavesAChainsFormAsItWas) {
+  const ModelSpec chain = testing::randomChainSpec(4, 9);
+  const std::string before = canonicalForm(buildModel(chain).spec);
+  EXPECT_EQ(before.find("tree"), std::string::npos);
+  ModelSpec a = chain, b = chain;
+  a.joints[2].parent = 0;
+  b.joints[2].parent = -1;
+  const std::string fa = canonicalForm(buildModel(a).spec), fb = canonicalForm(buildModel(b).spec);
+  EXPECT_NE(fa, fb);
+  EXPECT_NE(fa.find("parent 0"), std::string::npos);
+  ModelSpec c = chain;
+  c.root = RootJoint::Floating;
+  c.root_mass = 1.0;
+  c.root_inertia = Eigen::Matrix3d::Identity() * 0.1;
+  EXPECT_NE(canonicalForm(buildModel(c).spec).find("root floating"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace denoc
