@@ -74,7 +74,8 @@ struct Case {
       mj_qvel.push_back(mujoco->velocityMap(q[static_cast<std::size_t>(k)]) * v[static_cast<std::size_t>(k)]);
       mj_qacc.push_back(mujoco->qacc(q[static_cast<std::size_t>(k)], v[static_cast<std::size_t>(k)],
                                      a[static_cast<std::size_t>(k)]));
-      mj_qfrc.push_back(mujoco->mujocoForce(q[static_cast<std::size_t>(k)], tau[static_cast<std::size_t>(k)]));
+      mj_qfrc.push_back(
+          mujoco->mujocoForce(q[static_cast<std::size_t>(k)], tau[static_cast<std::size_t>(k)]));
     }
     const VectorXd ours = tau[0];
     const VectorXd theirs = mujoco->inverseDynamics(q[0], v[0], a[0]);

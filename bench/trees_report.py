@@ -38,7 +38,8 @@ def main():
         row += [fmt(d, 0), fmt(j, 0), fmt(d / j if d and j else None)]
         print("| " + " | ".join(row) + " |")
 
-    print("\nPer body, tree against chain (target: at most 1.15) and floating against fixed (targets: ID 1.3, FD 1.6):\n")
+    print("\nPer body, tree against chain (target: at most 1.15) and floating against fixed "
+          "(targets: ID 1.3, FD 1.6):\n")
     print("| comparison | ID | FD (O(n)) |")
     print("|---|---|---|")
     pairs = [("treechain12", "chain12", "a 12-joint chain on the tree recursions / on the serial ones"),

@@ -33,9 +33,9 @@ inline constexpr const char* kCanonicalFormat = "denoc-model-v1";
 /// The canonical form of a validated model (Model::spec, the ModelSpec after buildModel): text, one item per
 /// line (kCanonicalFormat; gravity; the tip frame; per joint base to tip: name, link, type, rotation,
 /// origin, axis, mass, centre of mass, inertia, limits, armature; for a tree, then, "tree", the parent of
-/// every joint, the root joint, the root link's name and inertial data); doubles as C99 hexadecimal floats (%a:
-/// exact) with -0 written as 0, matrices row-major, names length-prefixed. The display name is not part of
-/// it. Two models have the same form exactly when their validated specs are equal.
+/// every joint, the root joint, the root link's name and inertial data); doubles as C99 hexadecimal floats
+/// (%a: exact) with -0 written as 0, matrices row-major, names length-prefixed. The display name is not part
+/// of it. Two models have the same form exactly when their validated specs are equal.
 std::string canonicalForm(const ModelSpec& spec);
 
 /// Reads a file and parses it with parseDHJson; errors are prefixed with the path.
