@@ -6,10 +6,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "fixed_step.hpp"
-#include "serial_only.hpp"
+#include "manifold_step.hpp"
 
 namespace denoc {
 
@@ -25,9 +26,11 @@ std::string num(double x) {
   return buf;
 }
 
-/// "q[i]" or "qd[i - n]" for entry i of a state.
-std::string stateEntry(int i, int n) {
-  return i < n ? "q[" + std::to_string(i) + "]" : "qd[" + std::to_string(i - n) + "]";
+/// "q[i]" or "qd[i - n]" for entry i of a serial chain's state; "q[i]" or "v[i - nq]" for a tree model's.
+std::string stateEntry(const Model& model, int i) {
+  const int nq = model.nq;
+  return i < nq ? "q[" + std::to_string(i) + "]"
+                : (model.serial ? "qd[" : "v[") + std::to_string(i - nq) + "]";
 }
 
 void checkOptions(const char* fn, const RolloutOptions& o) {
@@ -41,13 +44,22 @@ void checkOptions(const char* fn, const RolloutOptions& o) {
   }
 }
 
-/// Checks rollout k's initial state (2n) and, when u is not null, its T x n torques.
-void checkInputs(const char* fn, int n, std::size_t steps, std::size_t k, const double* x0, const double* u) {
+/// Checks rollout k's initial state (nq + nv) and, when u is not null, its T x nu torques.
+void checkInputs(const char* fn, const Model& model, std::size_t steps, std::size_t k, const double* x0,
+                 const double* u) {
   const auto who = [&] { return std::string(fn) + ": rollout " + std::to_string(k) + ": "; };
-  for (int i = 0; i < 2 * n; ++i) {
+  const int n = model.nu;
+  for (int i = 0; i < model.nq + model.nv; ++i) {
     if (!std::isfinite(x0[i])) {
-      throw std::invalid_argument(who() + "x0[" + std::to_string(i) + "] (" + stateEntry(i, n) + ") is " +
+      throw std::invalid_argument(who() + "x0[" + std::to_string(i) + "] (" + stateEntry(model, i) + ") is " +
                                   num(x0[i]) + ", expected a finite number");
+    }
+  }
+  if (model.root == RootJoint::Floating) {
+    const double norm = ConstVecMap(x0 + 3, 4).norm();
+    if (!(std::abs(norm - 1.0) <= kQuaternionTolerance)) {
+      throw std::invalid_argument(who() + "x0[3..7), the root's quaternion, has norm " + num(norm) +
+                                  ", expected 1 within " + num(kQuaternionTolerance));
     }
   }
   if (!u) return;
@@ -68,7 +80,13 @@ void checkInputs(const char* fn, int n, std::size_t steps, std::size_t k, const 
 class Stepper {
  public:
   Stepper(const Model& model, Data& data, RolloutScratch& scratch, const RolloutOptions& options)
-      : model_(model), data_(data), w_(scratch), o_(options), n_(model.n), N_(2 * model.n) {}
+      : model_(model),
+        data_(data),
+        w_(scratch),
+        o_(options),
+        n_(model.nu),
+        N_(model.nq + model.nv),
+        L_(2 * model.nv) {}
 
   /// Runs the rollout; `poll` is called before every step with the step index.
   template <typename Poll>
@@ -76,14 +94,18 @@ class Stepper {
            const Poll& poll) {
     const bool linearize = A || B;
     VecMap(states, N_) = ConstVecMap(x0, N_);
-    const std::size_t NN = static_cast<std::size_t>(N_) * static_cast<std::size_t>(N_);
-    const std::size_t Nn = static_cast<std::size_t>(N_) * static_cast<std::size_t>(n_);
+    const std::size_t NN = static_cast<std::size_t>(L_) * static_cast<std::size_t>(L_);
+    const std::size_t Nn = static_cast<std::size_t>(L_) * static_cast<std::size_t>(n_);
     for (std::size_t t = 0; t < o_.steps; ++t) {
       poll(t);
       const ConstVecMap ut(u + t * static_cast<std::size_t>(n_), n_);
       const ConstVecMap x(states + t * static_cast<std::size_t>(N_), N_);
       VecMap xn(states + (t + 1) * static_cast<std::size_t>(N_), N_);
-      step(x, ut, xn, linearize, A ? A + t * NN : nullptr, B ? B + t * Nn : nullptr);
+      if (model_.serial) {
+        step(x, ut, xn, linearize, A ? A + t * NN : nullptr, B ? B + t * Nn : nullptr);
+      } else {
+        treeStep(x, ut, xn, linearize, A ? A + t * NN : nullptr, B ? B + t * Nn : nullptr, index, t);
+      }
       check(xn, A ? A + t * NN : nullptr, B ? B + t * Nn : nullptr, index, t);
     }
   }
@@ -111,6 +133,130 @@ class Stepper {
     };
     detail::fixedStep(o_.scheme, 0.0, h, x, xn, w_.step, slope);
     if (linearize && o_.scheme == StepScheme::SemiImplicitEuler) chainEuler(A, B);
+  }
+
+  /// One step of a tree model on its configuration manifold (detail::manifoldStep), with the linearization
+  /// in the tangent space through its stages when asked.
+  void treeStep(const ConstVecMap& x, const ConstVecMap& u, VecMap& xn, bool linearize, double* A, double* B,
+                std::size_t index, std::size_t t) {
+    const int nv = model_.nv, nr = model_.nr;
+    const double h = o_.step;
+    const double c[4] = {0.0, 0.5 * h, 0.5 * h, h};
+    const double b[4] = {h / 6.0, h / 3.0, h / 3.0, h / 6.0};
+    w_.tau.head(nr).setZero();
+    w_.tau.tail(n_) = u;
+    const bool rk4 = o_.scheme == StepScheme::RK4;
+    const auto accel = [&](int s, double, const detail::StateRef& qs, const detail::StateRef& vs,
+                           Eigen::VectorXd& a) {
+      if (!detail::withinRange(qs.data(), qs.size(), kMaxPosition) ||
+          !detail::withinRange(vs.data(), vs.size(), kMaxStateValue)) {
+        throw DivergenceError(
+            "rollout " + std::to_string(index) + ", step " + std::to_string(t) +
+            ": a stage's state left the range the dynamics accept (a shorter step may help)");
+      }
+      try {
+        if (linearize) {
+          computeForwardDynamicsDerivatives<double>(model_, data_, qs, vs, w_.tau);
+        } else {
+          forwardDynamics<double>(model_, data_, qs, vs, w_.tau);
+        }
+      } catch (const NumericalError& e) {
+        throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +
+                              e.what());
+      }
+      a = data_.qdd;
+      if (linearize) chainTree(s, rk4 ? c[s] : 0.0, rk4 ? b[s] : h);
+      return true;
+    };
+    detail::manifoldStep(model_, o_.scheme, 0.0, h, x, xn, w_.manifold, accel);
+    if (!linearize) return;
+    // x+ = (G(q, Xi), v + sum): Xi = h/6 sum nu_s (RK4) or h v+ (Euler), in w_.manifold.xi
+    Eigen::MatrixXd& Dq = w_.Dq;  // the top rows of [A B]
+    Dq = w_.DXi;
+    if (model_.root == RootJoint::Floating) {
+      detail::integrateJacobians(w_.manifold.xi.data(), Gq_, Gw_);
+      rootProduct(Gw_, Dq);
+    }
+    Dq.leftCols(nv).diagonal().array() += 1.0;
+    if (model_.root == RootJoint::Floating) Dq.topLeftCorner<6, 6>() += Gq_ - detail::Mat6::Identity();
+    if (A) {
+      Eigen::Map<RowMajor> Am(A, 2 * nv, 2 * nv);
+      Am.topRows(nv) = Dq.leftCols(2 * nv);
+      Am.bottomRows(nv) = w_.Dvs.leftCols(2 * nv);
+      Am.bottomRightCorner(nv, nv).diagonal().array() += 1.0;
+    }
+    if (B) {
+      Eigen::Map<RowMajor> Bm(B, 2 * nv, n_);
+      Bm.topRows(nv) = Dq.rightCols(n_);
+      Bm.bottomRows(nv) = w_.Dvs.rightCols(n_);
+    }
+  }
+
+  /// X.topRows(6) = M X.topRows(6), without allocation.
+  void rootProduct(const detail::Mat6& M, Eigen::MatrixXd& X) {
+    w_.T6.noalias() = M.lazyProduct(X.topRows<6>());
+    X.topRows<6>() = w_.T6;
+  }
+
+  // The chain rule of a tree model's step after the evaluation of stage s (Fq, Fv, I^-1 at that stage in
+  // data; c_s its offset, b_s its weight: h for Euler). Columns [dq, dv, du] (m = 2 nv + nu); for stage s
+  // at xi_s, v_s (manifold_step.hpp, M.1 and the Jacobians of G and Phi):
+  //   D xi_1 = 0, D v_1 = [0 1 0];  D xi_s = c_s D nu_{s-1},  D v_s = [0 1 0] + c_s D a_{s-1},
+  //   D q_s = dG/dq(xi_s) [1 0 0] + dG/domega(xi_s) D xi_s           (the tangent at q_s),
+  //   D a_s = Fq_s D q_s + Fv_s D v_s + [0 0 I^-1_s[:, nr:]],
+  //   D nu_s = dPhi/dxi D xi_s + dPhi/dv D v_s,
+  //   D Xi = sum_s b_s D nu_s,  D v+ = [0 1 0] + sum_s b_s D a_s;  and at the end
+  //   D q+ = dG/dq(Xi) [1 0 0] + dG/domega(Xi) D Xi.
+  // Euler (one stage, b = h): D Xi = h D v+ (Xi = h v+, not h nu).
+  void chainTree(int s, double c, double b) {
+    const int nv = model_.nv, nr = model_.nr;
+    const bool floating = model_.root == RootJoint::Floating;
+    ManifoldStepWork& mw = w_.manifold;
+    Eigen::MatrixXd &Dxi = w_.Dxi, &Dv = w_.Dv, &Dq = w_.Dq, &Da = w_.Da, &Dnu = w_.Dnu;
+    if (s == 0) {
+      Dxi.setZero();
+      Dv.setZero();
+      Dv.middleCols(nv, nv).diagonal().setConstant(1.0);
+    } else {
+      Dxi = c * Dnu;
+      Dv = c * Da;
+      Dv.middleCols(nv, nv).diagonal().array() += 1.0;
+    }
+    // D q_s
+    Dq = Dxi;
+    if (floating && s > 0) {
+      detail::integrateJacobians(mw.xi.data(), Gq_, Gw_);
+      rootProduct(Gw_, Dq);
+    }
+    Dq.leftCols(nv).diagonal().array() += 1.0;
+    if (floating && s > 0) Dq.topLeftCorner<6, 6>() += Gq_ - detail::Mat6::Identity();
+    // D a_s
+    Da.noalias() = data_.dqdd_dq.lazyProduct(Dq);
+    Da.noalias() += data_.dqdd_dqd.lazyProduct(Dv);
+    Da.rightCols(n_) += data_.Minv.rightCols(nv - nr);
+    const bool euler = o_.scheme == StepScheme::SemiImplicitEuler;
+    if (euler) {
+      // D v+ = [0 1 0] + h D a, D Xi = h D v+
+      w_.Dvs = b * Da;
+      w_.DXi = b * w_.Dvs;
+      w_.DXi.middleCols(nv, nv).diagonal().array() += b;
+      return;
+    }
+    // D nu_s
+    Dnu = Dv;
+    if (floating) {
+      detail::chartVelocityJacobians(mw.xi.data(), mw.vs.data(), Px_, Pv_);
+      w_.T6.noalias() = Pv_.lazyProduct(Dv.topRows<6>());
+      w_.T6.noalias() += Px_.lazyProduct(Dxi.topRows<6>());
+      Dnu.topRows<6>() = w_.T6;
+    }
+    if (s == 0) {
+      w_.DXi = b * Dnu;
+      w_.Dvs = b * Da;
+    } else {
+      w_.DXi += b * Dnu;
+      w_.Dvs += b * Da;
+    }
   }
 
   // Semi-implicit Euler: A = [[1 + h^2 Fq, h 1 + h^2 Fv], [h Fq, 1 + h Fv]], B = [h^2 I^-1; h I^-1], with
@@ -206,7 +352,7 @@ class Stepper {
       for (int i = 0; i < N_; ++i) {
         if (!std::isfinite(xn[i])) {
           throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +
-                                stateEntry(i, n_) + " is " + num(xn[i]) +
+                                stateEntry(model_, i) + " is " + num(xn[i]) +
                                 " (the state left double precision; a shorter step may help)");
         }
       }
@@ -216,8 +362,8 @@ class Stepper {
       for (std::size_t e = 0; e < size; ++e) a += m[e] - m[e];
       return a == 0.0;
     };
-    const auto N = static_cast<std::size_t>(N_);
-    if ((A && !finite(A, N * N)) || (B && !finite(B, N * static_cast<std::size_t>(n_)))) {
+    const auto L = static_cast<std::size_t>(L_);
+    if ((A && !finite(A, L * L)) || (B && !finite(B, L * static_cast<std::size_t>(n_)))) {
       throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) +
                             ": the linearization has a non-finite entry");
     }
@@ -227,10 +373,27 @@ class Stepper {
   Data& data_;
   RolloutScratch& w_;
   const RolloutOptions& o_;
-  int n_, N_;
+  int n_, N_, L_;                   // torques, state entries (nq + nv), tangent state entries (2 nv)
+  detail::Mat6 Gq_, Gw_, Px_, Pv_;  // a floating root's blocks of dG/dq, dG/domega, dPhi/dxi, dPhi/dv
 };
 
 }  // namespace
+
+RolloutScratch::RolloutScratch(const Model& model) : RolloutScratch(model.serial ? model.n : 0) {
+  if (model.serial) return;
+  tree = true;
+  const int nv = model.nv, m = 2 * nv + model.nu;
+  manifold = ManifoldStepWork(model.nq, nv);
+  tau = Eigen::VectorXd::Zero(nv);
+  for (Eigen::MatrixXd* M : {&Dxi, &Dv, &Dq, &Da, &Dnu, &DXi, &Dvs}) *M = Eigen::MatrixXd::Zero(nv, m);
+  T6 = Eigen::MatrixXd::Zero(6, m);
+}
+
+bool RolloutScratch::fits(const Model& model) const {
+  if (model.serial) return !tree && step.k.size() == 2 * model.n;
+  return tree && manifold.qs.size() == model.nq && tau.size() == model.nv &&
+         Dq.cols() == 2 * model.nv + model.nu;
+}
 
 void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptions& options, const double* x0,
              const double* u, double* states, double* A, double* B, const StopCondition* stop) {
@@ -238,12 +401,14 @@ void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptio
   if (!x0 || !states || (options.steps > 0 && !u)) {
     throw std::invalid_argument("rollout: x0, u and states must not be null");
   }
-  checkInputs("rollout", model.n, options.steps, 0, x0, u);
-  detail::checkData(model, workspace.data, "rollout");
-  if (workspace.scratch.step.k.size() != 2 * model.n) {
-    throw std::invalid_argument("rollout: the workspace's scratch is for " +
-                                std::to_string(workspace.scratch.step.k.size() / 2) +
-                                " joints, the model has " + std::to_string(model.n));
+  checkInputs("rollout", model, options.steps, 0, x0, u);
+  detail::checkData(model, workspace.data, "rollout", true);
+  if (!workspace.scratch.fits(model)) {
+    throw std::invalid_argument("rollout: the workspace's scratch was made for another model (" +
+                                std::to_string(workspace.scratch.step.k.size() / 2) + " joints" +
+                                (workspace.scratch.tree ? ", a tree" : "") + "), the model has " +
+                                std::to_string(model.n) + (model.serial ? "" : " (a tree)") +
+                                " (make it with RolloutScratch(model))");
   }
   Stepper stepper(model, workspace.data, workspace.scratch, options);
   stepper.run(x0, u, states, A, B, 0, [&](std::size_t t) {
@@ -256,9 +421,10 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
   constexpr const char* fn = "rolloutBatch";
   checkOptions(fn, options);
   if (!model) throw std::invalid_argument("rolloutBatch: model is null");
-  detail::requireSerial(*model, fn);
-  const int n = model->n;
-  const auto N = static_cast<std::size_t>(2 * n);
+  const int n = model->nu;
+  const auto N = static_cast<std::size_t>(model->nq + model->nv);  // a state
+  const auto L = static_cast<std::size_t>(2 * model->nv);          // a row of A
+
   const std::size_t T = options.steps;
   const std::size_t un = T * static_cast<std::size_t>(n);
   if (arrays.count > 0 && (!arrays.x0 || !arrays.states || (T > 0 && !arrays.u))) {
@@ -266,7 +432,7 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
   }
   for (std::size_t k = 0; k < arrays.count; ++k) {
     const double* u = arrays.shared_controls ? (k == 0 ? arrays.u : nullptr) : arrays.u + k * un;
-    checkInputs(fn, n, T, k, arrays.x0 + k * N, u);
+    checkInputs(fn, *model, T, k, arrays.x0 + k * N, u);
   }
   const StopCondition* stop = batch.stop;
   std::atomic<std::size_t> completed{0};
@@ -277,12 +443,12 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
     pool.run(
         model, arrays.count, batch.grain == 0 ? 1 : batch.grain,
         [&](std::size_t begin, std::size_t end, Data& data) {
-          RolloutScratch scratch(n);  // one per chunk: a chunk is at least one whole rollout
+          RolloutScratch scratch(*model);  // one per chunk: a chunk is at least one whole rollout
           Stepper stepper(*model, data, scratch, options);
           for (std::size_t k = begin; k < end; ++k) {
             const double* u = arrays.shared_controls ? arrays.u : arrays.u + k * un;
-            double* A = arrays.A ? arrays.A + k * T * N * N : nullptr;
-            double* B = arrays.B ? arrays.B + k * T * N * static_cast<std::size_t>(n) : nullptr;
+            double* A = arrays.A ? arrays.A + k * T * L * L : nullptr;
+            double* B = arrays.B ? arrays.B + k * T * L * static_cast<std::size_t>(n) : nullptr;
             stepper.run(arrays.x0 + k * N, u, arrays.states + k * (T + 1) * N, A, B, k, [&](std::size_t) {
               if (stop && stop->stopRequested()) stop->raise(fn, completed.load(), arrays.count, "rollouts");
             });

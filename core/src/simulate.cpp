@@ -10,9 +10,10 @@
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/energy.hpp"
+#include "denoc/configuration.hpp"
 #include "denoc/forward_route.hpp"
 #include "fixed_step.hpp"
-#include "serial_only.hpp"
+#include "manifold_step.hpp"
 
 namespace denoc {
 
@@ -30,10 +31,9 @@ std::string num(double x) {
 
 // the range is the dynamics' own (algorithm/check.hpp): kMaxPosition for q0, kMaxStateValue otherwise
 void checkVec(const Eigen::Ref<const Eigen::VectorXd>& v, int n, const std::string& field,
-              double bound = kMaxStateValue) {
+              double bound = kMaxStateValue, const char* what = " (one per joint)") {
   if (v.size() != n) {
-    bad(field,
-        "has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n) + " (one per joint)");
+    bad(field, "has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n) + what);
   }
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!(std::abs(v[i]) <= bound)) {
@@ -180,8 +180,23 @@ void TorqueInput::evaluate(double t, Eigen::Ref<Eigen::VectorXd> out) const {
 void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& q0,
                         const Eigen::Ref<const Eigen::VectorXd>& qd0, const SimulationOptions& o) {
   const int n = model.n;
-  checkVec(q0, n, "q0", kMaxPosition);
-  checkVec(qd0, n, "qd0");
+  if (model.serial) {
+    checkVec(q0, n, "q0", kMaxPosition);
+    checkVec(qd0, n, "qd0");
+  } else {
+    // a tree model: q0 on the configuration manifold (nq, a unit quaternion for a floating root), qd0 = v0
+    checkVec(q0, model.nq, "q0", kMaxPosition, " (nq: the root's coordinates, then one per joint)");
+    checkConfiguration(model, q0, "simulate", "q0");
+    checkVec(qd0, model.nv, "qd0", kMaxStateValue, " (nv: the root's velocity, then one per joint)");
+    if (o.integrator == Integrator::DormandPrince45) {
+      bad("integrator",
+          "Dormand-Prince 5(4) is not available for a tree model in this version (its error control "
+          "is not defined on the configuration manifold); Integrator::RK4 is");
+    }
+    if (o.route == ForwardRoute::Fixman) {
+      bad("route", "ForwardRoute::Fixman is derived for serial chains; a tree model takes Saha or Cholesky");
+    }
+  }
   checkPositive(o.t_end, "t_end");
   if (o.sample_times.empty()) {
     checkPositive(o.dt_out, "dt_out");
@@ -242,14 +257,19 @@ Simulator::Simulator(std::shared_ptr<const Model> model)
     : owner_(std::move(model)),
       model_(owner_.get()),
       data_(owner_ ? *owner_ : throw std::invalid_argument("Simulator: null model")) {
-  detail::requireSerial(*model_, "Simulator");
   n_ = model_->n;
-  const Eigen::Index m = 2 * n_;
+  nq_ = model_->nq;
+  nv_ = model_->nv;
+  const Eigen::Index m = nq_ + nv_;
   for (Eigen::VectorXd* v : {&y_, &y_new_, &y_tmp_, &y_err_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
     *v = Eigen::VectorXd::Zero(m);
   }
-  tau_ = Eigen::VectorXd::Zero(n_);
-  fixed_ = FixedStepWork(n_);
+  tau_ = Eigen::VectorXd::Zero(nv_);  // a tree's: [0 (the root, unactuated); joint torques]
+  if (model_->serial) {
+    fixed_ = FixedStepWork(n_);
+  } else {
+    manifold_ = ManifoldStepWork(nq_, nv_);
+  }
 }
 
 Simulator::Simulator(const Model& model)
@@ -270,6 +290,22 @@ bool Simulator::rhs(double t, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen:
   dy.head(n_) = qd;
   dy.tail(n_) = qdd;
   return dy.allFinite();
+}
+
+bool Simulator::accelTree(double t, const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::VectorXd& a) {
+  if (!detail::withinRange(q.data(), nq_, kMaxPosition) ||
+      !detail::withinRange(v.data(), nv_, kMaxStateValue))
+    return false;
+  const int nr = model_->nr;
+  auto tau = tau_.tail(n_);
+  tau_.head(nr).setZero();
+  opt_->torque.evaluate(t, tau);
+  if (has_damping_) tau -= opt_->damping.cwiseProduct(v.tail(n_));
+  if (!detail::withinRange(tau_.data(), nv_, kMaxStateValue)) return false;
+  a = forwardDynamics(*model_, data_, opt_->route, q, v, tau_);
+  ++stats_.evaluations;
+  return a.allFinite();
 }
 
 void Simulator::countStep() {
@@ -298,9 +334,14 @@ void Simulator::advanceRK4(double t_target) {
   const auto slope = [this](int, double t, const detail::StateRef& y, Eigen::VectorXd& k) {
     return rhs(t, y, k);
   };
+  const auto accel = [this](int, double t, const detail::StateRef& q, const detail::StateRef& v,
+                            Eigen::VectorXd& a) { return accelTree(t, q, v, a); };
+  const bool serial = model_->serial;
   for (std::int64_t j = 0; j < m; ++j) {
     countStep();
-    if (!detail::fixedStep(StepScheme::RK4, t_, h, y_, y_, fixed_, slope)) {
+    const bool ok = serial ? detail::fixedStep(StepScheme::RK4, t_, h, y_, y_, fixed_, slope)
+                           : detail::manifoldStep(*model_, StepScheme::RK4, t_, h, y_, y_, manifold_, accel);
+    if (!ok) {
       throw DivergenceError("simulate: the state became non-finite or left the accepted range near t = " +
                             num(t_));
     }
@@ -410,8 +451,8 @@ void Simulator::start(const Eigen::Ref<const Eigen::VectorXd>& q0,
   last_rejected_ = false;
   next_sample_ = 0;
   sample_count_ = SampleTimes(options).count;
-  y_.head(n_) = q0;
-  y_.tail(n_) = qd0;
+  y_.head(nq_) = q0;
+  y_.tail(nv_) = qd0;
   try {
     if (options.integrator == Integrator::DormandPrince45) {
       integrating(t_, [&] {
@@ -452,8 +493,8 @@ bool Simulator::advance(std::size_t max_samples, const SampleCallback& on_sample
       }
     });
     double kinetic = 0.0, potential = 0.0;
-    const double energy = mechanicalEnergy(*model_, data_, y_.head(n_), y_.tail(n_), kinetic, potential);
-    const Sample sample{k, ts, y_.head(n_), y_.tail(n_), kinetic, potential, energy};
+    const double energy = mechanicalEnergy(*model_, data_, y_.head(nq_), y_.tail(nv_), kinetic, potential);
+    const Sample sample{k, ts, y_.head(nq_), y_.tail(nv_), kinetic, potential, energy};
     ++next_sample_;
     ++stats_.samples;
     stats_.t_final = ts;
@@ -481,8 +522,8 @@ SimulationResult Simulator::simulate(const Eigen::Ref<const Eigen::VectorXd>& q0
   const auto rows = static_cast<Eigen::Index>(sampleCount(options));
   SimulationResult r;
   r.t.resize(rows);
-  r.q.resize(rows, n_);
-  r.qd.resize(rows, n_);
+  r.q.resize(rows, nq_);
+  r.qd.resize(rows, nv_);
   r.kinetic.resize(rows);
   r.potential.resize(rows);
   r.energy.resize(rows);

@@ -40,4 +40,24 @@ struct FixedStepWork {
   Eigen::VectorXd ksum;  // [2n] RK4: k1 + 2 k2 + 2 k3 + k4
 };
 
+/// The stage vectors of a fixed step on the configuration manifold of a tree model (nq configuration and nv
+/// velocity coordinates; docs/trees.md), allocated once.
+struct ManifoldStepWork {
+  explicit ManifoldStepWork(int nq = 0, int nv = 0)
+      : qs(Eigen::VectorXd::Zero(nq)),
+        vs(Eigen::VectorXd::Zero(nv)),
+        xi(Eigen::VectorXd::Zero(nv)),
+        nu(Eigen::VectorXd::Zero(nv)),
+        nusum(Eigen::VectorXd::Zero(nv)),
+        a(Eigen::VectorXd::Zero(nv)),
+        asum(Eigen::VectorXd::Zero(nv)) {}
+  Eigen::VectorXd qs;     // [nq] the configuration of a stage
+  Eigen::VectorXd vs;     // [nv] the velocity of a stage
+  Eigen::VectorXd xi;     // [nv] a stage's chart coordinates about the step's start; after it, x+'s
+  Eigen::VectorXd nu;     // [nv] the chart velocity of a stage
+  Eigen::VectorXd nusum;  // [nv] RK4: nu_1 + 2 nu_2 + 2 nu_3 + nu_4
+  Eigen::VectorXd a;      // [nv] the acceleration of a stage
+  Eigen::VectorXd asum;   // [nv] RK4: a_1 + 2 a_2 + 2 a_3 + a_4
+};
+
 }  // namespace denoc

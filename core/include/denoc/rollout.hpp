@@ -13,6 +13,16 @@
 // Arrays are packed row-major, the layout of the service's packed repeated fields (batch.hpp): a state is
 // [q_0 .. q_{n-1}, qd_0 .. qd_{n-1}]; A_t and B_t are row-major (row i: d x+_i / d x).
 //
+// Tree models (docs/trees.md) roll out on the configuration manifold (core/src/manifold_step.hpp): a state
+// is x = [q (nq); v (nv)], u has nu = n joint torques per step (the root is unactuated), and
+//  - semi-implicit Euler: v+ = v + h FD(q, v, [0; u]), q+ = integrateConfiguration(q, v+, h);
+//  - RK4 in the chart at q (Runge-Kutta-Munthe-Kaas, dexp^-1 through its second commutator): 4th order in
+//    the root's rotation and position as in the joints;
+//  - A_t (2nv x 2nv) and B_t (2nv x nu) in the tangent space: the q part of x perturbed along
+//    integrateConfiguration, the q part of x+ measured by differenceConfiguration at the nominal x+.
+// Arrays: x0 (nq + nv), states (T + 1) x (nq + nv), A T x 2nv x 2nv, B T x 2nv x nu. A serial chain's
+// results (nq = nv = n) are those above, unchanged. docs/planning.md, "Rollouts of a tree model".
+//
 // Errors. Arguments are checked before any step: a non-finite x0 or u entry or a bad option throws
 // std::invalid_argument naming the rollout, the step and the joint. A state (or linearization) that stops
 // being finite during a rollout throws DivergenceError (integrator.hpp) naming the rollout, the step and the
@@ -39,31 +49,45 @@ struct RolloutOptions {
   std::size_t steps = 0;  // T: torque vectors per rollout; T + 1 states
 };
 
-/// What a rollout's steps need beside the dynamics' Data, for a model of n joints: the fixed step's stage
-/// vectors and the chain rule through the stages (A and B). Its contents after a rollout are unspecified.
+/// What a rollout's steps need beside the dynamics' Data: the fixed step's stage vectors and the chain rule
+/// through the stages (A and B). RolloutScratch(n) is a serial chain's of n joints; RolloutScratch(model)
+/// fits any model (a tree model's also has the manifold step's stages and the tangent-space chain rule).
+/// Its contents after a rollout are unspecified.
 struct RolloutScratch {
   explicit RolloutScratch(int n = 0)
       : step(n),
         D(Eigen::MatrixXd::Zero(2 * n, 2 * n)),
         E(Eigen::MatrixXd::Zero(2 * n, n)),
         W(Eigen::MatrixXd::Zero(n, 2 * n)) {}
+  explicit RolloutScratch(const Model& model);
+  /// Whether it was made for a model of this model's sizes (and kind: serial or tree).
+  bool fits(const Model& model) const;
+
   FixedStepWork step;  // [2n] stage state, slope and RK4 sum (integrator.hpp)
   Eigen::MatrixXd D;   // [2n x 2n] d(stage state)/dx
   Eigen::MatrixXd E;   // [2n x n] d(stage state)/du
   Eigen::MatrixXd W;   // [n x 2n] work rows of d(stage slope)/dx, then d(stage slope)/du
-};
 
+  // a tree model (empty for a serial chain): nv velocity coordinates, nu = n torques, m = 2 nv + nu columns
+  // [dq (tangent at q), dv, du] of the stage derivatives (core/src/manifold_step.hpp)
+  bool tree = false;
+  ManifoldStepWork manifold;  // [nq], [nv] stage vectors of the step on the manifold (integrator.hpp)
+  Eigen::VectorXd tau;        // [nv] the generalized force [0 (the root); u]
+  Eigen::MatrixXd Dxi, Dv, Dq, Da, Dnu, DXi, Dvs;  // [nv x m] d(xi_s, v_s, q_s, a_s, nu_s, sum, v sum)
+  Eigen::MatrixXd T6;                              // [6 x m] work rows for the root's blocks
+};
 /// The workspace of single rollouts of one model: the dynamics' Data and the rollout's scratch, allocated
 /// once. One per thread.
 struct RolloutWorkspace {
-  explicit RolloutWorkspace(const Model& model) : data(model), scratch(model.n) {}
+  explicit RolloutWorkspace(const Model& model) : data(model), scratch(model) {}
   Data data;
   RolloutScratch scratch;
 };
 
 /// One rollout on one workspace (made for this model). x0: 2n; u: T x n; states: (T + 1) x 2n (states[0] =
-/// x0); A: T x 2n x 2n and B: T x 2n x n, or null (not computed; both or either). No allocation after the
-/// checks. Throws as the file comment says; `stop` may be null.
+/// x0); A: T x 2n x 2n and B: T x 2n x n, or null (not computed; both or either); for a tree model x0 has
+/// nq + nv entries, u T x nu, states (T + 1) x (nq + nv), A T x 2nv x 2nv and B T x 2nv x nu. No allocation
+/// after the checks. Throws as the file comment says; `stop` may be null.
 void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptions& options, const double* x0,
              const double* u, double* states, double* A = nullptr, double* B = nullptr,
              const StopCondition* stop = nullptr);
@@ -71,7 +95,7 @@ void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptio
 /// The arrays of a batch of K rollouts (packed row-major).
 struct RolloutArrays {
   std::size_t count = 0;         // K
-  const double* x0 = nullptr;    // K x 2n
+  const double* x0 = nullptr;    // K x 2n (a tree model: K x (nq + nv), and so on below)
   const double* u = nullptr;     // K x T x n, or T x n shared by all when shared_controls
   bool shared_controls = false;  //
   double* states = nullptr;      // K x (T + 1) x 2n

@@ -187,6 +187,8 @@ class Simulator {
 
  private:
   bool rhs(double t, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::VectorXd& dy);
+  bool accelTree(double t, const Eigen::Ref<const Eigen::VectorXd>& q,
+                 const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::VectorXd& a);
   void advanceRK4(double t_target);
   void advanceDOPRI(double t_target);
   void initialStepDOPRI();
@@ -200,14 +202,15 @@ class Simulator {
   std::size_t next_sample_ = 0;             // index of the next output time of a run (start, advance)
   std::size_t sample_count_ = 0;            // output times of the run
   bool has_damping_ = false;
-  int n_ = 0;
+  int n_ = 0, nq_ = 0, nv_ = 0;  // joints, configuration and velocity coordinates
   double t_ = 0.0;
   double h_ = 0.0;  // Dormand-Prince: the proposed next step
   bool last_rejected_ = false;
   SimulationStats stats_;
   Eigen::VectorXd y_, y_new_, y_tmp_, y_err_, tau_;
   Eigen::VectorXd k1_, k2_, k3_, k4_, k5_, k6_, k7_;  // Dormand-Prince stages
-  FixedStepWork fixed_;                               // RK4 stages
+  FixedStepWork fixed_;                               // RK4 stages (a serial chain)
+  ManifoldStepWork manifold_;                         // RK4 stages on the manifold (a tree model)
 };
 
 /// Convenience: a Simulator for one run.

@@ -1,0 +1,415 @@
+// Rollouts and the Simulator's RK4 on tree models (fixed, floating and planar roots), integrating on the
+// configuration manifold (core/src/manifold_step.hpp):
+//  - every step's A, B (tangent space) against central finite differences of the step map on the manifold
+//    (perturbed by integrateConfiguration, measured by differenceConfiguration), both schemes;
+//  - a serial chain built on the tree recursions gives the serial rollout's states, A and B;
+//  - a free body's rotation and position, and a floating robot's whole state, converge at 4th order (RK4);
+//  - zero gravity: a floating robot's momentum and energy are conserved (rollout and Simulator); a fixed-root
+//    branched tree under gravity conserves energy; the quaternion stays unit;
+//  - the zero-torque RK4 rollout is the Simulator's RK4 run bit for bit; Dormand-Prince refuses a tree.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "denoc/denoc.hpp"
+#include "support/compare.hpp"
+#include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
+
+namespace denoc {
+namespace {
+
+using testing::near;
+using testing::randomTreeSpec;
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+Eigen::VectorXd randomVector(int size, std::mt19937_64& rng, double scale = 1.0) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  Eigen::VectorXd x(size);
+  for (int k = 0; k < size; ++k) x[k] = u(rng);
+  return x;
+}
+
+/// x+ of one step (a rollout of T = 1).
+Eigen::VectorXd stepOnce(const Model& model, RolloutWorkspace& ws, const RolloutOptions& o1,
+                         const Eigen::VectorXd& x, const Eigen::VectorXd& u) {
+  const int N = model.nq + model.nv;
+  Eigen::VectorXd states(2 * N);
+  const double none = 0.0;  // no joint: u has no entry, but must not be null
+  rollout(model, ws, o1, x.data(), u.size() > 0 ? u.data() : &none, states.data());
+  return states.tail(N);
+}
+
+/// The tangent difference [difference(q0, q1); v1 - v0] of two states.
+Eigen::VectorXd stateDifference(const Model& model, const Eigen::VectorXd& x0, const Eigen::VectorXd& x1) {
+  Eigen::VectorXd d(2 * model.nv);
+  d << differenceConfiguration(model, x0.head(model.nq), x1.head(model.nq)),
+      x1.tail(model.nv) - x0.tail(model.nv);
+  return d;
+}
+
+/// x (+) dx on the manifold.
+Eigen::VectorXd stateIntegrate(const Model& model, const Eigen::VectorXd& x, const Eigen::VectorXd& dx) {
+  Eigen::VectorXd y(model.nq + model.nv);
+  y << integrateConfiguration(model, x.head(model.nq), dx.head(model.nv)),
+      x.tail(model.nv) + dx.tail(model.nv);
+  return y;
+}
+
+struct Case {
+  int n;
+  RootJoint root;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar})
+    for (int n : {1, 3, 7}) out.push_back({n, root});
+  out.push_back({0, RootJoint::Floating});
+  out.push_back({0, RootJoint::Planar});
+  return out;
+}
+
+const char* rootName(RootJoint r) {
+  return r == RootJoint::Fixed ? "fixed" : r == RootJoint::Floating ? "floating" : "planar";
+}
+
+TEST(TreeRollout, LinearizationMatchesFiniteDifferencesOnTheManifold) {
+  std::mt19937_64 rng(11);
+  double worstA = 0.0, worstB = 0.0;
+  for (const Case& c : cases()) {
+    ModelSpec spec = randomTreeSpec(c.n, 300 + static_cast<std::uint32_t>(c.n), c.root);
+    spec.force_tree = true;  // a fixed-root tree that came out a chain still takes the tree route
+    const Model model = buildModel(spec);
+    ASSERT_FALSE(model.serial);
+    RolloutWorkspace ws(model);
+    const int nv = model.nv, nu = model.nu, N = model.nq + nv;
+    for (StepScheme scheme : {StepScheme::SemiImplicitEuler, StepScheme::RK4}) {
+      const RolloutOptions o{scheme, 0.02, 1};
+      Eigen::VectorXd x(N);
+      x << randomConfiguration(model, rng), randomVector(nv, rng, 1.5);
+      const Eigen::VectorXd u = randomVector(std::max(nu, 1), rng, 2.0).head(nu);
+      Eigen::VectorXd states(2 * N);
+      RowMajor A(2 * nv, 2 * nv), B(2 * nv, nu);
+      const double none = 0.0;
+      rollout(model, ws, o, x.data(), nu > 0 ? u.data() : &none, states.data(), A.data(),
+              nu > 0 ? B.data() : nullptr);
+      const Eigen::VectorXd xn = states.tail(N);
+      Eigen::MatrixXd Afd(2 * nv, 2 * nv), Bfd(2 * nv, nu);
+      const double eps = 1e-6;
+      for (int j = 0; j < 2 * nv; ++j) {
+        Eigen::VectorXd dx = Eigen::VectorXd::Zero(2 * nv);
+        dx[j] = eps;
+        const Eigen::VectorXd fp = stepOnce(model, ws, o, stateIntegrate(model, x, dx), u);
+        const Eigen::VectorXd fm = stepOnce(model, ws, o, stateIntegrate(model, x, -dx), u);
+        Afd.col(j) = (stateDifference(model, xn, fp) - stateDifference(model, xn, fm)) / (2.0 * eps);
+      }
+      for (int j = 0; j < nu; ++j) {
+        Eigen::VectorXd up = u, um = u;
+        up[j] += eps;
+        um[j] -= eps;
+        const Eigen::VectorXd fp = stepOnce(model, ws, o, x, up), fm = stepOnce(model, ws, o, x, um);
+        Bfd.col(j) = (stateDifference(model, xn, fp) - stateDifference(model, xn, fm)) / (2.0 * eps);
+      }
+      const std::string what = std::string(rootName(c.root)) + " n = " + std::to_string(c.n) +
+                               (scheme == StepScheme::RK4 ? " RK4" : " Euler");
+      worstA = std::max(worstA, testing::relativeError(Eigen::MatrixXd(A), Afd));
+      EXPECT_TRUE(near(Eigen::MatrixXd(A), Afd, 1e-6, what + ": A"));
+      if (nu > 0) {
+        worstB = std::max(worstB, testing::relativeError(Eigen::MatrixXd(B), Bfd));
+        EXPECT_TRUE(near(Eigen::MatrixXd(B), Bfd, 1e-6, what + ": B"));
+      }
+    }
+  }
+  std::printf("worst relative error against central differences: A %.3g, B %.3g\n", worstA, worstB);
+}
+
+TEST(TreeRollout, ASerialChainOnTheTreeRecursionsGivesTheSerialRollout) {
+  std::mt19937_64 rng(5);
+  for (int n : {1, 4, 9}) {
+    ModelSpec spec = testing::randomChainSpec(n, 70 + static_cast<std::uint32_t>(n));
+    const Model serial = buildModel(spec);
+    spec.force_tree = true;
+    const Model tree = buildModel(spec);
+    ASSERT_TRUE(serial.serial);
+    ASSERT_FALSE(tree.serial);
+    RolloutWorkspace wss(serial), wst(tree);
+    for (StepScheme scheme : {StepScheme::SemiImplicitEuler, StepScheme::RK4}) {
+      const std::size_t T = 20;
+      const RolloutOptions o{scheme, 1e-3, T};
+      Eigen::VectorXd x0(2 * n);
+      x0 << randomConfiguration(serial, rng), randomVector(n, rng);
+      const Eigen::VectorXd u = randomVector(static_cast<int>(T) * n, rng, 3.0);
+      Eigen::VectorXd ss((T + 1) * 2 * n), st((T + 1) * 2 * n), As(T * 4 * n * n), At(T * 4 * n * n),
+          Bs(T * 2 * n * n), Bt(T * 2 * n * n);
+      rollout(serial, wss, o, x0.data(), u.data(), ss.data(), As.data(), Bs.data());
+      rollout(tree, wst, o, x0.data(), u.data(), st.data(), At.data(), Bt.data());
+      const std::string what = "n = " + std::to_string(n) + (scheme == StepScheme::RK4 ? " RK4" : " Euler");
+      EXPECT_TRUE(near(st, ss, 1e-10, what + ": states"));
+      EXPECT_TRUE(near(At, As, 1e-10, what + ": A"));
+      EXPECT_TRUE(near(Bt, Bs, 1e-10, what + ": B"));
+    }
+  }
+}
+
+/// A free body (no joints) under a floating root without gravity, turning about all three axes and moving.
+Model freeBody() {
+  ModelSpec spec;
+  spec.name = "free_body";
+  spec.root = RootJoint::Floating;
+  spec.root_link = "body";
+  spec.root_mass = 2.0;
+  spec.root_com = Eigen::Vector3d(0.1, -0.05, 0.02);
+  spec.root_inertia = Eigen::Vector3d(0.03, 0.05, 0.07).asDiagonal();
+  spec.gravity.setZero();
+  return buildModel(spec);
+}
+
+/// The state after t_end from x0 with zero torque, RK4 of step h.
+Eigen::VectorXd finalState(const Model& model, const Eigen::VectorXd& x0, double h, double t_end) {
+  RolloutWorkspace ws(model);
+  const auto T = static_cast<std::size_t>(std::llround(t_end / h));
+  const int N = model.nq + model.nv;
+  const Eigen::VectorXd u = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(T) * model.nu + 1);
+  Eigen::VectorXd states((T + 1) * static_cast<std::size_t>(N));
+  rollout(model, ws, RolloutOptions{StepScheme::RK4, h, T}, x0.data(), u.data(), states.data());
+  return states.tail(N);
+}
+
+/// log2 of the error ratios of successive halvings of h against a reference of h_min / 8, for the rotation
+/// (tangent rows 0..3), the position (3..6) and the whole state.
+void convergence(const Model& model, const Eigen::VectorXd& x0, double h0, int halvings, double t_end,
+                 std::vector<double>& rot, std::vector<double>& pos, std::vector<double>& all) {
+  const Eigen::VectorXd ref = finalState(model, x0, h0 / std::pow(2.0, halvings + 3), t_end);
+  std::vector<Eigen::VectorXd> err;
+  for (int k = 0; k <= halvings; ++k) {
+    err.push_back(stateDifference(model, ref, finalState(model, x0, h0 / std::pow(2.0, k), t_end)));
+  }
+  for (int k = 0; k < halvings; ++k) {
+    rot.push_back(std::log2(err[k].head<3>().norm() / err[k + 1].head<3>().norm()));
+    pos.push_back(std::log2(err[k].segment<3>(3).norm() / err[k + 1].segment<3>(3).norm()));
+    all.push_back(std::log2(err[k].norm() / err[k + 1].norm()));
+    std::printf("  h = %.4g: |rotation error| %.3g, |position error| %.3g, |state error| %.3g\n",
+                h0 / std::pow(2.0, k), err[k].head<3>().norm(), err[k].segment<3>(3).norm(), err[k].norm());
+  }
+}
+
+TEST(TreeRollout, RK4IsFourthOrderOnTheManifold) {
+  {
+    // a free body's rotation (Euler's equations with an asymmetric inertia: w turns) and its position (v in
+    // the turning body's axes)
+    const Model model = freeBody();
+    Eigen::VectorXd x0(13);
+    x0 << 0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 1.0, 1.0, -2.0, 3.0, 0.5, 0.2, -0.4;
+    x0.segment<4>(3) = Eigen::Vector4d(0.2, -0.3, 0.1, 0.9).normalized();
+    std::vector<double> rot, pos, all;
+    convergence(model, x0, 0.1, 3, 1.0, rot, pos, all);
+    for (std::size_t k = 0; k < rot.size(); ++k) {
+      std::printf("free body: slopes rotation %.3f, position %.3f\n", rot[k], pos[k]);
+      EXPECT_GT(rot[k], 3.7);
+      EXPECT_GT(pos[k], 3.7);
+    }
+  }
+  {
+    // a floating robot with joints, gravity and no torque
+    const Model model = buildModel(randomTreeSpec(5, 41, RootJoint::Floating));
+    std::mt19937_64 rng(2);
+    Eigen::VectorXd x0(model.nq + model.nv);
+    x0 << randomConfiguration(model, rng), randomVector(model.nv, rng, 1.0);
+    std::vector<double> rot, pos, all;
+    convergence(model, x0, 0.02, 3, 0.5, rot, pos, all);
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      std::printf("floating robot: slopes rotation %.3f, position %.3f, state %.3f\n", rot[k], pos[k],
+                  all[k]);
+      EXPECT_GT(all[k], 3.6);
+    }
+  }
+}
+
+/// Kinetic energy and the momentum about the world origin (sum of tr_M[i] tr_t[i], kineticEnergy fills them).
+double momentumAndEnergy(const Model& model, Data& data, const Eigen::VectorXd& x,
+                         Eigen::Matrix<double, 6, 1>& h) {
+  const double e = kineticEnergy(model, data, x.head(model.nq), x.tail(model.nv));
+  h.setZero();
+  for (std::size_t i = 0; i < data.tr_M.size(); ++i) h += data.tr_M[i] * data.tr_t[i];
+  return e;
+}
+
+ModelSpec weightlessFloatingSpec(int n, std::uint32_t seed) {
+  ModelSpec spec = randomTreeSpec(n, seed, RootJoint::Floating);
+  spec.gravity.setZero();
+  for (JointSpec& j : spec.joints) j.armature = 0.0;  // a rotor's inertia is not part of the links' momentum
+  return spec;
+}
+
+TEST(TreeRollout, AWeightlessFloatingRobotConservesMomentumAndKeepsAUnitQuaternion) {
+  for (int n : {3, 10}) {
+    const Model model = buildModel(weightlessFloatingSpec(n, 600 + static_cast<std::uint32_t>(n)));
+    Data data(model);
+    std::mt19937_64 rng(4);
+    const int N = model.nq + model.nv;
+    Eigen::VectorXd x0(N);
+    x0 << randomConfiguration(model, rng), randomVector(model.nv, rng, 1.0);
+    const std::size_t T = 500;
+    RolloutWorkspace ws(model);
+    const Eigen::VectorXd u = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(T) * n);
+    Eigen::VectorXd states((T + 1) * static_cast<std::size_t>(N));
+    rollout(model, ws, RolloutOptions{StepScheme::RK4, 1e-3, T}, x0.data(), u.data(), states.data());
+    Eigen::Matrix<double, 6, 1> h0, h1;
+    const double e0 = momentumAndEnergy(model, data, x0, h0);
+    double worst_norm = 0.0;
+    for (std::size_t t = 0; t <= T; ++t) {
+      worst_norm = std::max(worst_norm, std::abs(states.segment(t * N + 3, 4).norm() - 1.0));
+    }
+    const double e1 = momentumAndEnergy(model, data, states.tail(N), h1);
+    EXPECT_LT(worst_norm, 1e-14);
+    EXPECT_NEAR(e1, e0, 1e-9 * e0) << "n = " << n;
+    EXPECT_TRUE(near(h1, h0, 1e-9, "momentum, n = " + std::to_string(n)));
+    EXPECT_GT(h0.norm(), 0.1);
+    // semi-implicit Euler: first order, the momentum drifts with h but stays near
+    rollout(model, ws, RolloutOptions{StepScheme::SemiImplicitEuler, 1e-4, T}, x0.data(), u.data(),
+            states.data());
+    momentumAndEnergy(model, data, states.tail(N), h1);
+    EXPECT_TRUE(near(h1, h0, 1e-3, "Euler momentum, n = " + std::to_string(n)));
+  }
+}
+
+TEST(TreeSimulator, AWeightlessFloatingRobotConservesEnergyAndMomentum) {
+  for (int n : {4, 12}) {
+    const Model model = buildModel(weightlessFloatingSpec(n, 700 + static_cast<std::uint32_t>(n)));
+    Data data(model);
+    std::mt19937_64 rng(6);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng), v0 = randomVector(model.nv, rng, 1.0);
+    SimulationOptions o;
+    o.integrator = Integrator::RK4;
+    o.step = 5e-4;
+    o.t_end = 1.0;
+    o.dt_out = 0.1;
+    const SimulationResult r = simulate(model, q0, v0, o);
+    ASSERT_EQ(r.q.cols(), model.nq);
+    ASSERT_EQ(r.qd.cols(), model.nv);
+    Eigen::VectorXd x0(model.nq + model.nv);
+    x0 << q0, v0;
+    Eigen::Matrix<double, 6, 1> h0, h;
+    const double e0 = momentumAndEnergy(model, data, x0, h0);
+    double worst_e = 0.0, worst_h = 0.0;
+    for (Eigen::Index k = 0; k < r.t.size(); ++k) {
+      Eigen::VectorXd x(model.nq + model.nv);
+      x << r.q.row(k).transpose(), r.qd.row(k).transpose();
+      const double e = momentumAndEnergy(model, data, x, h);
+      worst_e = std::max(worst_e, std::abs(e - e0) / e0);
+      worst_h = std::max(worst_h, (h - h0).norm() / h0.norm());
+      EXPECT_NEAR(r.energy[k], e, 1e-12 * e0);
+    }
+    std::printf("n = %d: worst relative energy error %.3g, momentum error %.3g over 1 s\n", n, worst_e,
+                worst_h);
+    EXPECT_LT(worst_e, 1e-8);
+    EXPECT_LT(worst_h, 1e-8);
+  }
+}
+
+TEST(TreeSimulator, AFixedRootBranchedTreeUnderGravityConservesEnergy) {
+  for (int n : {5, 12}) {
+    ModelSpec spec = randomTreeSpec(n, 800 + static_cast<std::uint32_t>(n), RootJoint::Fixed);
+    const Model model = buildModel(spec);
+    ASSERT_FALSE(model.serial);
+    std::mt19937_64 rng(7);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng), v0 = randomVector(model.nv, rng, 1.0);
+    SimulationOptions o;
+    o.integrator = Integrator::RK4;
+    o.step = 2.5e-4;
+    o.t_end = 1.0;
+    o.dt_out = 0.05;
+    const SimulationResult r = simulate(model, q0, v0, o);
+    const double scale = std::abs(r.kinetic[0]) + std::abs(r.potential[0]) + 1.0;
+    const double drift = (r.energy.array() - r.energy[0]).abs().maxCoeff() / scale;
+    std::printf("n = %d: worst energy drift %.3g (relative to |T| + |V| + 1 J)\n", n, drift);
+    EXPECT_LT(drift, 1e-8);
+  }
+}
+
+TEST(TreeSimulator, TheZeroTorqueRK4RolloutIsTheSimulatorsRunBitForBit) {
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    const Model model = buildModel(randomTreeSpec(6, 90, root));
+    std::mt19937_64 rng(9);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng), v0 = randomVector(model.nv, rng, 1.0);
+    const double h = 1.0 / 1024.0;
+    const std::size_t T = 64;
+    SimulationOptions o;
+    o.integrator = Integrator::RK4;
+    o.step = h;
+    o.t_end = static_cast<double>(T) * h;
+    o.sample_times = {0.0, o.t_end};
+    const SimulationResult r = simulate(model, q0, v0, o);
+    const int N = model.nq + model.nv;
+    Eigen::VectorXd x0(N);
+    x0 << q0, v0;
+    const Eigen::VectorXd u = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(T) * model.nu);
+    Eigen::VectorXd states((T + 1) * static_cast<std::size_t>(N));
+    RolloutWorkspace ws(model);
+    rollout(model, ws, RolloutOptions{StepScheme::RK4, h, T}, x0.data(), u.data(), states.data());
+    Eigen::VectorXd xs(N);
+    xs << r.q.row(1).transpose(), r.qd.row(1).transpose();
+    EXPECT_EQ(states.tail(N), xs) << rootName(root);
+  }
+}
+
+TEST(TreeSimulator, DormandPrinceAndFixmanRefuseATreeByName) {
+  const Model model = buildModel(randomTreeSpec(3, 5, RootJoint::Floating));
+  const Eigen::VectorXd q0 = neutralConfiguration(model), v0 = Eigen::VectorXd::Zero(model.nv);
+  SimulationOptions o;
+  o.integrator = Integrator::DormandPrince45;
+  try {
+    simulate(model, q0, v0, o);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("Dormand-Prince 5(4) is not available for a tree model"),
+              std::string::npos)
+        << e.what();
+  }
+  o.integrator = Integrator::RK4;
+  o.route = ForwardRoute::Fixman;
+  EXPECT_THROW(simulate(model, q0, v0, o), std::invalid_argument);
+  o.route = ForwardRoute::Cholesky;
+  Eigen::VectorXd bad = q0;
+  bad[6] = 1.01;
+  EXPECT_THROW(simulate(model, bad, v0, o), std::invalid_argument);
+}
+
+TEST(TreeRollout, BatchesEqualSingleRolloutsAndBadQuaternionsAreRefused) {
+  auto model = std::make_shared<const Model>(buildModel(randomTreeSpec(4, 21, RootJoint::Floating)));
+  const int N = model->nq + model->nv, L = 2 * model->nv, n = model->nu;
+  const std::size_t K = 3, T = 5;
+  std::mt19937_64 rng(12);
+  Eigen::VectorXd x0(K * N), u(K * T * n);
+  for (std::size_t k = 0; k < K; ++k)
+    x0.segment(k * N, N) << randomConfiguration(*model, rng), randomVector(model->nv, rng);
+  u = randomVector(static_cast<int>(u.size()), rng);
+  const RolloutOptions o{StepScheme::RK4, 1e-2, T};
+  Eigen::VectorXd states(K * (T + 1) * N), A(K * T * L * L), B(K * T * L * n);
+  BatchPool pool(2);
+  rolloutBatch(pool, model, o,
+               RolloutArrays{K, x0.data(), u.data(), false, states.data(), A.data(), B.data()});
+  RolloutWorkspace ws(*model);
+  for (std::size_t k = 0; k < K; ++k) {
+    Eigen::VectorXd s((T + 1) * N), a(T * L * L), b(T * L * n);
+    rollout(*model, ws, o, x0.data() + k * N, u.data() + k * T * n, s.data(), a.data(), b.data());
+    EXPECT_EQ(s, states.segment(k * (T + 1) * N, (T + 1) * N));
+    EXPECT_EQ(a, A.segment(k * T * L * L, T * L * L));
+    EXPECT_EQ(b, B.segment(k * T * L * n, T * L * n));
+  }
+  x0[3] += 0.1;
+  try {
+    rollout(*model, ws, o, x0.data(), u.data(), states.data());
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the root's quaternion, has norm"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace denoc
