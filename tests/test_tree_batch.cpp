@@ -28,10 +28,6 @@ using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using CMap = Eigen::Map<const Eigen::VectorXd>;
 using Wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
 
-const char* rootName(RootJoint r) {
-  return r == RootJoint::Fixed ? "fixed" : r == RootJoint::Floating ? "floating" : "planar";
-}
-
 /// Random states of a model, packed row-major with the strides nq (q) and nv (the others).
 struct TreeStates {
   std::size_t count = 0;
@@ -89,7 +85,7 @@ std::vector<Case> treeCases() {
     for (int n : {1, 6, 13}) {
       ModelSpec spec = testing::randomTreeSpec(n, seed++, root);
       spec.force_tree = true;  // a fixed root's random parents may make a chain
-      cases.push_back({std::string(rootName(root)) + " root, " + std::to_string(n) + " joints",
+      cases.push_back({std::string(testing::rootName(root)) + " root, " + std::to_string(n) + " joints",
                        std::make_shared<const Model>(buildModel(spec))});
     }
   }

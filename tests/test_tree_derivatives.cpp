@@ -77,24 +77,6 @@ class PrintWorst : public ::testing::Environment {
 };
 const auto* const kPrintWorst = ::testing::AddGlobalTestEnvironment(new PrintWorst);
 
-struct Case {
-  int n;
-  RootJoint root;
-};
-
-const char* rootName(RootJoint root) {
-  return root == RootJoint::Fixed ? "fixed" : root == RootJoint::Floating ? "floating" : "planar";
-}
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
-  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar})
-    for (int n : {1, 2, 3, 5, 8, 12, 20, 30}) out.push_back({n, root});
-  out.push_back({0, RootJoint::Floating});
-  out.push_back({0, RootJoint::Planar});
-  return out;
-}
-
 /// A random tree with armature on every third joint, on the tree recursions even where its joints happen to
 /// form a chain from a fixed root.
 Model treeModel(int n, std::uint32_t seed, RootJoint root) {
@@ -102,13 +84,6 @@ Model treeModel(int n, std::uint32_t seed, RootJoint root) {
   spec.force_tree = true;
   for (std::size_t i = 0; i < spec.joints.size(); i += 3) spec.joints[i].armature = 0.05;
   return buildModel(spec);
-}
-
-Eigen::VectorXd randomVector(int size, std::mt19937_64& rng, double scale) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::VectorXd x(size);
-  for (int k = 0; k < size; ++k) x[k] = u(rng);
-  return x;
 }
 
 struct State {
@@ -122,10 +97,10 @@ std::vector<State> states(const Model& model, std::uint64_t seed) {
   for (int s = 0; s < 3; ++s) {
     State st;
     st.q = randomConfiguration(model, rng);
-    st.v = s == 2 ? Eigen::VectorXd::Zero(model.nv) : randomVector(model.nv, rng, 2.0);
-    st.a = randomVector(model.nv, rng, 3.0);
-    st.tau = randomVector(model.nv, rng, 5.0);
-    st.wrench << randomVector(3, rng, 2.0), randomVector(3, rng, 10.0);
+    st.v = s == 2 ? Eigen::VectorXd::Zero(model.nv) : testing::randomStateVector(model.nv, rng, 2.0);
+    st.a = testing::randomStateVector(model.nv, rng, 3.0);
+    st.tau = testing::randomStateVector(model.nv, rng, 5.0);
+    st.wrench << testing::randomStateVector(3, rng, 2.0), testing::randomStateVector(3, rng, 10.0);
     out.push_back(st);
   }
   return out;
@@ -208,10 +183,12 @@ std::vector<std::vector<bool>> ancestorOrSelf(const Model& model) {
   return rel;
 }
 
-std::string describe(const Case& c) { return std::string(rootName(c.root)) + " n = " + std::to_string(c.n); }
+std::string describe(const testing::TreeCase& c) {
+  return std::string(testing::rootName(c.root)) + " n = " + std::to_string(c.n);
+}
 
 TEST(TreeDerivatives, InverseDynamicsAgainstAutomaticDifferentiationAndFiniteDifferences) {
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 3, 5, 8, 12, 20, 30})) {
     const Model model = treeModel(c.n, 600 + static_cast<std::uint32_t>(c.n), c.root);
     ASSERT_FALSE(model.serial);
     const DualModel dmodel = model.cast<Dual>();
@@ -283,7 +260,7 @@ TEST(TreeDerivatives, InverseDynamicsAgainstAutomaticDifferentiationAndFiniteDif
 }
 
 TEST(TreeDerivatives, ForwardDynamicsAgainstAutomaticDifferentiationFiniteDifferencesAndTheIdentity) {
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 3, 5, 8, 12, 20, 30})) {
     const Model model = treeModel(c.n, 800 + static_cast<std::uint32_t>(c.n), c.root);
     const DualModel dmodel = model.cast<Dual>();
     Data data(model), ref(model);
@@ -368,10 +345,11 @@ TEST(TreeDerivatives, ASerialChainOnTheTreeRecursionsGivesTheSerialDerivatives) 
     ASSERT_FALSE(tree.serial);
     Data ds(serial), dt(tree);
     for (int trial = 0; trial < 3; ++trial) {
-      const Eigen::VectorXd q = randomConfiguration(serial, rng), v = randomVector(n, rng, 2.0),
-                            a = randomVector(n, rng, 3.0), tau = randomVector(n, rng, 5.0);
+      const Eigen::VectorXd q = randomConfiguration(serial, rng), v = testing::randomStateVector(n, rng, 2.0),
+                            a = testing::randomStateVector(n, rng, 3.0),
+                            tau = testing::randomStateVector(n, rng, 5.0);
       Vec6 w;
-      w << randomVector(3, rng, 2.0), randomVector(3, rng, 10.0);
+      w << testing::randomStateVector(3, rng, 2.0), testing::randomStateVector(3, rng, 10.0);
       for (const Vec6* wrench : {static_cast<const Vec6*>(nullptr), static_cast<const Vec6*>(&w)}) {
         const std::string what = "n = " + std::to_string(n) + (wrench ? " with tip wrench" : "");
         if (wrench) {
@@ -426,16 +404,16 @@ TEST(TreeDerivatives, WithoutGravityARigidMotionOfTheRobotChangesOnlyWorldAxisFo
       DualData ddata(dmodel);
       const int nv = model.nv;
       const Eigen::VectorXd q = randomConfiguration(model, rng);
-      Eigen::VectorXd v = randomVector(nv, rng, 2.0);
-      Eigen::VectorXd a = randomVector(nv, rng, 3.0);
+      Eigen::VectorXd v = testing::randomStateVector(nv, rng, 2.0);
+      Eigen::VectorXd a = testing::randomStateVector(nv, rng, 3.0);
       if (root == RootJoint::Planar) {
         v.head<2>().setZero();
         a.head<2>().setZero();
       }
       Vec6 w;
-      w << randomVector(3, rng, 2.0), randomVector(3, rng, 10.0);
+      w << testing::randomStateVector(3, rng, 2.0), testing::randomStateVector(3, rng, 10.0);
       computeInverseDynamicsDerivatives(model, data, q, v, a, w);
-      const std::string what = std::string(rootName(root)) + " n = " + std::to_string(n);
+      const std::string what = std::string(testing::rootName(root)) + " n = " + std::to_string(n);
       Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(nv, model.nr);
       if (root == RootJoint::Planar) {
         expected(0, 2) = -data.tau[1];
@@ -476,7 +454,7 @@ TEST(TreeDerivatives, MasslessLinksAndPointMassesAgainstAutomaticDifferentiation
     const int nv = model.nv;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nv);
     for (const State& st : states(model, 1160)) {
-      const std::string what = std::string(rootName(root)) + " massless links";
+      const std::string what = std::string(testing::rootName(root)) + " massless links";
       computeInverseDynamicsDerivatives(model, data, st.q, st.v, st.a, st.wrench);
       const Eigen::MatrixXd dq = data.dtau_dq, dv = data.dtau_dqd;
       const DualVec V = st.v.cast<Dual>(), A = st.a.cast<Dual>(), T = st.tau.cast<Dual>(),
@@ -507,8 +485,9 @@ TEST(TreeDerivatives, NoHeapAllocation) {
     const Model model = treeModel(9, 1200, root);
     Data data(model);
     std::mt19937_64 rng(3);
-    const Eigen::VectorXd q = randomConfiguration(model, rng), v = randomVector(model.nv, rng, 1.0),
-                          a = randomVector(model.nv, rng, 1.0);
+    const Eigen::VectorXd q = randomConfiguration(model, rng),
+                          v = testing::randomStateVector(model.nv, rng, 1.0),
+                          a = testing::randomStateVector(model.nv, rng, 1.0);
     Vec6 w = Vec6::Ones();
     const long count = testing::allocationsIn([&] {
       computeInverseDynamicsDerivatives(model, data, q, v, a);
@@ -516,7 +495,7 @@ TEST(TreeDerivatives, NoHeapAllocation) {
       computeForwardDynamicsDerivatives(model, data, q, v, a);
       computeForwardDynamicsDerivatives(model, data, q, v, a, w);
     });
-    EXPECT_EQ(count, 0) << rootName(root);
+    EXPECT_EQ(count, 0) << testing::rootName(root);
   }
 #else
   GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";

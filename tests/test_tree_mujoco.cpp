@@ -105,13 +105,9 @@ VecX randomVec(std::mt19937_64& rng, int n, double scale) {
   return x;
 }
 
-const char* rootName(RootJoint root) {
-  return root == RootJoint::Fixed ? "fixed" : root == RootJoint::Floating ? "floating" : "planar";
-}
-
 std::string describe(const Model& model, std::uint32_t seed, int state) {
   return "seed " + std::to_string(seed) + ", " + std::to_string(model.n) + " joints, " +
-         rootName(model.root) + " root, state " + std::to_string(state);
+         testing::rootName(model.root) + " root, state " + std::to_string(state);
 }
 
 /// The points the Jacobians are taken at: a few links' frames, the tip frame and the root link, each with a
@@ -386,6 +382,25 @@ TEST(TreeMujoco, SerialChains) {
 // The repository's example robots (URDF, serial chains) through MuJoCo as they are, and the same arms on a
 // floating and on a planar root link (a mobile manipulator's base: mass 20 kg, a random mass centre and
 // inertia): real link geometry and inertias, where the random trees have random ones.
+/// Three random states of `model` against MuJoCo (massless links raised to `floor` in MuJoCo's copy).
+void compareRandomStates(const Model& model, std::uint32_t seed, double floor, const std::string& name,
+                         Checker& check) {
+  std::mt19937_64 rng(seed);
+  MujocoOptions options;
+  options.floor = floor;
+  options.sites = testSites(model, rng, !model.serial);
+  const MujocoOracle mj(model, options);
+  Data data(model);
+  for (int state = 0; state < 3; ++state) {
+    const VecX q = randomConfiguration(model, rng);
+    const VecX v = randomVec(rng, model.nv, 1.0);
+    const VecX a = randomVec(rng, model.nv, 1.0);
+    const VecX tau = randomVec(rng, model.nv, 10.0);
+    compareState(model, data, mj, options.sites, q, v, a, tau, name + ", state " + std::to_string(state),
+                 check);
+  }
+}
+
 TEST(TreeMujoco, ExampleRobots) {
   Checker check;
   const std::string dir = std::string(DENOC_MODELS_DIR) + "/";
@@ -401,23 +416,33 @@ TEST(TreeMujoco, ExampleRobots) {
       spec.root_com = testing::randomTreeVector(shape, 0.2);
       spec.root_inertia = testing::randomTreeInertia(shape, spec.root_mass);
       const Model model = buildModel(spec);
-      std::mt19937_64 rng(seed);
-      MujocoOptions options;
-      options.sites = testSites(model, rng, !model.serial);
-      const MujocoOracle mj(model, options);
-      Data data(model);
-      for (int state = 0; state < 3; ++state) {
-        const VecX q = randomConfiguration(model, rng);
-        const VecX v = randomVec(rng, model.nv, 1.0);
-        const VecX a = randomVec(rng, model.nv, 1.0);
-        const VecX tau = randomVec(rng, model.nv, 10.0);
-        const std::string where =
-            std::string(file) + ", " + rootName(root) + " root, state " + std::to_string(state);
-        compareState(model, data, mj, options.sites, q, v, a, tau, where, check);
-      }
+      compareRandomStates(model, seed, 0.0, std::string(file) + ", " + testing::rootName(root) + " root",
+                          check);
     }
   }
   check.report("example robots");
+}
+
+// The branched robots of examples/models/trees (Solo-12, ANYmal C, the simple humanoid, Baxter), imported
+// whole under every root. Their massless links (root links, sensor frames merged away leave some) are
+// raised to MuJoCo's floor in MuJoCo's copy only (1e-12 kg, 1e-12 kg m^2).
+TEST(TreeMujoco, BranchedRobots) {
+  Checker check;
+  const std::string dir = std::string(DENOC_MODELS_DIR) + "/trees/";
+  std::uint32_t seed = 700;
+  int loaded = 0;
+  for (const char* file : {"solo12.urdf", "anymal_c.urdf", "simple_humanoid.urdf", "baxter.urdf"}) {
+    for (const RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+      UrdfOptions urdf;
+      urdf.root = root;
+      const Model model = loadModelFile(dir + file, urdf);
+      ++loaded;
+      compareRandomStates(model, ++seed, 1e-12, std::string(file) + ", " + testing::rootName(root) + " root",
+                          check);
+    }
+  }
+  EXPECT_EQ(loaded, 12);
+  check.report("branched robots");
 }
 
 }  // namespace

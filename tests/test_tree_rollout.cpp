@@ -27,13 +27,6 @@ using testing::near;
 using testing::randomTreeSpec;
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-Eigen::VectorXd randomVector(int size, std::mt19937_64& rng, double scale = 1.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::VectorXd x(size);
-  for (int k = 0; k < size; ++k) x[k] = u(rng);
-  return x;
-}
-
 /// x+ of one step (a rollout of T = 1).
 Eigen::VectorXd stepOnce(const Model& model, RolloutWorkspace& ws, const RolloutOptions& o1,
                          const Eigen::VectorXd& x, const Eigen::VectorXd& u) {
@@ -60,28 +53,10 @@ Eigen::VectorXd stateIntegrate(const Model& model, const Eigen::VectorXd& x, con
   return y;
 }
 
-struct Case {
-  int n;
-  RootJoint root;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
-  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar})
-    for (int n : {1, 3, 7}) out.push_back({n, root});
-  out.push_back({0, RootJoint::Floating});
-  out.push_back({0, RootJoint::Planar});
-  return out;
-}
-
-const char* rootName(RootJoint r) {
-  return r == RootJoint::Fixed ? "fixed" : r == RootJoint::Floating ? "floating" : "planar";
-}
-
 TEST(TreeRollout, LinearizationMatchesFiniteDifferencesOnTheManifold) {
   std::mt19937_64 rng(11);
   double worstA = 0.0, worstB = 0.0;
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 3, 7})) {
     ModelSpec spec = randomTreeSpec(c.n, 300 + static_cast<std::uint32_t>(c.n), c.root);
     spec.force_tree = true;  // a fixed-root tree that came out a chain still takes the tree route
     const Model model = buildModel(spec);
@@ -91,8 +66,8 @@ TEST(TreeRollout, LinearizationMatchesFiniteDifferencesOnTheManifold) {
     for (StepScheme scheme : {StepScheme::SemiImplicitEuler, StepScheme::RK4}) {
       const RolloutOptions o{scheme, 0.02, 1};
       Eigen::VectorXd x(N);
-      x << randomConfiguration(model, rng), randomVector(nv, rng, 1.5);
-      const Eigen::VectorXd u = randomVector(std::max(nu, 1), rng, 2.0).head(nu);
+      x << randomConfiguration(model, rng), testing::randomStateVector(nv, rng, 1.5);
+      const Eigen::VectorXd u = testing::randomStateVector(std::max(nu, 1), rng, 2.0).head(nu);
       Eigen::VectorXd states(2 * N);
       RowMajor A(2 * nv, 2 * nv), B(2 * nv, nu);
       const double none = 0.0;
@@ -115,7 +90,7 @@ TEST(TreeRollout, LinearizationMatchesFiniteDifferencesOnTheManifold) {
         const Eigen::VectorXd fp = stepOnce(model, ws, o, x, up), fm = stepOnce(model, ws, o, x, um);
         Bfd.col(j) = (stateDifference(model, xn, fp) - stateDifference(model, xn, fm)) / (2.0 * eps);
       }
-      const std::string what = std::string(rootName(c.root)) + " n = " + std::to_string(c.n) +
+      const std::string what = std::string(testing::rootName(c.root)) + " n = " + std::to_string(c.n) +
                                (scheme == StepScheme::RK4 ? " RK4" : " Euler");
       worstA = std::max(worstA, testing::relativeError(Eigen::MatrixXd(A), Afd));
       EXPECT_TRUE(near(Eigen::MatrixXd(A), Afd, 1e-6, what + ": A"));
@@ -142,8 +117,8 @@ TEST(TreeRollout, ASerialChainOnTheTreeRecursionsGivesTheSerialRollout) {
       const std::size_t T = 20;
       const RolloutOptions o{scheme, 1e-3, T};
       Eigen::VectorXd x0(2 * n);
-      x0 << randomConfiguration(serial, rng), randomVector(n, rng);
-      const Eigen::VectorXd u = randomVector(static_cast<int>(T) * n, rng, 3.0);
+      x0 << randomConfiguration(serial, rng), testing::randomStateVector(n, rng);
+      const Eigen::VectorXd u = testing::randomStateVector(static_cast<int>(T) * n, rng, 3.0);
       Eigen::VectorXd ss((T + 1) * 2 * n), st((T + 1) * 2 * n), As(T * 4 * n * n), At(T * 4 * n * n),
           Bs(T * 2 * n * n), Bt(T * 2 * n * n);
       rollout(serial, wss, o, x0.data(), u.data(), ss.data(), As.data(), Bs.data());
@@ -219,7 +194,7 @@ TEST(TreeRollout, RK4IsFourthOrderOnTheManifold) {
     const Model model = buildModel(randomTreeSpec(5, 41, RootJoint::Floating));
     std::mt19937_64 rng(2);
     Eigen::VectorXd x0(model.nq + model.nv);
-    x0 << randomConfiguration(model, rng), randomVector(model.nv, rng, 1.0);
+    x0 << randomConfiguration(model, rng), testing::randomStateVector(model.nv, rng, 1.0);
     std::vector<double> rot, pos, all;
     convergence(model, x0, 0.02, 3, 0.5, rot, pos, all);
     for (std::size_t k = 0; k < all.size(); ++k) {
@@ -253,7 +228,7 @@ TEST(TreeRollout, AWeightlessFloatingRobotConservesMomentumAndKeepsAUnitQuaterni
     std::mt19937_64 rng(4);
     const int N = model.nq + model.nv;
     Eigen::VectorXd x0(N);
-    x0 << randomConfiguration(model, rng), randomVector(model.nv, rng, 1.0);
+    x0 << randomConfiguration(model, rng), testing::randomStateVector(model.nv, rng, 1.0);
     const std::size_t T = 500;
     RolloutWorkspace ws(model);
     const Eigen::VectorXd u = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(T) * n);
@@ -283,7 +258,8 @@ TEST(TreeSimulator, AWeightlessFloatingRobotConservesEnergyAndMomentum) {
     const Model model = buildModel(weightlessFloatingSpec(n, 700 + static_cast<std::uint32_t>(n)));
     Data data(model);
     std::mt19937_64 rng(6);
-    const Eigen::VectorXd q0 = randomConfiguration(model, rng), v0 = randomVector(model.nv, rng, 1.0);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng),
+                          v0 = testing::randomStateVector(model.nv, rng, 1.0);
     SimulationOptions o;
     o.integrator = Integrator::RK4;
     o.step = 5e-4;
@@ -318,7 +294,8 @@ TEST(TreeSimulator, AFixedRootBranchedTreeUnderGravityConservesEnergy) {
     const Model model = buildModel(spec);
     ASSERT_FALSE(model.serial);
     std::mt19937_64 rng(7);
-    const Eigen::VectorXd q0 = randomConfiguration(model, rng), v0 = randomVector(model.nv, rng, 1.0);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng),
+                          v0 = testing::randomStateVector(model.nv, rng, 1.0);
     SimulationOptions o;
     o.integrator = Integrator::RK4;
     o.step = 2.5e-4;
@@ -336,7 +313,8 @@ TEST(TreeSimulator, TheZeroTorqueRK4RolloutIsTheSimulatorsRunBitForBit) {
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     const Model model = buildModel(randomTreeSpec(6, 90, root));
     std::mt19937_64 rng(9);
-    const Eigen::VectorXd q0 = randomConfiguration(model, rng), v0 = randomVector(model.nv, rng, 1.0);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng),
+                          v0 = testing::randomStateVector(model.nv, rng, 1.0);
     const double h = 1.0 / 1024.0;
     const std::size_t T = 64;
     SimulationOptions o;
@@ -354,7 +332,7 @@ TEST(TreeSimulator, TheZeroTorqueRK4RolloutIsTheSimulatorsRunBitForBit) {
     rollout(model, ws, RolloutOptions{StepScheme::RK4, h, T}, x0.data(), u.data(), states.data());
     Eigen::VectorXd xs(N);
     xs << r.q.row(1).transpose(), r.qd.row(1).transpose();
-    EXPECT_EQ(states.tail(N), xs) << rootName(root);
+    EXPECT_EQ(states.tail(N), xs) << testing::rootName(root);
   }
 }
 
@@ -387,8 +365,8 @@ TEST(TreeRollout, BatchesEqualSingleRolloutsAndBadQuaternionsAreRefused) {
   std::mt19937_64 rng(12);
   Eigen::VectorXd x0(K * N), u(K * T * n);
   for (std::size_t k = 0; k < K; ++k)
-    x0.segment(k * N, N) << randomConfiguration(*model, rng), randomVector(model->nv, rng);
-  u = randomVector(static_cast<int>(u.size()), rng);
+    x0.segment(k * N, N) << randomConfiguration(*model, rng), testing::randomStateVector(model->nv, rng);
+  u = testing::randomStateVector(static_cast<int>(u.size()), rng);
   const RolloutOptions o{StepScheme::RK4, 1e-2, T};
   Eigen::VectorXd states(K * (T + 1) * N), A(K * T * L * L), B(K * T * L * n);
   BatchPool pool(2);

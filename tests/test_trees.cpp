@@ -26,27 +26,6 @@ namespace {
 using testing::near;
 using testing::randomTreeSpec;
 
-struct Case {
-  int n;
-  RootJoint root;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
-  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar})
-    for (int n : {1, 2, 5, 12, 30}) out.push_back({n, root});
-  out.push_back({0, RootJoint::Floating});
-  out.push_back({0, RootJoint::Planar});
-  return out;
-}
-
-Eigen::VectorXd randomVector(int size, std::mt19937_64& rng, double scale = 1.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::VectorXd x(size);
-  for (int k = 0; k < size; ++k) x[k] = u(rng);
-  return x;
-}
-
 TEST(TreeConfiguration, SizesAndNeutral) {
   const Model fixed = buildModel(randomTreeSpec(5, 1, RootJoint::Fixed));
   const Model floating = buildModel(randomTreeSpec(5, 1, RootJoint::Floating));
@@ -65,11 +44,11 @@ TEST(TreeConfiguration, SizesAndNeutral) {
 
 TEST(TreeConfiguration, DifferenceInvertsIntegrate) {
   std::mt19937_64 rng(7);
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 5, 12, 30})) {
     const Model model = buildModel(randomTreeSpec(c.n, 11, c.root));
     for (int trial = 0; trial < 20; ++trial) {
       const Eigen::VectorXd q = randomConfiguration(model, rng);
-      Eigen::VectorXd v = randomVector(model.nv, rng, 1.0);
+      Eigen::VectorXd v = testing::randomStateVector(model.nv, rng, 1.0);
       const Eigen::VectorXd q1 = integrateConfiguration(model, q, v, 1.0);
       EXPECT_TRUE(near(differenceConfiguration(model, q, q1), v, 1e-12, "difference(q, integrate(q, v, 1))"));
       // integrate by dt equals integrate of v dt by 1; and q (+) 0 = q
@@ -122,7 +101,7 @@ TEST(TreeConfiguration, QuaternionsBeyondTheToleranceAreRefusedNamingTheNorm) {
 
 TEST(TreeDynamics, IdentitiesOnRandomTrees) {
   std::mt19937_64 rng(5);
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 5, 12, 30})) {
     const Model model = buildModel(randomTreeSpec(c.n, 100 + static_cast<std::uint32_t>(c.n), c.root));
     Data data(model);
     const int nv = model.nv;
@@ -130,8 +109,8 @@ TEST(TreeDynamics, IdentitiesOnRandomTrees) {
         "n = " + std::to_string(c.n) + ", root " + std::to_string(static_cast<int>(c.root));
     for (int trial = 0; trial < 3; ++trial) {
       const Eigen::VectorXd q = randomConfiguration(model, rng);
-      const Eigen::VectorXd v = randomVector(nv, rng, 2.0);
-      const Eigen::VectorXd a = randomVector(nv, rng, 3.0);
+      const Eigen::VectorXd v = testing::randomStateVector(nv, rng, 2.0);
+      const Eigen::VectorXd a = testing::randomStateVector(nv, rng, 3.0);
       const Eigen::VectorXd tau = inverseDynamics(model, data, q, v, a);
       EXPECT_TRUE(near(forwardDynamics(model, data, q, v, tau), a, 1e-9, what + ": FD(ID(a)) (articulated)"));
       EXPECT_TRUE(near(forwardDynamicsCholesky(model, data, q, v, tau), a, 1e-9,
@@ -172,19 +151,19 @@ TEST(TreeDynamics, IdentitiesOnRandomTrees) {
 
 TEST(TreeDynamics, ExternalWrenchesAreJacobianTransposes) {
   std::mt19937_64 rng(9);
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 5, 12, 30})) {
     if (c.n == 0) continue;
     const Model model = buildModel(randomTreeSpec(c.n, 200 + static_cast<std::uint32_t>(c.n), c.root));
     Data data(model);
     const int nv = model.nv;
     const Eigen::VectorXd q = randomConfiguration(model, rng);
-    const Eigen::VectorXd v = randomVector(nv, rng), a = randomVector(nv, rng);
+    const Eigen::VectorXd v = testing::randomStateVector(nv, rng), a = testing::randomStateVector(nv, rng);
     std::vector<ExternalWrench> wrenches;
     Eigen::VectorXd expected = inverseDynamics(model, data, q, v, a);
     for (int k = 0; k < 3; ++k) {
       ExternalWrench w;
       w.frame = static_cast<int>(rng() % static_cast<std::uint64_t>(model.n + 2));
-      w.wrench = randomVector(6, rng, 10.0);
+      w.wrench = testing::randomStateVector(6, rng, 10.0);
       w.reference = k % 2 ? ReferenceFrame::Local : ReferenceFrame::Base;
       wrenches.push_back(w);
       // a wrench [moment about the frame origin; force] does the power J^T w on the frame origin's Jacobian
@@ -213,8 +192,8 @@ TEST(TreeDynamics, ASerialChainOnTheTreeRecursionsGivesTheSerialNumbers) {
     ASSERT_FALSE(tree.serial);
     Data ds(serial), dt(tree);
     for (int trial = 0; trial < 3; ++trial) {
-      const Eigen::VectorXd q = randomConfiguration(serial, rng), v = randomVector(n, rng),
-                            a = randomVector(n, rng);
+      const Eigen::VectorXd q = randomConfiguration(serial, rng), v = testing::randomStateVector(n, rng),
+                            a = testing::randomStateVector(n, rng);
       const std::string what = "n = " + std::to_string(n);
       EXPECT_TRUE(near(inverseDynamics(tree, dt, q, v, a), inverseDynamics(serial, ds, q, v, a), 1e-13,
                        what + ": tau"));
@@ -254,10 +233,10 @@ TEST(TreeDynamics, ASerialChainOnTheTreeRecursionsGivesTheSerialNumbers) {
 
 TEST(TreeKinematics, JacobiansAreVelocitiesAlongIntegrate) {
   std::mt19937_64 rng(12);
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 5, 12, 30})) {
     const Model model = buildModel(randomTreeSpec(c.n, 300 + static_cast<std::uint32_t>(c.n), c.root));
     Data data(model);
-    const Eigen::VectorXd q = randomConfiguration(model, rng), v = randomVector(model.nv, rng);
+    const Eigen::VectorXd q = randomConfiguration(model, rng), v = testing::randomStateVector(model.nv, rng);
     const double h = 1e-6;
     const Eigen::VectorXd qp = integrateConfiguration(model, q, v, h),
                           qm = integrateConfiguration(model, q, v, -h);
@@ -283,11 +262,11 @@ TEST(TreeKinematics, JacobiansAreVelocitiesAlongIntegrate) {
 
 TEST(TreeCentroidal, ComJacobianAndMomentumMatchTheirDefinitions) {
   std::mt19937_64 rng(21);
-  for (const Case& c : cases()) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 5, 12, 30})) {
     const Model model = buildModel(randomTreeSpec(c.n, 400 + static_cast<std::uint32_t>(c.n), c.root));
     Data data(model);
     const int nv = model.nv;
-    const Eigen::VectorXd q = randomConfiguration(model, rng), v = randomVector(nv, rng);
+    const Eigen::VectorXd q = randomConfiguration(model, rng), v = testing::randomStateVector(nv, rng);
     const std::string what = "n = " + std::to_string(c.n);
     // the definition: the mass-weighted mass centres of the links (placements of forwardKinematics' sweep)
     computeCenterOfMass(model, data, q);
@@ -381,7 +360,7 @@ TEST(TreePhysics, AFloatingRobotConservesMomentumAndEnergyWithoutGravity) {
     Data data(model);
     std::mt19937_64 rng(8);
     Eigen::VectorXd y(model.nq + model.nv);
-    y << randomConfiguration(model, rng), randomVector(model.nv, rng, 1.0);
+    y << randomConfiguration(model, rng), testing::randomStateVector(model.nv, rng, 1.0);
     const auto momentumAndEnergy = [&](const Eigen::VectorXd& state, Eigen::Matrix<double, 6, 1>& h) {
       Eigen::VectorXd q = state.head(model.nq);
       q.segment<4>(3).normalize();

@@ -6,6 +6,7 @@
 
 #include <Eigen/Geometry>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <random>
 #include <string>
@@ -144,6 +145,35 @@ inline ModelSpec randomTreeSpec(int n, std::uint32_t seed, RootJoint root) {
   spec.root_com = randomVector(rng, 0.1);
   spec.root_inertia = randomInertia(rng);
   return spec;
+}
+
+/// A tree size and root, for tests that sweep both.
+struct TreeCase {
+  int n;
+  RootJoint root;
+};
+
+/// Every root with each of `sizes` joints, and the free bodies without joints (floating, planar).
+inline std::vector<TreeCase> treeCases(std::initializer_list<int> sizes) {
+  std::vector<TreeCase> out;
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (int n : sizes) out.push_back({n, root});
+  }
+  out.push_back({0, RootJoint::Floating});
+  out.push_back({0, RootJoint::Planar});
+  return out;
+}
+
+/// `size` entries uniform in [-scale, scale] (a state, a velocity, a torque).
+inline Eigen::VectorXd randomStateVector(int size, std::mt19937_64& rng, double scale = 1.0) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  Eigen::VectorXd x(size);
+  for (int k = 0; k < size; ++k) x[k] = u(rng);
+  return x;
+}
+
+inline const char* rootName(RootJoint root) {
+  return root == RootJoint::Fixed ? "fixed" : root == RootJoint::Floating ? "floating" : "planar";
 }
 
 }  // namespace denoc::testing
