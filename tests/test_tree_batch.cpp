@@ -366,15 +366,9 @@ TEST(TreeBatch, SerialOnlyRoutesAreRefusedByName) {
     expectRefused([&] { fullFactorBatch(pool, model, count, s.q.data(), s.v.data(), ff); },
                   {"fullFactorBatch", "convective", "tree model"});
     FrameQuery query;
-    query.frame = m.n;
-    std::vector<double> lambda(count * 36);
     FrameBatchOutput fo;
-    fo.lambda = lambda.data();
-    expectRefused([&] { frameBatch(pool, model, count, s.q.data(), nullptr, query, fo); },
-                  {"frameBatch", "lambda", "tree model"});
     // a frame beyond the root link
     query.frame = m.n + 2;
-    fo.lambda = nullptr;
     fo.origin = out.data();
     expectRefused([&] { frameBatch(pool, model, count, s.q.data(), nullptr, query, fo); },
                   {"frameBatch", "frame is"});

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <Eigen/SVD>
 #include <random>
 #include <vector>
 
@@ -485,6 +486,45 @@ TEST(TreeModel, TheCanonicalFormHoldsTheTreeAndLeavesAChainsFormAsItWas) {
   c.root_mass = 1.0;
   c.root_inertia = Eigen::Matrix3d::Identity() * 0.1;
   EXPECT_NE(canonicalForm(buildModel(c).spec).find("root floating"), std::string::npos);
+}
+
+TEST(TreeOperationalSpace, LambdaIsTheInverseOfJMinvJt) {
+  std::mt19937_64 rng(41);
+  for (const testing::TreeCase& c : testing::treeCases({3, 8, 20})) {
+    const Model model = buildModel(randomTreeSpec(c.n, 600 + static_cast<std::uint32_t>(c.n), c.root));
+    Data data(model);
+    const Eigen::VectorXd q = randomConfiguration(model, rng);
+    const Eigen::MatrixXd Minv = computeInertiaMatrix(model, data, q).inverse();
+    for (int f = 0; f < model.n + 2; ++f) {
+      if (f == model.n + 1 && model.root == RootJoint::Fixed) continue;  // the world does not move
+      for (ReferenceFrame ref : {ReferenceFrame::Base, ReferenceFrame::Local}) {
+        const Eigen::Vector3d P(0.02, -0.05, 0.1);
+        const Eigen::MatrixXd J = computeFrameJacobian(model, data, q, f, P, ref);
+        const std::string what =
+            "n = " + std::to_string(c.n) + ", " + testing::rootName(c.root) + ", frame " + std::to_string(f);
+        struct Rows {
+          TaskRows rows;
+          int first, count;
+        };
+        for (const Rows r :
+             {Rows{TaskRows::Full, 0, 6}, Rows{TaskRows::Linear, 3, 3}, Rows{TaskRows::Angular, 0, 3}}) {
+          const Eigen::MatrixXd Jr = J.middleRows(r.first, r.count);
+          const Eigen::MatrixXd G = Jr * Minv * Jr.transpose();
+          const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(G).singularValues();
+          const double ratio = sv[0] > 0.0 ? sv[sv.size() - 1] / sv[0] : 0.0;  // 0: a zero G
+          if (ratio < 1e-13) {  // rank-deficient for the task (fewer coordinates than rows on the path)
+            EXPECT_THROW(computeOperationalSpaceInertia(model, data, q, f, P, ref, r.rows), NumericalError)
+                << what;
+            continue;
+          }
+          if (ratio < 1e-6) continue;  // ill-conditioned: no comparison at 1e-8
+          const Eigen::MatrixXd L = computeOperationalSpaceInertia(model, data, q, f, P, ref, r.rows);
+          EXPECT_TRUE(near(Eigen::MatrixXd(L.topLeftCorner(r.count, r.count)), Eigen::MatrixXd(G.inverse()),
+                           1e-8, what + ": Lambda"));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -96,11 +96,6 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
     detail::checkFrame<double>(*model, query.frame, &query.point, kFn);
   } else {
     detail::checkTreeFrame<double>(*model, query.frame, &query.point, kFn);
-    if (out.lambda) {
-      throw std::invalid_argument(std::string(kFn) +
-                                  ": lambda (the operational-space inertia) is derived for serial chains and "
-                                  "not available for a tree model (docs/trees.md)");
-    }
   }
   if (query.reference != ReferenceFrame::Base && query.reference != ReferenceFrame::Local) {
     throw std::invalid_argument(std::string(kFn) + ": unknown reference frame");

@@ -17,7 +17,8 @@ namespace detail {
 template <typename S>
 RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, int i);
 
-/// Composite-body recursion and I(q) from placements already computed; leaves the link inertias in data.Mi.
+/// Composite-body recursion and I(q) from placements already computed; reads the link inertias in
+/// data.work[i].M.
 template <typename S>
 void crba(const ModelTpl<S>& model, DataTpl<S>& data);
 }  // namespace detail

@@ -65,6 +65,27 @@ DENOC_FLATTEN bool pivotedInverse(const Eigen::Matrix<S, R, R>& G, Eigen::Matrix
   return true;
 }
 
+template <typename S, int R>
+void storeOperationalSpace(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Matrix<S, R, R>& G,
+                           const char* what, int frame);
+
+/// A tree model's Lambda (docs/trees.md): the frame's Jacobian rows `first`..`first + R` (treeFrameJacobian),
+/// G = J I^-1 J^T by R solves with the tree-sparse U D U^T factor (O(n depth) each), then its inverse.
+template <typename S, int R>
+void treeOperationalSpace(const ModelTpl<S>& model, DataTpl<S>& data, int first, const char* what,
+                          int frame) {
+  Eigen::Matrix<S, R, R> G;
+  for (int r = 0; r < R; ++r) {
+    data.tr_x = data.J.row(first + r).transpose();
+    treeSolve(model, data, data.tr_x);
+    for (int c = 0; c < R; ++c) G(c, r) = data.J.row(first + c).dot(data.tr_x);
+  }
+  for (int b = 0; b < R; ++b) {
+    for (int a = b + 1; a < R; ++a) G(a, b) = G(b, a) = S(0.5) * (G(a, b) + G(b, a));
+  }
+  storeOperationalSpace<S, R>(model, data, G, what, frame);
+}
+
 /// The recursion of operational_space.hpp for R task rows; T: the R x 6 map from a twist at the base origin
 /// in F_{-1} to the task's rows. Needs the factors of articulated() in data. Leaves G = J I^-1 J^T and its
 /// inverse in data.Lambda_inv, data.Lambda.
@@ -94,14 +115,23 @@ DENOC_FLATTEN void operationalSpaceRecursion(const ModelTpl<S>& model, DataTpl<S
   for (int b = 0; b < R; ++b) {
     for (int a = b + 1; a < R; ++a) G(b, a) = G(a, b);
   }
+  storeOperationalSpace<S, R>(model, data, G, what, frame);
+}
+
+/// Lambda = G^-1 for G = J I^-1 J^T (R x R) into data.Lambda, data.Lambda_inv, or NumericalError naming the
+/// frame when the configuration is singular for the task (kSingularPivotRatio).
+template <typename S, int R>
+void storeOperationalSpace(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Matrix<S, R, R>& G,
+                           const char* what, int frame) {
   Eigen::Matrix<S, R, R> L;
   S worst;
   if (!pivotedInverse<S, R>(G, L, S(kSingularPivotRatio), worst)) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%.3g of the largest (at most %.0e)", static_cast<double>(worst),
                   kSingularPivotRatio);
-    const std::string name = frame == model.n
-                                 ? std::string("the tip frame")
+    const std::string name = frame == model.n ? std::string("the tip frame")
+                             : frame == model.n + 1
+                                 ? "the root link '" + model.spec.root_link + "'"
                                  : "link '" + model.spec.joints[static_cast<std::size_t>(frame)].link + "'";
     throw NumericalError(std::string(what) + ": the configuration is singular for the task (" + name + ", " +
                          std::to_string(R) + " rows): the smallest pivot of J I^-1 J^T is " + buf);
@@ -143,6 +173,16 @@ const typename Types<S>::Mat6& computeOperationalSpaceInertia(
   using Mat3 = typename Types<S>::Mat3;
   using Vec3 = typename Types<S>::Vec3;
   constexpr const char* what = "computeOperationalSpaceInertia";
+  if (!model.serial || frame < 0 || frame > model.n) {
+    detail::treeFrameJacobian<S>(model, data, q, frame, point, reference, what);
+    detail::treeFullFactor<S>(model, data, q, what);
+    if (rows == TaskRows::Full) {
+      detail::treeOperationalSpace<S, 6>(model, data, 0, what, frame);
+    } else {
+      detail::treeOperationalSpace<S, 3>(model, data, rows == TaskRows::Linear ? 3 : 0, what, frame);
+    }
+    return data.Lambda;
+  }
   detail::checkData(model, data, what);
   detail::checkVector(model, q, what, "q");
   detail::checkFrame<S>(model, frame, &point, what);

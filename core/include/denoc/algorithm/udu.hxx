@@ -35,9 +35,9 @@ S logDetFromD(const typename Types<S>::VecX& D) {
 }
 
 /// One step of the reverse Gaussian elimination at joint k: on entry Mh holds Mh_{k+1} - psi_hat_{k+1}
-/// psi_{k+1}^T (zero for k = n - 1); adds M_k to it (Mh_k, eq. B.? with B = 1), then psi_hat_k = Mh_k p_k,
-/// mh_k = p_k^T psi_hat_k (+ armature), psi_k = psi_hat_k / mh_k, and leaves Mh_k - psi_hat_k psi_k^T.
-/// 70 multiplications and one division.
+/// psi_{k+1}^T (zero for k = n - 1); adds M_k to it (Mh_k, eq. B.4 of Saha 1999 with B = 1), then psi_hat_k =
+/// Mh_k p_k, mh_k = p_k^T psi_hat_k (+ armature), psi_k = psi_hat_k / mh_k, and leaves Mh_k - psi_hat_k
+/// psi_k^T. 70 multiplications and one division.
 template <typename S>
 DENOC_INLINE void eliminationStep(SymInertia6<S>& Mh, const RigidInertia<S>& Mk,
                                   const typename Types<S>::Vec6& p, const S& armature,
