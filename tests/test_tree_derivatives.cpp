@@ -533,7 +533,7 @@ TEST(TreeDerivatives, BadArgumentsAreRefusedNamingTheFunction) {
   const Model other = treeModel(4, 1300, RootJoint::Planar);
   Data wrong(other);
   expectMessage([&] { computeInverseDynamicsDerivatives(model, wrong, q, v, v); },
-                "computeInverseDynamicsDerivatives: the Data was made for a model of 4 joints and 7");
+                "computeInverseDynamicsDerivatives: the Data was made for a model of 4 joints (nv = 7)");
 }
 
 }  // namespace
