@@ -338,11 +338,7 @@ TEST(TreeDerivatives, ASerialChainOnTheTreeRecursionsGivesTheSerialDerivatives) 
   for (int n : {1, 2, 4, 7, 13, 25, 30}) {
     ModelSpec spec = testing::randomChainSpec(n, 1000 + static_cast<std::uint32_t>(n));
     for (std::size_t i = 1; i < spec.joints.size(); i += 2) spec.joints[i].armature = 0.02;
-    const Model serial = buildModel(spec);
-    spec.force_tree = true;
-    const Model tree = buildModel(spec);
-    ASSERT_TRUE(serial.serial);
-    ASSERT_FALSE(tree.serial);
+    const auto [serial, tree] = testing::serialAndTree(spec);
     Data ds(serial), dt(tree);
     for (int trial = 0; trial < 3; ++trial) {
       const Eigen::VectorXd q = randomConfiguration(serial, rng), v = testing::randomStateVector(n, rng, 2.0),

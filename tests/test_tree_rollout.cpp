@@ -107,11 +107,7 @@ TEST(TreeRollout, ASerialChainOnTheTreeRecursionsGivesTheSerialRollout) {
   std::mt19937_64 rng(5);
   for (int n : {1, 4, 9}) {
     ModelSpec spec = testing::randomChainSpec(n, 70 + static_cast<std::uint32_t>(n));
-    const Model serial = buildModel(spec);
-    spec.force_tree = true;
-    const Model tree = buildModel(spec);
-    ASSERT_TRUE(serial.serial);
-    ASSERT_FALSE(tree.serial);
+    const auto [serial, tree] = testing::serialAndTree(spec);
     RolloutWorkspace wss(serial), wst(tree);
     for (StepScheme scheme : {StepScheme::SemiImplicitEuler, StepScheme::RK4}) {
       const std::size_t T = 20;

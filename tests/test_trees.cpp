@@ -186,11 +186,7 @@ TEST(TreeDynamics, ASerialChainOnTheTreeRecursionsGivesTheSerialNumbers) {
   std::mt19937_64 rng(3);
   for (int n : {1, 3, 7, 20}) {
     ModelSpec spec = testing::randomChainSpec(n, 40 + static_cast<std::uint32_t>(n));
-    const Model serial = buildModel(spec);
-    spec.force_tree = true;
-    const Model tree = buildModel(spec);
-    ASSERT_TRUE(serial.serial);
-    ASSERT_FALSE(tree.serial);
+    const auto [serial, tree] = testing::serialAndTree(spec);
     Data ds(serial), dt(tree);
     for (int trial = 0; trial < 3; ++trial) {
       const Eigen::VectorXd q = randomConfiguration(serial, rng), v = testing::randomStateVector(n, rng),

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -174,6 +175,21 @@ inline Eigen::VectorXd randomStateVector(int size, std::mt19937_64& rng, double 
 
 inline const char* rootName(RootJoint root) {
   return root == RootJoint::Fixed ? "fixed" : root == RootJoint::Floating ? "floating" : "planar";
+}
+
+/// A chain on both recursions: built as it is (serial) and with ModelSpec::force_tree (tree).
+struct SerialAndTree {
+  Model serial, tree;
+};
+
+inline SerialAndTree serialAndTree(ModelSpec spec) {
+  SerialAndTree out;
+  out.serial = buildModel(spec);
+  spec.force_tree = true;
+  out.tree = buildModel(spec);
+  if (!out.serial.serial || out.tree.serial)
+    throw std::logic_error("serialAndTree: the spec is not a serial chain");
+  return out;
 }
 
 }  // namespace denoc::testing
