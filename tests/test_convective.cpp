@@ -18,17 +18,16 @@
 #include "denoc/data.hpp"
 #include "denoc/model.hpp"
 #include "denoc/urdf.hpp"
+#include "support/compare.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
 
+using testing::relErr;
+
 using testing::randomChainSpec;
 using testing::randomVectorX;
-
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(1.0, b.norm());
-}
 
 // dI/dq_k by central differences (step h), all k
 std::vector<Eigen::MatrixXd> inertiaGradient(const Model& model, const Eigen::VectorXd& q, double h) {

@@ -16,20 +16,19 @@
 #include <vector>
 
 #include "denoc/denoc.hpp"
+#include "support/compare.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
+
+using testing::relErr;
 
 using testing::randomChainSpec;
 using testing::randomVectorX;
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 
 constexpr double kDeg = std::numbers::pi / 180.0;
-
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(1.0, b.norm());
-}
 
 Eigen::Matrix4d hom(const Eigen::Matrix3d& R, const Eigen::Vector3d& p) {
   Eigen::Matrix4d T = Eigen::Matrix4d::Identity();

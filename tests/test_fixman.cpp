@@ -30,6 +30,7 @@
 #include "denoc/data.hpp"
 #include "denoc/model.hpp"
 #include "denoc/urdf.hpp"
+#include "support/compare.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
@@ -37,10 +38,6 @@ namespace {
 
 using testing::randomChainSpec;
 using testing::randomVectorX;
-
-double relErr(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return (a - b).norm() / std::max(1e-300, b.norm());
-}
 
 // Tolerance for comparing two solvers of I x = b with small residuals (both are checked): each is within
 // about eps * cond(I) (relative) of the exact x, so their difference is too. The random chains have
@@ -74,15 +71,15 @@ void checkModel(const Model& model, std::uint32_t seed, const std::string& what)
   Eigen::VectorXd x(n);
   fixmanSolve(model, data, q, b, x);
   const Eigen::VectorXd x_ldlt = I.ldlt().solve(b);
-  EXPECT_LT(relErr(x, x_ldlt), tol) << what;
+  EXPECT_LT(testing::relativeError(x, x_ldlt, 1e-300), tol) << what;
   EXPECT_LT((I * x - b).norm(), 1e-11 * I.norm() * x.norm()) << what;
 
   // forward dynamics: Fixman vs Saha's three sweeps vs dense Cholesky
   const Eigen::VectorXd qdd_fixman = forwardDynamicsFixman(model, data, q, qd, tau);
   const Eigen::VectorXd qdd_saha = forwardDynamics(model, data, q, qd, tau);
   const Eigen::VectorXd qdd_chol = forwardDynamicsCholesky(model, data, q, qd, tau);
-  EXPECT_LT(relErr(qdd_fixman, qdd_saha), tol) << what;
-  EXPECT_LT(relErr(qdd_fixman, qdd_chol), tol) << what;
+  EXPECT_LT(testing::relativeError(qdd_fixman, qdd_saha, 1e-300), tol) << what;
+  EXPECT_LT(testing::relativeError(qdd_fixman, qdd_chol, 1e-300), tol) << what;
   // and it inverts inverse dynamics: a small residual I qdd - phi, as for x above
   const Eigen::VectorXd tau_back = inverseDynamics(model, data, q, qd, qdd_fixman);
   // (up to n = 30: on long chains the recursion's own rounding scales with the link wrenches it sums, far
@@ -160,7 +157,7 @@ TEST(FixmanEdgeCases, InPlaceSolve) {
   Eigen::VectorXd b = randomVectorX(rng, 10, 1.0);
   const Eigen::VectorXd expected = computeInertiaMatrix(model, data, q).ldlt().solve(b);
   fixmanSolve(model, data, q, b, b);
-  EXPECT_LT(relErr(b, expected), 1e-9);
+  EXPECT_LT(testing::relativeError(b, expected, 1e-300), 1e-9);
 }
 
 TEST(FixmanEdgeCases, RejectBadInput) {

@@ -3,17 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "denoc/denoc.hpp"
+#include "support/compare.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
 
+using testing::relErr;
+
 using testing::randomChainSpec;
 using testing::randomVectorX;
-
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(1.0, b.norm());
-}
 
 Eigen::VectorXd computeFullFactorD(const Model& model, const Eigen::VectorXd& q) {
   Data other(model);

@@ -12,17 +12,16 @@
 
 #include "denoc/batch.hpp"
 #include "denoc/denoc.hpp"
+#include "support/compare.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
 
+using testing::relErr;
+
 using testing::randomChainSpec;
 using testing::randomVectorX;
-
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(1.0, b.norm());
-}
 
 double conditionNumber(const Eigen::MatrixXd& m) {
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(m);

@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "denoc/denoc.hpp"
+#include "support/compare.hpp"
 #include "support/kdl_chain.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
+
+using testing::relErr;
 
 using testing::randomChainSpec;
 using testing::randomVectorX;
@@ -28,10 +31,6 @@ using testing::toKdlChain;
 
 constexpr double kTol = 1e-9;
 constexpr double kDeg = std::numbers::pi / 180.0;
-
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(1.0, b.norm());
-}
 
 /// KDL inverse dynamics; `tip_wrench` ([moment; force] by the environment on the last link, in the chain's
 /// end frame about its origin) goes to f_ext of the last segment as KDL::Wrench(force, moment).

@@ -1,4 +1,4 @@
-// The one comparator of the planning tests: relative Frobenius-norm error of a result against its oracle,
+// The one comparator of the tests: relative Frobenius-norm error of a result against its oracle,
 // as a GoogleTest assertion that names what was compared and where the worst entry is.
 #pragma once
 
@@ -18,6 +18,12 @@ double relativeError(const Eigen::MatrixBase<A>& actual, const Eigen::MatrixBase
                      double floor = 1e-12) {
   return (actual.template cast<double>() - expected.template cast<double>()).norm() /
          std::max(expected.template cast<double>().norm(), floor);
+}
+
+/// relativeError with a floor of 1: absolute below unit size, relative above (the core suites' measure).
+template <typename A, typename B>
+double relErr(const Eigen::MatrixBase<A>& actual, const Eigen::MatrixBase<B>& expected) {
+  return relativeError(actual, expected, 1.0);
 }
 
 /// Passes when relativeError(actual, expected, floor) <= tol and the shapes agree; the message gives the
