@@ -458,12 +458,32 @@ TEST(TreeModel, SerialOnlyRoutesRefuseATreeByName) {
   Data data(model);
   const Eigen::VectorXd q = neutralConfiguration(model), v = Eigen::VectorXd::Zero(model.nv);
   try {
-    computeConvectiveMatrix(model, data, q, v);
+    forwardDynamicsFixman(model, data, q, v, v);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("computeConvectiveMatrix: not available for a tree model"),
+    EXPECT_NE(std::string(e.what()).find("forwardDynamicsFixman: not available for a tree model"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(TreeConvective, CTimesVIsTheVelocityBiasAndIdotMinusTwoCIsSkew) {
+  std::mt19937_64 rng(17);
+  for (const testing::TreeCase& c : testing::treeCases({1, 3, 8, 20})) {
+    const Model model = buildModel(randomTreeSpec(c.n, 800 + static_cast<std::uint32_t>(c.n), c.root));
+    Data data(model);
+    const Eigen::VectorXd q = randomConfiguration(model, rng), v = testing::randomStateVector(model.nv, rng);
+    const std::string what = "n = " + std::to_string(c.n) + ", " + testing::rootName(c.root);
+    const Eigen::MatrixXd C = computeConvectiveMatrix(model, data, q, v);
+    EXPECT_TRUE(
+        near(Eigen::VectorXd(C * v), computeVelocityBias(model, data, q, v), 1e-12, what + ": C v", 1.0));
+    // dI/dt along the motion by central differences
+    const double h = 1e-6;
+    const Eigen::MatrixXd Mp = computeInertiaMatrix(model, data, integrateConfiguration(model, q, v, h));
+    const Eigen::MatrixXd Mm = computeInertiaMatrix(model, data, integrateConfiguration(model, q, v, -h));
+    const Eigen::MatrixXd N = (Mp - Mm) / (2 * h) - 2 * C;
+    EXPECT_TRUE(near(Eigen::MatrixXd(N + N.transpose()), Eigen::MatrixXd::Zero(model.nv, model.nv), 1e-6,
+                     what + ": Idot - 2C skew", std::max(1.0, C.norm())));
   }
 }
 

@@ -142,8 +142,8 @@ struct DataTpl {
                          // computeForwardDynamicsDerivatives
 
   // algorithm/convective.hpp: one field per function
-  MatX C;     // [n x n] computeConvectiveMatrix: convective inertia matrix C(q, qd)
-  VecX cqd;   // [n] computeVelocityBias: C(q, qd) qd, the velocity part of the bias
+  MatX C;     // [nv x nv] computeConvectiveMatrix: convective inertia matrix C(q, qd)
+  VecX cqd;   // [nv] computeVelocityBias: C(q, qd) qd, the velocity part of the bias
   VecX g;     // [nv] computeGravity: g(q)
   VecX bias;  // [nv] computeBias: C(q, qd) qd + g(q)
 
@@ -253,6 +253,7 @@ struct DataTpl {
   std::vector<RigidInertia<S>> tr_Mc;  // [n + 1] composite inertias
   std::vector<Mat6> tr_IA;             // [n + 1] articulated inertias
   std::vector<Vec6> tr_U;              // [n + 1] IA_i p_i
+  std::vector<Mat6> tr_B;              // [n + 1] computeConvectiveMatrix: the subtree sums of B_i (tree.hxx)
   VecX tr_x;                           // [nv] a solve's right-hand side, then its solution
   // the derivatives over a tree (algorithm/tree_derivatives.hxx; composite inertias in tr_Mc, subtree
   // wrenches in tr_w)
@@ -280,8 +281,8 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   O0.resize(un);
   C0.resize(un);
   p0.resize(un);
-  C = MatX::Zero(n, n);
-  cqd = VecX::Zero(n);
+  C = MatX::Zero(nv, nv);
+  cqd = VecX::Zero(nv);
   g = VecX::Zero(nv);
   bias = VecX::Zero(nv);
   kin_R.assign(un + 2, Mat3::Identity());
@@ -355,6 +356,7 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
     tr_Mc.assign(un + 1, zero);
     tr_IA.assign(un + 1, Mat6::Zero());
     tr_U.assign(un + 1, Vec6::Zero());
+    tr_B.assign(un + 1, Mat6::Zero());
   }
   tr_x = VecX::Zero(nv);
   {

@@ -102,6 +102,7 @@ template <typename S>
 const typename Types<S>::MatX& computeConvectiveMatrix(const ModelTpl<S>& model, DataTpl<S>& data,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& qd) {
+  if (!model.serial) return detail::treeConvective<S>(model, data, q, qd, "computeConvectiveMatrix");
   detail::checkData(model, data, "computeConvectiveMatrix");
   detail::checkVector(model, q, "computeConvectiveMatrix", "q", kMaxPosition);
   detail::checkVector(model, qd, "computeConvectiveMatrix", "qd");

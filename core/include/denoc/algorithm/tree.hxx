@@ -650,6 +650,101 @@ const typename Types<S>::Vec6& treeFrameJdotQd(const ModelTpl<S>& model, DataTpl
   return data.Jdot_qd;
 }
 
+/// C(q, v) of a tree (docs/algorithms.md, "Trees", eq. T.7): with J_i the columns p_k of body i's path and
+/// B_i = (t_i x* M_i - M_i (t_i x) + (M_i t_i) xbar) / 2 ((f xbar) x = x x* f), C = sum_i J_i^T (M_i Jdot_i +
+/// B_i J_i), so that C v is the velocity part of the bias and Idot - 2C is skew. A body contributes to (j, k)
+/// only when both lie on its path: C_jk = p_j^T (Mc_d pdot_k + Bc_d p_k) with d the deeper of the two and Mc,
+/// Bc the subtree sums. O(n depth) 6 x 6 products.
+template <typename S>
+const typename Types<S>::MatX& treeConvective(const ModelTpl<S>& model, DataTpl<S>& data,
+                                              const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                              const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                              const char* function) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Vec6 = typename Types<S>::Vec6;
+  using Mat6 = typename Types<S>::Mat6;
+  checkData(model, data, function, true);
+  checkConfigurationVector(model, q, function, "q");
+  checkVector(model, v, function, "v");
+  treePlacements(model, data, q);
+  treeForwardSweep<S>(model, data, v, nullptr, false, nullptr, 0);
+  const int n = model.n;
+  const int nr = model.nr;
+  const auto un = static_cast<std::size_t>(n);
+  const auto cross3 = [](const Vec3& a) { return skew<S>(a); };
+  // B_i and the subtree sums (slot n: the root link)
+  for (int i = 0; i <= n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const Mat6 M = data.tr_M[ui].dense();
+    const Vec6& t = data.tr_t[ui];
+    Mat6 crm = Mat6::Zero();  // t x (motion)
+    crm.template topLeftCorner<3, 3>() = cross3(t.template head<3>());
+    crm.template bottomRightCorner<3, 3>() = crm.template topLeftCorner<3, 3>();
+    crm.template bottomLeftCorner<3, 3>() = cross3(t.template tail<3>());
+    const Vec6 h = M * t;
+    Mat6 bar = Mat6::Zero();  // x -> x x* h
+    bar.template topLeftCorner<3, 3>() = -cross3(h.template head<3>());
+    bar.template topRightCorner<3, 3>() = -cross3(h.template tail<3>());
+    bar.template bottomLeftCorner<3, 3>() = -cross3(h.template tail<3>());
+    data.tr_B[ui] = S(0.5) * (Mat6(-crm.transpose() * M) - M * crm + bar);
+    data.tr_Mc[ui] = data.tr_M[ui];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto up = static_cast<std::size_t>(treeSlot(n, model.parent[ui]));
+    data.tr_B[up] += data.tr_B[ui];
+    data.tr_Mc[up] += data.tr_Mc[ui];
+  }
+  // column k (p_k, pdot_k) against every row j on its path and in its subtree
+  const auto rootColumn = [&](int a, Vec6& p, Vec6& pdot) {
+    p = data.root_S.col(a);
+    if (model.root == RootJoint::Floating) {
+      pdot = motionCross<S>(data.tr_t[un], p);
+    } else if (a == 2) {  // planar yaw: moves with x, y
+      Vec6 txy = Vec6::Zero();
+      txy.template tail<3>() = Vec3(v[0], v[1], S(0));
+      pdot = motionCross<S>(txy, p);
+    } else {
+      pdot.setZero();
+    }
+  };
+  data.C.setZero();
+  const auto entry = [&](std::size_t deeper, const Vec6& pj, const Vec6& pk, const Vec6& pdotk) {
+    return pj.dot(data.tr_Mc[deeper] * pdotk + data.tr_B[deeper] * pk);
+  };
+  for (int k = 0; k < model.nv; ++k) {
+    Vec6 pk, pdotk;
+    int body;  // the body whose coordinate k is (-1: the root link)
+    if (k < nr) {
+      rootColumn(k, pk, pdotk);
+      body = -1;
+    } else {
+      body = k - nr;
+      pk = data.p0[static_cast<std::size_t>(body)];
+      pdotk = motionCross<S>(
+          data.tr_t[static_cast<std::size_t>(treeSlot(n, model.parent[static_cast<std::size_t>(body)]))], pk);
+    }
+    const auto kslot = static_cast<std::size_t>(treeSlot(n, body));
+    // rows j on k's path (k deeper or the same body): the subtree of k's body
+    for (int j = body; j >= 0; j = model.parent[static_cast<std::size_t>(j)])
+      data.C(nr + j, k) = entry(kslot, data.p0[static_cast<std::size_t>(j)], pk, pdotk);
+    for (int a = 0; a < nr; ++a) {
+      Vec6 pa, pdota;
+      rootColumn(a, pa, pdota);
+      data.C(a, k) = entry(kslot, pa, pk, pdotk);
+    }
+    // rows j below k's body (j deeper): the subtree of j's body
+    for (int j = std::max(body + 1, 0); j < n; ++j) {
+      int up = model.parent[static_cast<std::size_t>(j)];
+      while (up > body) up = model.parent[static_cast<std::size_t>(up)];
+      if (up != body) continue;  // j is not in the subtree of k's body
+      data.C(nr + j, k) = entry(static_cast<std::size_t>(j), data.p0[static_cast<std::size_t>(j)], pk, pdotk);
+    }
+  }
+  checkOutput<S>(data.C, function, "C");
+  return data.C;
+}
+
 /// I(q)^-1 from the tree-sparse factor, column by column.
 template <typename S>
 const typename Types<S>::MatX& treeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
