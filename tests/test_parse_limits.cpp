@@ -62,6 +62,19 @@ void operator delete(void* ptr) noexcept {
 }
 void operator delete(void* ptr, std::size_t) noexcept { operator delete(ptr); }
 void* operator new[](std::size_t size) { return operator new(size); }
+// the nothrow forms too (std::stable_sort takes its buffer with them): every block carries the header
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return operator new(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return operator new(size, std::nothrow);
+}
+void operator delete(void* ptr, const std::nothrow_t&) noexcept { operator delete(ptr); }
+void operator delete[](void* ptr, const std::nothrow_t&) noexcept { operator delete(ptr); }
 void operator delete[](void* ptr) noexcept { operator delete(ptr); }
 void operator delete[](void* ptr, std::size_t) noexcept { operator delete(ptr); }
 
