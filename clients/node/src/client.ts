@@ -11,11 +11,14 @@ import {
   invalid,
   payloadToProto,
   modelInfoFromProto,
+  referenceToProto,
+  rootToProto,
   routeFromProto,
   routeToProto,
   toArray,
   toF64,
   toVec3,
+  wrenchesToProto,
 } from './convert';
 import { DenocError, errorFor, toDenocError } from './errors';
 import { dynamicsClientConstructor } from './proto';
@@ -33,6 +36,7 @@ import type {
   InverseDynamicsDerivatives,
   KinematicsInput,
   KinematicsResult,
+  LinkWrench,
   RolloutInput,
   RolloutResult,
   FullFactorInput,
@@ -64,6 +68,28 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 function slice(values: Numbers | undefined, from: number, to: number): number[] | undefined {
   if (values === undefined) return undefined;
   return Array.prototype.slice.call(values, from, to) as number[];
+}
+
+/**
+ * The wrench arrays a split must cut state by state: those with other than 6 values (6: one wrench for every
+ * state, sent whole to each part; any other length than count * 6 keeps the batch whole, for the server to
+ * refuse with its message).
+ */
+function wrenchArrays(ws: readonly LinkWrench[] | undefined): [Numbers, number][] {
+  return (ws ?? []).filter((w) => w.wrench.length !== 6).map((w) => [w.wrench, 6]);
+}
+
+/** The wrenches of states [a, b) (a wrench of 6 values whole). */
+function sliceWrenches(ws: readonly LinkWrench[] | undefined, a: number, b: number): LinkWrench[] | undefined {
+  if (ws === undefined) return undefined;
+  return ws.map((w) => ({ ...w, wrench: w.wrench.length === 6 ? w.wrench : (slice(w.wrench, 6 * a, 6 * b) ?? []) }));
+}
+
+/** A model's sizes: nq configuration, nv (= dof) velocity and nu actuated coordinates. */
+interface Sizes {
+  nq: number;
+  nv: number;
+  nu: number;
 }
 
 /** The arrays one after the other. */
@@ -152,7 +178,7 @@ export class DenocClient {
   private readonly credentials: grpc.ChannelCredentials;
   private readonly channelOptions: grpc.ChannelOptions;
   private readonly sources = new Map<string, RegisterModelRequest>();
-  private readonly dofs = new Map<string, number>();
+  private readonly sizes = new Map<string, Sizes>();
   private readonly inFlightRegistrations = new Map<string, Promise<void>>();
   private maxStatesKnown: Promise<number> | undefined;
 
@@ -219,12 +245,16 @@ export class DenocClient {
 
   // ---- models -------------------------------------------------------------------------------------------
 
-  /** Registers a URDF model (the XML text); the chain runs from baseLink to tipLink. */
+  /**
+   * Registers a URDF model (the XML text): the chain from baseLink to tipLink, or without tipLink the whole
+   * tree below baseLink, under a fixed (default), floating or planar root (options.root).
+   */
   registerUrdf(text: string, options: UrdfOptions = {}, call?: CallOptions): Promise<RegisteredModel> {
-    const req: RegisterModelRequest = {
-      urdf: { text, base_link: options.baseLink ?? '', tip_link: options.tipLink ?? '' },
-    };
+    let req: RegisterModelRequest;
     try {
+      req = {
+        urdf: { text, base_link: options.baseLink ?? '', tip_link: options.tipLink ?? '', root: rootToProto(options.root) },
+      };
       this.commonRegisterFields(req, options);
     } catch (e) {
       return Promise.reject(e);
@@ -265,7 +295,7 @@ export class DenocClient {
       if (res.next_page_token <= token) throw errorFor(Status.INTERNAL, "the server's next_page_token does not advance");
       token = res.next_page_token;
     }
-    for (const m of models) this.dofs.set(m.modelId, m.dof);
+    for (const m of models) this.sizes.set(m.modelId, { nq: m.nq, nv: m.nv, nu: m.nu });
     return models;
   }
 
@@ -299,6 +329,9 @@ export class DenocClient {
       max_send_message_bytes: number;
       max_streams: number;
       tokens_required: boolean;
+      max_depth: number;
+      max_wrenches: number;
+      max_frames: number;
     }>((md, o, cb) => this.stub.GetServerInfo({}, md, o, cb), call);
     return {
       version: r.version,
@@ -309,6 +342,9 @@ export class DenocClient {
       maxSendMessageBytes: Number(r.max_send_message_bytes),
       maxStreams: r.max_streams,
       tokensRequired: r.tokens_required,
+      maxDepth: r.max_depth,
+      maxWrenches: r.max_wrenches,
+      maxFrames: r.max_frames,
     };
   }
 
@@ -334,9 +370,9 @@ export class DenocClient {
    */
   async deleteModel(modelId: string, call?: CallOptions): Promise<string> {
     const source = this.sources.get(modelId);
-    const dof = this.dofs.get(modelId);
+    const sizes = this.sizes.get(modelId);
     this.sources.delete(modelId);
-    this.dofs.delete(modelId);
+    this.sizes.delete(modelId);
     try {
       const res = await this.unary<{ model_id: string }>(
         (md, o, cb) => this.stub.DeleteModel({ model_id: modelId }, md, o, cb),
@@ -349,7 +385,7 @@ export class DenocClient {
       const refused = [Status.PERMISSION_DENIED, Status.FAILED_PRECONDITION, Status.UNAUTHENTICATED, Status.INVALID_ARGUMENT];
       if (e instanceof DenocError && refused.includes(e.code)) {
         if (source !== undefined && !this.sources.has(modelId)) this.sources.set(modelId, source);
-        if (dof !== undefined && !this.dofs.has(modelId)) this.dofs.set(modelId, dof);
+        if (sizes !== undefined && !this.sizes.has(modelId)) this.sizes.set(modelId, sizes);
       }
       throw e;
     }
@@ -362,24 +398,35 @@ export class DenocClient {
 
   // ---- dynamics -----------------------------------------------------------------------------------------
 
-  /** tau = I(q) qdd + C(q, qd) qd + g(q) - J^T f_tip for a batch (flat row-major count x dof arrays). */
+  /**
+   * tau = I(q) qdd + C(q, qd) qd + g(q) - J^T f_tip - sum J_k^T w_k for a batch (flat row-major arrays: q
+   * count x nq, qd, qdd count x dof), with the external wrenches w_k of input.wrenches on named frames.
+   */
   inverseDynamics(modelId: string, input: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
     return this.withModel(modelId, async () => {
-      const { count, dof } = await this.shape(modelId, input.q, input, call);
-      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof], [input.qdd, dof], [input.tipWrench, 6]], call);
+      const wrenches = wrenchesToProto(input.wrenches);
+      const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(
+        count,
+        [[input.q, nq], [input.qd, dof], [input.qdd, dof], [input.tipWrench, 6], ...wrenchArrays(input.wrenches)],
+        call,
+      );
       if (parts.length > 1) {
         const results: InverseDynamicsResult[] = [];
         for (const [a, b] of parts) {
           const part: InverseDynamicsInput = {
             count: b - a,
             dof,
-            q: slice(input.q, a * dof, b * dof) ?? [],
+            nq,
+            q: slice(input.q, a * nq, b * nq) ?? [],
             qd: slice(input.qd, a * dof, b * dof) ?? [],
             qdd: slice(input.qdd, a * dof, b * dof) ?? [],
           };
           if (input.payload !== undefined) part.payload = input.payload;
           const wrench = slice(input.tipWrench, 6 * a, 6 * b);
           if (wrench !== undefined) part.tipWrench = wrench;
+          const ws = sliceWrenches(input.wrenches, a, b);
+          if (ws !== undefined) part.wrenches = ws;
           results.push(await this.inverseDynamics(modelId, part, call));
         }
         return { ...joined(results), tau: concat(results.map((r) => r.tau)) };
@@ -396,6 +443,7 @@ export class DenocClient {
               qdd: toArray(input.qdd),
               tip_wrench: toArray(input.tipWrench),
               payload: payloadToProto(input.payload),
+              wrenches,
             },
             md,
             o,
@@ -407,24 +455,35 @@ export class DenocClient {
     });
   }
 
-  /** qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)) for a batch, by route 'saha' (default), 'fixman' or 'cholesky'. */
+  /**
+   * qdd = I(q)^-1 (tau + sum J_k^T w_k - C(q, qd) qd - g(q)) for a batch (the external wrenches w_k of
+   * input.wrenches), by route 'saha' (default), 'fixman' (serial chains) or 'cholesky'.
+   */
   forwardDynamics(modelId: string, input: ForwardDynamicsInput, call?: CallOptions): Promise<ForwardDynamicsResult> {
     return this.withModel(modelId, async () => {
       const route = routeToProto(input.route);
-      const { count, dof } = await this.shape(modelId, input.q, input, call);
-      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof], [input.tau, dof]], call);
+      const wrenches = wrenchesToProto(input.wrenches);
+      const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(
+        count,
+        [[input.q, nq], [input.qd, dof], [input.tau, dof], ...wrenchArrays(input.wrenches)],
+        call,
+      );
       if (parts.length > 1) {
         const results: ForwardDynamicsResult[] = [];
         for (const [a, b] of parts) {
           const part: ForwardDynamicsInput = {
             count: b - a,
             dof,
-            q: slice(input.q, a * dof, b * dof) ?? [],
+            nq,
+            q: slice(input.q, a * nq, b * nq) ?? [],
             qd: slice(input.qd, a * dof, b * dof) ?? [],
             tau: slice(input.tau, a * dof, b * dof) ?? [],
           };
           if (input.route !== undefined) part.route = input.route;
           if (input.payload !== undefined) part.payload = input.payload;
+          const ws = sliceWrenches(input.wrenches, a, b);
+          if (ws !== undefined) part.wrenches = ws;
           results.push(await this.forwardDynamics(modelId, part, call));
         }
         const route0 = results[0]?.route ?? 'saha';
@@ -442,6 +501,7 @@ export class DenocClient {
               tau: toArray(input.tau),
               route,
               payload: payloadToProto(input.payload),
+              wrenches,
             },
             md,
             o,
@@ -456,12 +516,12 @@ export class DenocClient {
   /** I(q), U, D (I = U D U^T) and log det I per state; with the flags also C, the bias, g(q), I^-1. */
   fullFactor(modelId: string, input: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
     return this.withModel(modelId, async () => {
-      const { count, dof } = await this.shape(modelId, input.q, input, call);
-      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof]], call);
+      const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(count, [[input.q, nq], [input.qd, dof]], call);
       if (parts.length > 1) {
         const results: FullFactorResult[] = [];
         for (const [a, b] of parts) {
-          const part: FullFactorInput = { ...input, count: b - a, dof, q: slice(input.q, a * dof, b * dof) ?? [] };
+          const part: FullFactorInput = { ...input, count: b - a, dof, nq, q: slice(input.q, a * nq, b * nq) ?? [] };
           const qd = slice(input.qd, a * dof, b * dof);
           if (qd !== undefined) part.qd = qd;
           results.push(await this.fullFactor(modelId, part, call));
@@ -539,17 +599,22 @@ export class DenocClient {
   // ---- planning -----------------------------------------------------------------------------------------
 
   /**
-   * A link frame's pose per state (input.link; '' the tip) and on request the Jacobian of a point on it,
-   * (dJ/dt) qd (needs qd), the operational-space inertia and the poses of every frame.
+   * A frame's pose per state (input.link; '' the tip), or the poses of several frames (input.links), and on
+   * request the Jacobian of a point on each, (dJ/dt) qd (needs qd), the operational-space inertia, the poses
+   * of every frame, the centre of mass and its Jacobian, the centroidal map and momentum (needs qd).
    */
   kinematics(modelId: string, input: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
     return this.withModel(modelId, async () => {
-      const { count, dof } = await this.shape(modelId, input.q, input, call);
-      const parts = await this.parts(count, [[input.q, dof], [input.qd, dof]], call);
+      const reference = referenceToProto(input.reference, 'reference');
+      if (input.links !== undefined && (!Array.isArray(input.links) || input.links.some((l) => typeof l !== 'string'))) {
+        throw invalid('links: expected an array of frame names');
+      }
+      const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
+      const parts = await this.parts(count, [[input.q, nq], [input.qd, dof]], call);
       if (parts.length > 1) {
         const results: KinematicsResult[] = [];
         for (const [a, b] of parts) {
-          const part: KinematicsInput = { ...input, count: b - a, dof, q: slice(input.q, a * dof, b * dof) ?? [] };
+          const part: KinematicsInput = { ...input, count: b - a, dof, nq, q: slice(input.q, a * nq, b * nq) ?? [] };
           const qd = slice(input.qd, a * dof, b * dof);
           if (qd !== undefined) part.qd = qd;
           results.push(await this.kinematics(modelId, part, call));
@@ -569,6 +634,10 @@ export class DenocClient {
         if (lambda) result.lambda = lambda;
         if (frameRotations) result.frameRotations = frameRotations;
         if (frameOrigins) result.frameOrigins = frameOrigins;
+        for (const key of ['com', 'mass', 'comJacobian', 'centroidal', 'centroidalMomentum'] as const) {
+          const joinedOutput = concatAll(results, (r) => r[key]);
+          if (joinedOutput) result[key] = joinedOutput;
+        }
         return result;
       }
       const rows = input.lambdaRows ?? 'full';
@@ -581,6 +650,11 @@ export class DenocClient {
           lambda: number[];
           frame_rotations: number[];
           frame_origins: number[];
+          com: number[];
+          mass: number[];
+          com_jacobian: number[];
+          centroidal: number[];
+          centroidal_momentum: number[];
         } & AnswerMsg
       >(
         (md, o, cb) =>
@@ -593,13 +667,18 @@ export class DenocClient {
               qd: toArray(input.qd),
               link: input.link ?? '',
               point: toVec3(input.point ?? [0, 0, 0], 'point'),
-              reference: input.reference === 'local' ? 'REFERENCE_FRAME_LOCAL' : 'REFERENCE_FRAME_BASE',
+              reference,
               jacobian: input.jacobian === true,
               jdot_qd: input.jdotQd === true,
               lambda: input.lambda === true,
               lambda_rows: rows === 'linear' ? 'TASK_ROWS_LINEAR' : rows === 'angular' ? 'TASK_ROWS_ANGULAR' : 'TASK_ROWS_FULL',
               all_frames: input.allFrames === true,
               payload: payloadToProto(input.payload),
+              links: input.links === undefined ? [] : [...input.links],
+              center_of_mass: input.centerOfMass === true,
+              com_jacobian: input.comJacobian === true,
+              centroidal: input.centroidal === true,
+              centroidal_momentum: input.centroidalMomentum === true,
             },
             md,
             o,
@@ -618,6 +697,16 @@ export class DenocClient {
       if (lambda) result.lambda = lambda;
       if (frameRotations) result.frameRotations = frameRotations;
       if (frameOrigins) result.frameOrigins = frameOrigins;
+      const com = optional(res.com, input.centerOfMass);
+      const mass = optional(res.mass, input.centerOfMass);
+      const comJacobian = optional(res.com_jacobian, input.comJacobian);
+      const centroidal = optional(res.centroidal, input.centroidal);
+      const centroidalMomentum = optional(res.centroidal_momentum, input.centroidalMomentum);
+      if (com) result.com = com;
+      if (mass) result.mass = mass;
+      if (comJacobian) result.comJacobian = comJacobian;
+      if (centroidal) result.centroidal = centroidal;
+      if (centroidalMomentum) result.centroidalMomentum = centroidalMomentum;
       return result;
     });
   }
@@ -680,19 +769,20 @@ export class DenocClient {
   }
 
   /**
-   * K fixed-step rollouts from x0 (K * 2 dof) under u (K * T * dof, or T * dof shared); with linearize also
-   * A_t and B_t of every step.
+   * K fixed-step rollouts from x0 (K * (nq + dof)) under u (K * T * nu, or T * nu shared); with linearize also
+   * A_t and B_t of every step (in the tangent space: 2 dof rows and columns).
    */
   rollout(modelId: string, input: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
     return this.withModel(modelId, async () => {
-      const dof = await this.dofOf(modelId, call);
+      const { nq, nv: dof, nu } = await this.sizesOf(modelId, call);
       // count * steps states per call: floor(maxStates / steps) rollouts per part; controls per rollout travel
       // with their rollout, a shared sequence goes whole to every part
       const shared = input.sharedControls === true;
-      const perRollout = input.steps * dof;
+      const perRollout = input.steps * nu;
+      const width = nq + dof;
       const parts = await this.parts(
         input.count,
-        shared ? [[input.x0, 2 * dof]] : [[input.x0, 2 * dof], [input.u, perRollout]],
+        shared ? [[input.x0, width]] : [[input.x0, width], [input.u, perRollout]],
         call,
         input.steps,
       );
@@ -702,7 +792,7 @@ export class DenocClient {
           const part: RolloutInput = {
             ...input,
             count: b - a,
-            x0: slice(input.x0, 2 * dof * a, 2 * dof * b) ?? [],
+            x0: slice(input.x0, width * a, width * b) ?? [],
             u: shared ? input.u : (slice(input.u, perRollout * a, perRollout * b) ?? []),
           };
           results.push(await this.rollout(modelId, part, call));
@@ -757,7 +847,7 @@ export class DenocClient {
   async *simulate(modelId: string, input: SimulateInput, call: CallOptions = {}): AsyncGenerator<SimulationBatch> {
     let retried = false;
     for (;;) {
-      const dof = await this.withModel(modelId, () => this.dofOf(modelId, call));
+      const dof = (await this.withModel(modelId, () => this.sizesOf(modelId, call))).nv;
       const req: SimulateRequest = {
         model_id: modelId,
         dof,
@@ -878,7 +968,7 @@ export class DenocClient {
     );
     const info = modelInfoFromProto(res.model);
     this.sources.set(res.model_id, req);
-    this.dofs.set(res.model_id, info.dof);
+    this.sizes.set(res.model_id, { nq: info.nq, nv: info.nv, nu: info.nu });
     return { ...info, created: res.created, computeTimeNs: Number(res.compute_time_ns) };
   }
 
@@ -888,34 +978,46 @@ export class DenocClient {
       call,
     );
     const info = modelInfoFromProto(res.model);
-    this.dofs.set(modelId, info.dof);
+    this.sizes.set(modelId, { nq: info.nq, nv: info.nv, nu: info.nu });
     return info;
   }
 
-  private async dofOf(modelId: string, call?: CallOptions): Promise<number> {
-    const known = this.dofs.get(modelId);
+  /** nq, nv (= dof) and nu of a model: known from its registration or a listing, else asked once with GetModel. */
+  private async sizesOf(modelId: string, call?: CallOptions): Promise<Sizes> {
+    const known = this.sizes.get(modelId);
     if (known !== undefined) return known;
-    return (await this.describe(modelId, call)).dof;
+    const info = await this.describe(modelId, call);
+    return { nq: info.nq, nv: info.nv, nu: info.nu };
   }
 
-  /** count and dof of a batch: dof given or the model's, count given or q.length / dof. */
+  /**
+   * count, dof and nq of a batch: dof given or the model's nv; nq given, or the model's with a given dof
+   * (a moving root's extra coordinate kept: dof + 1 floating); count given or q.length / nq.
+   */
   private async shape(
     modelId: string,
     q: ArrayLike<number>,
     s: BatchShape,
     call?: CallOptions,
-  ): Promise<{ count: number; dof: number }> {
-    const dof = s.dof ?? (await this.dofOf(modelId, call));
-    const count = s.count ?? (dof > 0 ? Math.max(1, Math.floor(q.length / dof)) : 1);
+  ): Promise<{ count: number; dof: number; nq: number }> {
+    let dof = s.dof;
+    let nq = s.nq;
+    if (dof === undefined || nq === undefined) {
+      const model = await this.sizesOf(modelId, call);
+      dof ??= model.nv;
+      nq ??= model.nq - model.nv + dof;
+    }
+    const count = s.count ?? (nq > 0 ? Math.max(1, Math.floor(q.length / nq)) : 1);
     for (const [name, v] of [
       ['count', count],
       ['dof', dof],
+      ['nq', nq],
     ] as const) {
       if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) {
         throw invalid(`${name} ${v} is not an unsigned 32-bit integer`);
       }
     }
-    return { count, dof };
+    return { count, dof, nq };
   }
 
   private async derivatives(
@@ -989,13 +1091,14 @@ export class DenocClient {
     third: Numbers,
     call?: CallOptions,
   ): Promise<[DerivativesInput, number, number][]> {
-    const { count, dof } = await this.shape(modelId, input.q, input, call);
-    const parts = await this.parts(count, [[input.q, dof], [input.qd, dof], [third, dof], [input.tipWrench, 6]], call);
+    const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
+    const parts = await this.parts(count, [[input.q, nq], [input.qd, dof], [third, dof], [input.tipWrench, 6]], call);
     return parts.map(([a, b]) => {
       const part: DerivativesInput = {
         count: b - a,
         dof,
-        q: slice(input.q, a * dof, b * dof) ?? [],
+        nq,
+        q: slice(input.q, a * nq, b * nq) ?? [],
         qd: slice(input.qd, a * dof, b * dof) ?? [],
       };
       const wrench = slice(input.tipWrench, 6 * a, 6 * b);

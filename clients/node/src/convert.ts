@@ -6,15 +6,22 @@ import { DenocError, errorFor } from './errors';
 import type {
   DHLink,
   ForwardRoute,
+  Frame,
   Integrator,
+  Joint,
   JointType,
+  LinkWrench,
   ModelInfo,
   Numbers,
   Payload,
+  Reference,
+  RootJoint,
   StreamAnswer,
+  TreeJointType,
   Vec3,
 } from './types';
 import type { DHLink as DHLinkMsg } from '../generated/denoc/v1/DHLink';
+import type { LinkWrench as LinkWrenchMsg } from '../generated/denoc/v1/LinkWrench';
 import type { ModelInfo__Output } from '../generated/denoc/v1/ModelInfo';
 import type { Payload as PayloadMsg } from '../generated/denoc/v1/Payload';
 import type { StreamResponse__Output } from '../generated/denoc/v1/StreamResponse';
@@ -82,6 +89,78 @@ export function jointTypeFromProto(t: string): JointType {
   return t === 'JOINT_TYPE_PRISMATIC' ? 'prismatic' : 'revolute';
 }
 
+/** A ModelInfo.joints type, the moving roots included. */
+export function treeJointTypeFromProto(t: string): TreeJointType {
+  if (t === 'JOINT_TYPE_FLOATING') return 'floating';
+  if (t === 'JOINT_TYPE_PLANAR') return 'planar';
+  return jointTypeFromProto(t);
+}
+
+const ROOTS: Record<RootJoint, 'ROOT_JOINT_FIXED' | 'ROOT_JOINT_FLOATING' | 'ROOT_JOINT_PLANAR'> = {
+  fixed: 'ROOT_JOINT_FIXED',
+  floating: 'ROOT_JOINT_FLOATING',
+  planar: 'ROOT_JOINT_PLANAR',
+};
+
+export function rootToProto(root: RootJoint | undefined): 'ROOT_JOINT_FIXED' | 'ROOT_JOINT_FLOATING' | 'ROOT_JOINT_PLANAR' {
+  if (root === undefined) return 'ROOT_JOINT_FIXED';
+  const r = Object.prototype.hasOwnProperty.call(ROOTS, root) ? ROOTS[root] : undefined;
+  if (r === undefined) throw invalid(`root '${String(root)}' is not one of fixed, floating, planar`);
+  return r;
+}
+
+export function rootFromProto(root: string): RootJoint {
+  if (root === 'ROOT_JOINT_FLOATING') return 'floating';
+  if (root === 'ROOT_JOINT_PLANAR') return 'planar';
+  return 'fixed';
+}
+
+/** Coordinates a root joint adds to q and to qd: [nq, nv]. */
+export function rootSizes(root: RootJoint): [number, number] {
+  return root === 'floating' ? [7, 6] : root === 'planar' ? [3, 3] : [0, 0];
+}
+
+/** The wire form of a reference ('world' and 'base' are the same); `what` names the field in an error. */
+export function referenceToProto(r: Reference | undefined, what: string): 'REFERENCE_FRAME_BASE' | 'REFERENCE_FRAME_LOCAL' {
+  if (r === undefined || r === 'world' || r === 'base') return 'REFERENCE_FRAME_BASE';
+  if (r === 'local') return 'REFERENCE_FRAME_LOCAL';
+  throw invalid(`${what} '${String(r)}' is not one of world, base, local`);
+}
+
+/** The wire form of external wrenches (undefined: none); a wrench must be an array-like of numbers. */
+export function wrenchesToProto(ws: readonly LinkWrench[] | undefined): LinkWrenchMsg[] {
+  if (ws === undefined || ws === null) return [];
+  if (!Array.isArray(ws)) throw invalid('wrenches: expected an array of {link, wrench, reference}');
+  return ws.map((w: LinkWrench, i: number) => {
+    if (w === null || typeof w !== 'object') throw invalid(`wrenches[${i}]: expected {link, wrench, reference}`);
+    if (w.link !== undefined && typeof w.link !== 'string') throw invalid(`wrenches[${i}].link is not a string`);
+    const values = w.wrench as Numbers | undefined;
+    if (values === undefined || values === null || typeof values.length !== 'number') {
+      throw invalid(`wrenches[${i}].wrench: expected 6 or count * 6 numbers`);
+    }
+    return {
+      link: w.link ?? '',
+      reference: referenceToProto(w.reference, `wrenches[${i}].reference`),
+      wrench: toArray(values),
+    };
+  });
+}
+
+/** The serial chain a server without trees describes (nq = nv = nu = dof, root fixed, frames the links and 'tip'). */
+function serialJoints(m: ModelInfo__Output): Joint[] {
+  return m.joint_names.map((name, i) => ({
+    name,
+    type: jointTypeFromProto(String(m.joint_types[i] ?? '')),
+    parent: i - 1,
+    qIndex: i,
+    vIndex: i,
+    nq: 1,
+    nv: 1,
+    link: m.link_names[i] ?? '',
+    depth: i + 1,
+  }));
+}
+
 export function dhLinkToProto(l: DHLink, i: number): DHLinkMsg {
   const where = `links[${i}]`;
   const msg: DHLinkMsg = {
@@ -132,6 +211,35 @@ export function modelInfoFromProto(m: ModelInfo__Output | null | undefined): Mod
     armature: toF64(m.armature),
     pinned: m.pinned,
     source: m.source,
+    ...treeFromProto(m),
+  };
+}
+
+/** The tree fields of a ModelInfo; from a server before trees (nq 0), those of its serial chain. */
+function treeFromProto(m: ModelInfo__Output): Pick<ModelInfo, 'nq' | 'nv' | 'nu' | 'root' | 'joints' | 'frames' | 'depth'> {
+  if (m.nq === 0 && m.nv === 0) {
+    const joints = serialJoints(m);
+    const frames: Frame[] = [...joints.map((j, i) => ({ name: j.link, joint: i })), { name: 'tip', joint: joints.length - 1 }];
+    return { nq: m.dof, nv: m.dof, nu: m.dof, root: 'fixed', joints, frames, depth: m.dof };
+  }
+  return {
+    nq: m.nq,
+    nv: m.nv,
+    nu: m.nu,
+    root: rootFromProto(String(m.root)),
+    joints: m.joints.map((j) => ({
+      name: j.name,
+      type: treeJointTypeFromProto(String(j.type)),
+      parent: j.parent,
+      qIndex: j.q_index,
+      vIndex: j.v_index,
+      nq: j.nq,
+      nv: j.nv,
+      link: j.link,
+      depth: j.depth,
+    })),
+    frames: m.frames.map((f) => ({ name: f.name, joint: f.joint })),
+    depth: m.depth,
   };
 }
 
@@ -150,9 +258,11 @@ export function streamAnswerFromProto(m: StreamResponse__Output): StreamAnswer {
 export function payloadToProto(p: Payload | undefined): PayloadMsg | undefined {
   if (p === undefined) return undefined;
   const i = p.inertia ?? { ixx: 0, iyy: 0, izz: 0 };
+  if (p.link !== undefined && typeof p.link !== 'string') throw invalid('payload.link is not a string');
   return {
     mass: p.mass,
     com: toVec3(p.com ?? [0, 0, 0], 'payload.com'),
     inertia: { ixx: i.ixx, iyy: i.iyy, izz: i.izz, ixy: i.ixy ?? 0, ixz: i.ixz ?? 0, iyz: i.iyz ?? 0 },
+    link: p.link ?? '',
   };
 }

@@ -18,5 +18,13 @@ export {
 export { StreamSession } from './stream';
 export { PROTO_FILE } from './proto';
 export { stateOf } from './util';
+export {
+  QUATERNION_TOLERANCE,
+  differenceConfiguration,
+  integrateConfiguration,
+  neutralConfiguration,
+  normalizeConfiguration,
+  quaternionToRotation,
+} from './configuration';
 export { status as Status, credentials, Metadata } from '@grpc/grpc-js';
 export type * from './types';

@@ -2,9 +2,9 @@
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { status as Status } from '@grpc/grpc-js';
 
-import { payloadToProto, routeToProto, streamAnswerFromProto, toArray } from './convert';
+import { payloadToProto, routeToProto, streamAnswerFromProto, toArray, wrenchesToProto } from './convert';
 import { DenocError, errorFor, toDenocError } from './errors';
-import type { CallOptions, ForwardRoute, Numbers, Payload, StreamAnswer } from './types';
+import type { CallOptions, ForwardRoute, LinkWrench, Numbers, Payload, StreamAnswer } from './types';
 import type { StreamRequest } from '../generated/denoc/v1/StreamRequest';
 import type { StreamResponse__Output } from '../generated/denoc/v1/StreamResponse';
 
@@ -53,11 +53,27 @@ export class StreamSession {
     this.open();
   }
 
-  /** The payload held by the tip that every following message declares (undefined: none). */
+  /** The payload held by the tip (or payload.link) that every following message declares (undefined: none). */
   payload: Payload | undefined = undefined;
 
-  /** tau for one state (dof values each); tipWrench: [mx, my, mz, fx, fy, fz] on the last link, or none. */
-  inverseDynamics(modelId: string, q: Numbers, qd: Numbers, qdd: Numbers, tipWrench?: Numbers): Promise<StreamAnswer> {
+  /**
+   * tau for one state (q: nq values, qd and qdd: dof); tipWrench: [mx, my, mz, fx, fy, fz] on the last link,
+   * or none; wrenches: external wrenches on named frames, 6 values each (at most the server's maxWrenches).
+   */
+  inverseDynamics(
+    modelId: string,
+    q: Numbers,
+    qd: Numbers,
+    qdd: Numbers,
+    tipWrench?: Numbers,
+    wrenches?: readonly LinkWrench[],
+  ): Promise<StreamAnswer> {
+    let ws: ReturnType<typeof wrenchesToProto>;
+    try {
+      ws = wrenchesToProto(wrenches);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.send({
       model_id: modelId,
       computation: 'COMPUTATION_INVERSE_DYNAMICS',
@@ -66,15 +82,28 @@ export class StreamSession {
       qdd: toArray(qdd),
       tip_wrench: toArray(tipWrench),
       payload: payloadToProto(this.payload),
+      wrenches: ws,
       sequence: 0,
     });
   }
 
-  /** qdd for one state by the given route (default 'saha'). */
-  forwardDynamics(modelId: string, q: Numbers, qd: Numbers, tau: Numbers, route?: ForwardRoute): Promise<StreamAnswer> {
+  /**
+   * qdd for one state (q: nq values, qd and tau: dof) by the given route (default 'saha'), with external
+   * wrenches on named frames (6 values each) when given.
+   */
+  forwardDynamics(
+    modelId: string,
+    q: Numbers,
+    qd: Numbers,
+    tau: Numbers,
+    route?: ForwardRoute,
+    wrenches?: readonly LinkWrench[],
+  ): Promise<StreamAnswer> {
     let r: ReturnType<typeof routeToProto>;
+    let ws: ReturnType<typeof wrenchesToProto>;
     try {
       r = routeToProto(route);
+      ws = wrenchesToProto(wrenches);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -86,6 +115,7 @@ export class StreamSession {
       tau: toArray(tau),
       route: r,
       payload: payloadToProto(this.payload),
+      wrenches: ws,
       sequence: 0,
     });
   }

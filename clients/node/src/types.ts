@@ -2,6 +2,13 @@
 // as input); a batch of `count` states of a model with `dof` joints is one flat row-major array of
 // count * dof values (state k's joint j at index k * dof + j), matrices per state (dof x dof, row-major)
 // concatenated state after state. Units are SI (m, kg, s, rad, N, N m).
+//
+// Trees and moving roots (docs/trees.md): a model has nq configuration coordinates, nv = dof velocity
+// coordinates and nu actuated joints. For a fixed root nq = nv = nu = dof. A floating root puts
+// [x y z | qx qy qz qw] (the root link's origin in the world, its orientation world <- root as a unit
+// quaternion, scalar last) first in q and [wx wy wz | vx vy vz] (angular then linear velocity, both in the
+// root link's axes) first in qd, qdd and tau: nq = nu + 7, nv = nu + 6. A planar root puts [x y yaw] first
+// in both: nq = nv = nu + 3. So q batches hold count * nq values, qd, qdd and tau batches count * nv.
 import type { ChannelCredentials, ChannelOptions } from '@grpc/grpc-js';
 
 /** Numbers in: a Float64Array, a plain array or any other array-like. */
@@ -14,6 +21,16 @@ export interface Vec3 {
 }
 
 export type JointType = 'revolute' | 'prismatic';
+/** The type of a ModelInfo.joints entry: a moving root joint is 'floating' or 'planar'. */
+export type TreeJointType = JointType | 'floating' | 'planar';
+/**
+ * How a model's root link moves relative to the world: 'fixed' (welded; q holds the joints only),
+ * 'floating' (6 DOF: q starts with [x y z qx qy qz qw], qd with [wx wy wz vx vy vz] in the root's axes) or
+ * 'planar' (x, y and yaw in the world's x-y plane: q and qd start with [x y yaw]).
+ */
+export type RootJoint = 'fixed' | 'floating' | 'planar';
+/** The axes a vector is given in: 'world' (= 'base', the frame gravity is given in) or 'local' (the frame's own). */
+export type Reference = 'world' | 'base' | 'local';
 /** Forward-dynamics route: 'saha' O(n) (default), 'fixman' O(n), 'cholesky' O(n^3) reference. */
 export type ForwardRoute = 'saha' | 'fixman' | 'cholesky';
 /** Simulation integrator: 'dopri5' adaptive Dormand-Prince 5(4) (default) or 'rk4' fixed step. */
@@ -60,13 +77,57 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** One joint of a model's tree (ModelInfo.joints). */
+export interface Joint {
+  /** The joint's name; a moving root joint is 'root_joint'. */
+  name: string;
+  type: TreeJointType;
+  /** Index in ModelInfo.joints of the joint that moves this one's parent link; -1: none (the root link or the world). */
+  parent: number;
+  /** Its first coordinate in q. */
+  qIndex: number;
+  /** Its first coordinate in qd, qdd and tau. */
+  vIndex: number;
+  /** Its coordinates in q: 1, 7 (floating) or 3 (planar). */
+  nq: number;
+  /** Its coordinates in qd: 1, 6 (floating) or 3 (planar). */
+  nv: number;
+  /** The link it moves. */
+  link: string;
+  /** Joints on its path from the world, itself included. */
+  depth: number;
+}
+
+/** A frame a request may name (kinematics links, wrenches, payloads): a link, 'tip' or the root link. */
+export interface Frame {
+  name: string;
+  /** Index in ModelInfo.joints of the joint that moves it; -1: fixed to the world. */
+  joint: number;
+}
+
 export interface ModelInfo {
   modelId: string;
   name: string;
+  /** Velocity coordinates nv (the number of joints of a fixed-root model); qd, qdd, tau have dof values per state. */
   dof: number;
+  /** The moving non-root joints (nu of them), in their order in q (base to tip). */
   jointNames: string[];
   linkNames: string[];
   jointTypes: JointType[];
+  /** Configuration coordinates: q has nq values per state (dof for a fixed root, dof + 1 floating). */
+  nq: number;
+  /** Velocity coordinates (= dof). */
+  nv: number;
+  /** Actuated coordinates: nv less the root's 6 (floating) or 3 (planar). Rollout controls and simulation torques have nu. */
+  nu: number;
+  /** How the root link moves. */
+  root: RootJoint;
+  /** The root joint when it moves, then the joints of jointNames, every parent before its children. */
+  joints: Joint[];
+  /** Every frame a request may name, by its index in the core: the links of jointNames, 'tip', the root link. */
+  frames: Frame[];
+  /** Most joints on a path from the root link to a leaf. */
+  depth: number;
   gravity: Vec3;
   /** Position limits per joint (-Infinity / Infinity when unlimited). */
   lower: Float64Array;
@@ -93,11 +154,13 @@ export interface RegisterOptions {
 }
 
 export interface UrdfOptions extends RegisterOptions {
-  /** Base link of the chain (default: the root link). */
+  /** Base link of the chain or tree (default: the root link). */
   baseLink?: string;
-  /** Tip link of the chain (default: the single leaf). */
+  /** Tip link of a chain (default: the whole tree below baseLink; its tip frame is on the last joint's link). */
   tipLink?: string;
-  /** Armature per moving joint, base to tip (dof values). */
+  /** How baseLink moves: 'fixed' (default), 'floating' or 'planar'; part of the id. */
+  root?: RootJoint;
+  /** Armature per moving joint, base to tip (nu values). */
   armature?: Numbers;
 }
 
@@ -137,20 +200,42 @@ export interface Answer {
   dof: number;
 }
 
-/** How a batch is shaped: count defaults to q.length / dof, dof to the model's. */
+/**
+ * How a batch is shaped: count defaults to q.length / nq; dof (nv) and nq to the model's (nq follows a given
+ * dof: dof + 1 for a floating root, dof otherwise).
+ */
 export interface BatchShape {
   count?: number;
   dof?: number;
+  nq?: number;
+}
+
+/**
+ * A wrench the environment applies on a frame of the model (a foot's contact force, a tool's load):
+ * [mx, my, mz, fx, fy, fz], the moment about the frame's origin.
+ */
+export interface LinkWrench {
+  /** A name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. */
+  link?: string;
+  /** count * 6 values (one wrench per state) or 6 (the same for every state; a stream message: 6). */
+  wrench: Numbers;
+  /** Axes of the wrench: 'world' (default; 'base' is the same) or 'local' (the frame's own). */
+  reference?: Reference;
 }
 
 export interface InverseDynamicsInput extends BatchShape {
-  /** A body held by the tip for this call (every dynamics call takes one). */
+  /** A body held by the tip (or payload.link) for this call (every dynamics call takes one). */
   payload?: Payload;
+  /** count * nq positions. */
   q: Numbers;
+  /** count * dof velocities. */
   qd: Numbers;
+  /** count * dof accelerations. */
   qdd: Numbers;
   /** [mx, my, mz, fx, fy, fz] per state on the last link, tip frame (count * 6 values). */
   tipWrench?: Numbers;
+  /** External wrenches on named frames (at most the server's maxWrenches). */
+  wrenches?: readonly LinkWrench[];
 }
 
 export interface InverseDynamicsResult extends Answer {
@@ -159,10 +244,16 @@ export interface InverseDynamicsResult extends Answer {
 
 export interface ForwardDynamicsInput extends BatchShape {
   payload?: Payload;
+  /** count * nq positions. */
   q: Numbers;
+  /** count * dof velocities. */
   qd: Numbers;
+  /** count * dof generalized forces (a moving root's entries: the wrench the world applies on the root link). */
   tau: Numbers;
+  /** 'fixman' is refused for a tree model. */
   route?: ForwardRoute;
+  /** External wrenches on named frames (at most the server's maxWrenches). */
+  wrenches?: readonly LinkWrench[];
 }
 
 export interface ForwardDynamicsResult extends Answer {
@@ -172,10 +263,11 @@ export interface ForwardDynamicsResult extends Answer {
 
 export interface FullFactorInput extends BatchShape {
   payload?: Payload;
+  /** count * nq positions. */
   q: Numbers;
   /** Required with convective or bias. */
   qd?: Numbers;
-  /** Also C(q, qd). */
+  /** Also C(q, qd) (serial chains only). */
   convective?: boolean;
   /** Also C(q, qd) qd + g(q). */
   bias?: boolean;
@@ -201,10 +293,13 @@ export interface FullFactorResult extends Answer {
 }
 
 export interface SimulateInput {
+  /** nq initial positions. */
   q0: Numbers;
+  /** dof initial velocities. */
   qd0: Numbers;
   /** End time, s. */
   tEnd: number;
+  /** A tree model: 'rk4' only. */
   integrator?: Integrator;
   /** 'saha' (default) or 'cholesky'. */
   route?: ForwardRoute;
@@ -220,9 +315,9 @@ export interface SimulateInput {
   maxSteps?: number;
   /** Knot times of a piecewise-linear torque (k values, strictly increasing). */
   torqueTimes?: Numbers;
-  /** dof values (constant torque) or k * dof values at the knots (row-major). */
+  /** nu values (constant torque) or k * nu values at the knots (row-major); a moving root is unactuated. */
   torqueValues?: Numbers;
-  /** dof viscous damping coefficients. */
+  /** nu viscous damping coefficients. */
   damping?: Numbers;
   /** Samples per streamed batch (default 64). */
   batchSize?: number;
@@ -231,6 +326,7 @@ export interface SimulateInput {
 /** One streamed batch of simulation samples, in time order. */
 export interface SimulationBatch extends Answer {
   t: Float64Array;
+  /** count * nq. */
   q: Float64Array;
   qd: Float64Array;
   energy: Float64Array;
@@ -267,62 +363,107 @@ export interface ServerInfo {
   maxSendMessageBytes: number;
   maxStreams: number;
   tokensRequired: boolean;
+  /** Most joints on a path from a model's root (0 from a server without trees). */
+  maxDepth: number;
+  /** Most external wrenches (LinkWrench) in one request. */
+  maxWrenches: number;
+  /** Most frames named in one kinematics request (links). */
+  maxFrames: number;
 }
 
-/** A rigid body held by the tip for one call (a tool, a grasped part), merged into the last link. */
+/**
+ * A rigid body held by a link for one call (a tool, a grasped part, a backpack), merged into that link: the
+ * tip's last link by default, or the link of the frame `link` names.
+ */
 export interface Payload {
   /** kg, > 0. */
   mass: number;
-  /** Mass centre in the tip frame, m (default the tip frame's origin). */
+  /** Mass centre in the holding frame, m (default the frame's origin). */
   com?: Vec3 | Numbers;
-  /** About the mass centre, tip-frame axes, kg m^2 (default: a point mass). */
+  /** About the mass centre, the holding frame's axes, kg m^2 (default: a point mass). */
   inertia?: { ixx: number; iyy: number; izz: number; ixy?: number; ixz?: number; iyz?: number };
+  /** The holding frame: a name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. */
+  link?: string;
 }
 
 export interface KinematicsInput extends BatchShape {
+  /** count * nq positions. */
   q: Numbers;
-  /** Needed for jdotQd. */
+  /** count * dof velocities: needed for jdotQd and centroidalMomentum. */
   qd?: Numbers;
-  /** A link name of ModelInfo.linkNames; '' or absent: the tip frame. */
+  /** A name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. Not with `links`. */
   link?: string;
-  /** A point on that link, in the frame's coordinates (default its origin). */
+  /**
+   * Several frames at once (four feet, two hands): L names of ModelInfo.frames (at most the server's
+   * maxFrames). rotation, origin, jacobian, jdotQd and lambda then hold L blocks per state, in this order.
+   */
+  links?: readonly string[];
+  /** A point on that link (on each of `links`), in the frame's coordinates (default its origin). */
   point?: Vec3 | Numbers;
-  /** Axes of jacobian, jdotQd and lambda: 'base' (default) or 'local'. */
-  reference?: 'base' | 'local';
+  /** Axes of jacobian, jdotQd and lambda: 'base' (= 'world', default) or 'local'. */
+  reference?: Reference;
   jacobian?: boolean;
   jdotQd?: boolean;
   lambda?: boolean;
   /** The task of lambda: 'full' 6 x 6 (default), 'linear' or 'angular' 3 x 3. */
   lambdaRows?: 'full' | 'linear' | 'angular';
   allFrames?: boolean;
+  /** Also the centre of mass (world) and the total mass. */
+  centerOfMass?: boolean;
+  /** Also the 3 x dof Jacobian of the centre of mass (world axes). */
+  comJacobian?: boolean;
+  /** Also the centroidal momentum matrix A_G (6 x dof, rows [linear; angular] about the centre of mass). */
+  centroidal?: boolean;
+  /** Also the centroidal momentum h_G = A_G qd (6 values, [linear; angular]; needs qd). */
+  centroidalMomentum?: boolean;
   payload?: Payload;
 }
 
+/** Per state, L blocks (L = links.length, or 1 for `link`) of each frame output, in the order of `links`. */
 export interface KinematicsResult extends Answer {
-  /** count * 9: the frame's rotation (base <- frame), row-major. */
+  /** count * L * 9: the frame's rotation (world <- frame), row-major. */
   rotation: Float64Array;
-  /** count * 3: its origin in the base frame. */
+  /** count * L * 3: its origin in the world (base) frame. */
   origin: Float64Array;
-  /** count * 6 * dof, rows [angular; linear]. */
+  /** count * L * 6 * dof, rows [angular; linear]. */
   jacobian?: Float64Array;
-  /** count * 6. */
+  /** count * L * 6. */
   jdotQd?: Float64Array;
-  /** count * r * r. */
+  /** count * L * r * r. */
   lambda?: Float64Array;
-  /** count * (dof + 1) * 9 and count * (dof + 1) * 3: every frame, the tip last. */
+  /**
+   * count * F * 9 and count * F * 3: every frame of ModelInfo.frames in its order (F = nu + 1, the tip last,
+   * for a fixed root; F = nu + 2, the root link last, for a floating or planar one).
+   */
   frameRotations?: Float64Array;
   frameOrigins?: Float64Array;
+  /** centerOfMass: count * 3, world. */
+  com?: Float64Array;
+  /** centerOfMass: count total masses (payload included), kg. */
+  mass?: Float64Array;
+  /** comJacobian: count * 3 * dof. */
+  comJacobian?: Float64Array;
+  /** centroidal: count * 6 * dof, rows [linear; angular] about the centre of mass. */
+  centroidal?: Float64Array;
+  /** centroidalMomentum: count * 6, [linear; angular]. */
+  centroidalMomentum?: Float64Array;
 }
 
 export interface DerivativesInput extends BatchShape {
+  /** count * nq positions. */
   q: Numbers;
+  /** count * dof velocities. */
   qd: Numbers;
   /** [mx, my, mz, fx, fy, fz] per state on the last link (count * 6), or none. */
   tipWrench?: Numbers;
   payload?: Payload;
 }
 
-/** count * dof * dof matrices (row-major, entry (i, j) = d out_i / d in_j) and count * dof vectors. */
+/**
+ * count * dof * dof matrices (row-major, entry (i, j) = d out_i / d in_j) and count * dof vectors. For a
+ * floating or planar root the q columns are tangent directions: d out / d dq with q moved by
+ * integrateConfiguration(q, dq) (the root's rotation about its own axes), so every matrix is dof x dof.
+ */
 export interface InverseDynamicsDerivatives extends Answer {
   dtauDq: Float64Array;
   dtauDqd: Float64Array;
@@ -337,10 +478,15 @@ export interface ForwardDynamicsDerivatives extends Answer {
   qdd: Float64Array;
 }
 
+/**
+ * K rollouts of T steps. A state is x = [q; qd] (nq + dof values; 2 dof for a fixed root); the controls are
+ * the nu actuated joints' torques (a moving root is unactuated). A floating root's q is integrated on the
+ * manifold (its quaternion stays unit).
+ */
 export interface RolloutInput {
-  /** K * 2 dof initial states [q, qd]. */
+  /** K * (nq + dof) initial states [q, qd]. */
   x0: Numbers;
-  /** K * T * dof torques, or T * dof shared by every rollout (sharedControls). */
+  /** K * T * nu torques, or T * nu shared by every rollout (sharedControls). */
   u: Numbers;
   count: number;
   steps: number;
@@ -354,9 +500,25 @@ export interface RolloutInput {
 
 export interface RolloutResult extends Answer {
   steps: number;
-  /** K * (T + 1) * 2 dof. */
+  /** K * (T + 1) * (nq + dof): x_0 .. x_T per rollout. */
   states: Float64Array;
-  /** linearize: K * T * (2 dof)^2 and K * T * 2 dof * dof, row-major. */
+  /**
+   * linearize: K * T * (2 dof)^2 and K * T * 2 dof * nu, row-major, in the tangent space (the q part as in
+   * the derivatives: along integrateConfiguration).
+   */
   a?: Float64Array;
   b?: Float64Array;
+}
+
+/**
+ * What the client-side configuration functions (integrateConfiguration, differenceConfiguration, ...) need
+ * of a model: its root and its sizes. A ModelInfo is one.
+ */
+export interface ConfigurationSpace {
+  root: RootJoint;
+  nq: number;
+  nv: number;
+  /** The joints' position limits (nu values; neutralConfiguration clamps 0 into them). */
+  lower?: ArrayLike<number>;
+  upper?: ArrayLike<number>;
 }
