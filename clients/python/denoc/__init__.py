@@ -1,7 +1,9 @@
 """denoc: a Python client of the denoc dynamics service (``denocd``).
 
-numpy arrays in and out: one state as 1-D arrays of dof values, a batch as (count, dof) arrays sent in one
-call. Example::
+numpy arrays in and out: one state as 1-D arrays (q of nq values, qd, qdd and tau of nv; nq = nv = dof for a
+fixed root), a batch as (count, nq) and (count, nv) arrays sent in one call. Trees with a floating or planar
+root (docs/trees.md): ``register_urdf(path, root="floating")``; their configuration manifold on the client:
+:func:`integrate`, :func:`difference`, :func:`normalize`. Example::
 
     import numpy as np, denoc
     with denoc.Client("127.0.0.1:50051", timeout=10) as c:
@@ -24,14 +26,18 @@ from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocE
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError, UnavailableError,
                      UnimplementedError)
-from .values import (Derivatives, FullFactor, Kinematics, ModelInfo, Payload, Rollouts,  # noqa: E402
-                     ServerInfo, SimulationBatch, Trajectory)
+from .values import (Derivatives, Frame, FullFactor, Joint, Kinematics, LinkWrench, ModelInfo,  # noqa: E402
+                     Payload, Rollouts, ServerInfo, SimulationBatch, Trajectory)
+from .configuration import (difference, integrate, neutral, normalize, random_configuration,  # noqa: E402
+                            rotation_matrix)
 from .stream import StreamSession  # noqa: E402
 from .client import DEFAULT_TIMEOUT, Client  # noqa: E402
 
 __all__ = [
     "__version__", "DEFAULT_TIMEOUT", "Client", "StreamSession", "ModelInfo", "ServerInfo", "FullFactor",
-    "SimulationBatch", "Trajectory", "Payload", "Kinematics", "Derivatives", "Rollouts", "DenocError",
+    "SimulationBatch", "Trajectory", "Payload", "Kinematics", "Derivatives", "Rollouts", "Joint", "Frame",
+    "LinkWrench", "integrate", "difference", "normalize", "neutral", "random_configuration", "rotation_matrix",
+    "DenocError",
     "InvalidArgumentError", "NotFoundError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "UnavailableError", "DeadlineExceededError", "PermissionDeniedError",
     "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError",

@@ -124,6 +124,9 @@ class Client(Planning, Simulation):
         self._sources: dict = dict(model_sources or {})
         self._lock = threading.Lock()
         self._max_states: Optional[int] = None  # the server's, once asked (0: it does not say)
+        # model id -> (nq - nv, nv - nu): what a moving root adds to q and to qd over the joints (content
+        # addresses: a model id's sizes never change)
+        self._roots: dict = {}
 
     @property
     def model_sources(self) -> dict:
@@ -190,26 +193,65 @@ class Client(Planning, Simulation):
 
     # -- models --------------------------------------------------------------------------------------------
 
+    def _known(self, info: ModelInfo) -> ModelInfo:
+        """Remembers the sizes of a model description the server gave (see :meth:`_root_sizes`)."""
+        with self._lock:
+            self._roots[info.model_id] = (info.nq - info.nv, info.nv - info.nu)
+        return info
+
+    def _root_sizes(self, model: ModelRef, timeout: Optional[float]) -> tuple:
+        """(nq - nv, nv - nu) of a model: what its root adds to q (1 for a floating root, else 0) and to qd
+        over the actuated joints (6 floating, 3 planar, 0 fixed). The arrays of a call give nv (the width of
+        q less the first) and nu; a :class:`ModelInfo` carries the sizes, a model id is looked up once
+        (``GetModel``) unless this client has seen its description."""
+        if isinstance(model, ModelInfo):
+            return model.nq - model.nv, model.nv - model.nu
+        mid = str(model)
+        with self._lock:
+            known = self._roots.get(mid)
+        if known is not None:
+            return known
+        info = self.get_model(mid, timeout=timeout)
+        return info.nq - info.nv, info.nv - info.nu
+
     def _register(self, request: "pb.RegisterModelRequest", timeout: Optional[float]) -> ModelInfo:
         response = self._call(self._stub.RegisterModel, request, timeout)
         with self._lock:
             self._sources[response.model_id] = request
-        return convert.model_info(response.model, created=response.created)
+        return self._known(convert.model_info(response.model, created=response.created))
+
+    def register(self, model: Union[str, os.PathLike, Mapping[str, Any]], *, root: Optional[str] = None,
+                 **kwargs) -> ModelInfo:
+        """Registers a model from its source: a URDF (XML text or a ``.urdf`` path; :meth:`register_urdf`,
+        ``root`` ``"fixed"``, ``"floating"`` or ``"planar"``) or a ``denoc-dh/1`` document (a dict or a
+        ``.json`` path; :meth:`register_dh`, fixed root only). Other keywords go to that method."""
+        is_dh = isinstance(model, Mapping) or (not (isinstance(model, str) and "<" in model)
+                                               and str(model).lower().endswith(".json"))
+        if is_dh:
+            if root not in (None, "fixed"):
+                raise errors.InvalidArgumentError(f"root: a denoc-dh/1 model has a fixed root, got {root!r}")
+            return self.register_dh(model, **kwargs)
+        return self.register_urdf(model, root=root, **kwargs)
 
     def register_urdf(self, urdf: Union[str, os.PathLike], *, base_link: Optional[str] = None,
                       tip_link: Optional[str] = None, gravity: Optional[Sequence[float]] = None,
                       name: Optional[str] = None, armature: Optional[Sequence[float]] = None,
-                      timeout: Optional[float] = None) -> ModelInfo:
+                      root: Optional[str] = None, timeout: Optional[float] = None) -> ModelInfo:
         """Registers a URDF model and returns its :class:`ModelInfo` (``.model_id`` is the id).
 
-        ``urdf`` is the XML text, or a path (``str`` without ``<``, or ``os.PathLike``). The chain runs
-        from ``base_link`` (default: the root) to ``tip_link`` (default: the single leaf; see
-        docs/urdf.md). ``gravity`` (3 values, m/s^2, base frame) defaults to (0, 0, -9.81) on the server;
-        ``armature`` gives one rotor inertia per moving joint. Idempotent: the id is a content address.
+        ``urdf`` is the XML text, or a path (``str`` without ``<``, or ``os.PathLike``). The model is the
+        tree below ``base_link`` (default: the root link), or the chain from it to ``tip_link`` (see
+        docs/urdf.md). ``root``: how ``base_link`` moves, ``"fixed"`` (default), ``"floating"`` (6 DOF: q
+        starts with [x y z qx qy qz qw], qd with [w; v] in the root link's axes) or ``"planar"`` (x, y,
+        yaw); docs/trees.md. ``gravity`` (3 values, m/s^2, world frame) defaults to (0, 0, -9.81) on the
+        server; ``armature`` gives one rotor inertia per moving joint. Idempotent: the id is a content
+        address.
         """
         text = urdf if isinstance(urdf, str) and "<" in urdf else Path(urdf).read_text()
         request = pb.RegisterModelRequest(urdf=pb.UrdfModel(text=text, base_link=base_link or "",
                                                             tip_link=tip_link or ""))
+        if root is not None:
+            request.urdf.root = convert.choice("root", root, convert.ROOTS)
         if name is not None:
             request.name = name
         if gravity is not None:
@@ -238,14 +280,14 @@ class Client(Planning, Simulation):
         """Describes one model (:class:`denoc.NotFoundError` if the server does not know it)."""
         mid = convert.model_id(model_id)
         response = self._call(self._stub.GetModel, pb.GetModelRequest(model_id=mid), timeout, model_id=mid)
-        return convert.model_info(response.model)
+        return self._known(convert.model_info(response.model))
 
     def list_models(self, *, timeout: Optional[float] = None) -> list:
         """Every model the server holds (memory and store), sorted by id (every page of ListModels)."""
         models, token = [], ""
         while True:
             response = self._call(self._stub.ListModels, pb.ListModelsRequest(page_token=token), timeout)
-            models.extend(convert.model_info(m) for m in response.models)
+            models.extend(self._known(convert.model_info(m)) for m in response.models)
             if not response.next_page_token:
                 return models
             if response.next_page_token <= token:
@@ -274,7 +316,8 @@ class Client(Planning, Simulation):
         return ServerInfo(version=r.version, proto_package=r.proto_package, max_dof=r.max_dof,
                           max_states=r.max_states, max_receive_message_bytes=r.max_receive_message_bytes,
                           max_send_message_bytes=r.max_send_message_bytes, max_streams=r.max_streams,
-                          tokens_required=r.tokens_required)
+                          tokens_required=r.tokens_required, max_depth=r.max_depth, max_wrenches=r.max_wrenches,
+                          max_frames=r.max_frames)
 
     def max_states(self, *, timeout: Optional[float] = None) -> int:
         """The server's ``max_states``, asked once and kept (0 for a server without ``GetServerInfo``)."""
@@ -331,44 +374,60 @@ class Client(Planning, Simulation):
     # -- dynamics ------------------------------------------------------------------------------------------
 
     def inverse_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, qdd: ArrayLike = None,
-                         *, tip_wrench: ArrayLike = None, payload: Any = None,
+                         *, tip_wrench: ArrayLike = None, wrenches: Any = None, payload: Any = None,
                          timeout: Optional[float] = None) -> np.ndarray:
-        """tau = I(q) qdd + C(q, qd) qd + g(q) (- J^T f_tip).
+        """tau = I(q) qdd + C(q, qd) qd + g(q) (- J^T f_tip - sum J_i^T w_i).
 
-        ``q``, ``qd``, ``qdd``: one state as 1-D arrays of dof values, or a batch as (count, dof) arrays
-        (``None``: zeros). ``tip_wrench``: [mx, my, mz, fx, fy, fz] per state in the tip frame. Returns
-        ``tau`` with the shape of ``q`` (float64). Shapes are checked by the server
+        ``q``: one state as a 1-D array of nq values, or a batch as a (count, nq) array; ``qd``, ``qdd``:
+        nv values per state (``None``: zeros); nq = nv = dof for a fixed root (docs/trees.md for a floating
+        or planar one). ``tip_wrench``: [mx, my, mz, fx, fy, fz] per state in the tip frame. ``wrenches``:
+        external wrenches on named frames, a list of :class:`LinkWrench` or ``(link, wrench[, reference])``
+        with a (6,) or (count, 6) wrench, ``reference`` ``"world"`` or ``"local"`` (a foot's contact force:
+        ``("FL_FOOT", [0, 0, 0, fx, fy, fz])``). Returns ``tau`` (nv values per state; a moving root's
+        entries are the wrench the world must add on the root link). Shapes are checked by the server
         (:class:`denoc.InvalidArgumentError` with its message).
         """
         mid = convert.model_id(model_id)
-        single, count, dof, qf, f = convert.states(q, qd=qd, qdd=qdd)
+        offset, _ = self._root_sizes(model_id, timeout)
+        single, count, dof, qf, f = convert.states(q, offset=offset, qd=qd, qdd=qdd)
+        nq = dof + offset
         wrench = None if tip_wrench is None else convert.batch("tip_wrench", tip_wrench).reshape(-1)
+        links = convert.link_wrenches(wrenches)
 
         def build(n: int, cut: Callable):
-            request = pb.InverseDynamicsRequest(model_id=mid, count=n, dof=dof, q=cut(qf, dof), qd=cut(f["qd"], dof),
+            request = pb.InverseDynamicsRequest(model_id=mid, count=n, dof=dof, q=cut(qf, nq), qd=cut(f["qd"], dof),
                                                 qdd=cut(f["qdd"], dof))
             if wrench is not None:
                 request.tip_wrench.extend(cut(wrench, 6))
+            convert.add_wrenches(request, links, cut)
             return request
 
-        fits = convert.fits(f, count, dof) and convert.fits({"tip_wrench": wrench}, count, 6)
+        fits = (convert.fits(f, count, dof) and convert.fits({"tip_wrench": wrench}, count, 6)
+                and convert.wrenches_fit(links, count))
         answers = self._batches(self._stub.InverseDynamics, mid, count, fits, build, payload, timeout)
         return convert.join(answers, single, "tau", dof)
 
     def forward_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, tau: ArrayLike = None,
-                         *, route: str = "saha", payload: Any = None, timeout: Optional[float] = None) -> np.ndarray:
-        """qdd = I(q)^-1 (tau - C(q, qd) qd - g(q)), by ``route`` ``'saha'`` (O(n) DeNOC, default),
-        ``'fixman'`` (O(n) Fixman / Wang-Chirikjian) or ``'cholesky'`` (dense reference). Arrays as in
-        :meth:`inverse_dynamics`; returns ``qdd`` with the shape of ``q``."""
+                         *, route: str = "saha", wrenches: Any = None, payload: Any = None,
+                         timeout: Optional[float] = None) -> np.ndarray:
+        """qdd = I(q)^-1 (tau + sum J_i^T w_i - C(q, qd) qd - g(q)), by ``route`` ``'saha'`` (O(n) DeNOC,
+        default), ``'fixman'`` (O(n) Fixman / Wang-Chirikjian; serial chains only) or ``'cholesky'`` (the
+        inertia-matrix reference). Arrays and ``wrenches`` as in :meth:`inverse_dynamics`; returns ``qdd``
+        (nv values per state)."""
         mid = convert.model_id(model_id)
         wire_route = convert.choice("route", route, convert.ROUTES)
-        single, count, dof, qf, f = convert.states(q, qd=qd, tau=tau)
+        offset, _ = self._root_sizes(model_id, timeout)
+        single, count, dof, qf, f = convert.states(q, offset=offset, qd=qd, tau=tau)
+        nq = dof + offset
+        links = convert.link_wrenches(wrenches)
 
         def build(n: int, cut: Callable):
-            return pb.ForwardDynamicsRequest(model_id=mid, count=n, dof=dof, q=cut(qf, dof), qd=cut(f["qd"], dof),
-                                             tau=cut(f["tau"], dof), route=wire_route)
+            request = pb.ForwardDynamicsRequest(model_id=mid, count=n, dof=dof, q=cut(qf, nq), qd=cut(f["qd"], dof),
+                                                tau=cut(f["tau"], dof), route=wire_route)
+            convert.add_wrenches(request, links, cut)
+            return request
 
-        fits = convert.fits(f, count, dof)
+        fits = convert.fits(f, count, dof) and convert.wrenches_fit(links, count)
         answers = self._batches(self._stub.ForwardDynamics, mid, count, fits, build, payload, timeout)
         return convert.join(answers, single, "qdd", dof)
 
@@ -385,10 +444,12 @@ class Client(Planning, Simulation):
                           DeprecationWarning, stacklevel=2)
             gravity_torque = gravity_torque or gravity_vector
         mid = convert.model_id(model_id)
-        single, count, dof, qf, f = convert.states(q, zeros=False, qd=qd)
+        offset, _ = self._root_sizes(model_id, timeout)
+        single, count, dof, qf, f = convert.states(q, zeros=False, offset=offset, qd=qd)
+        nq = dof + offset
 
         def build(n: int, cut: Callable):
-            request = pb.FullFactorRequest(model_id=mid, count=n, dof=dof, q=cut(qf, dof), convective=convective,
+            request = pb.FullFactorRequest(model_id=mid, count=n, dof=dof, q=cut(qf, nq), convective=convective,
                                            bias=bias, gravity_torque=gravity_torque, inverse=inverse)
             if f["qd"] is not None:
                 request.qd.extend(cut(f["qd"], dof))

@@ -11,16 +11,19 @@ import numpy as np
 
 from . import errors
 from .v1 import dynamics_pb2 as pb
-from .values import ArrayLike, ModelInfo, ModelRef, Payload
+from .values import ArrayLike, Frame, Joint, LinkWrench, ModelInfo, ModelRef, Payload
 
 ROUTES = {"saha": pb.FORWARD_ROUTE_SAHA, "fixman": pb.FORWARD_ROUTE_FIXMAN,
           "cholesky": pb.FORWARD_ROUTE_CHOLESKY}
 INTEGRATORS = {"dopri5": pb.INTEGRATOR_DOPRI5, "rk4": pb.INTEGRATOR_RK4}
 SCHEMES = {"rk4": pb.STEP_SCHEME_RK4, "semi_implicit_euler": pb.STEP_SCHEME_SEMI_IMPLICIT_EULER}
-REFERENCES = {"base": pb.REFERENCE_FRAME_BASE, "local": pb.REFERENCE_FRAME_LOCAL}
+REFERENCES = {"base": pb.REFERENCE_FRAME_BASE, "world": pb.REFERENCE_FRAME_BASE, "local": pb.REFERENCE_FRAME_LOCAL}
 TASK_ROWS = {"full": (pb.TASK_ROWS_FULL, 6), "linear": (pb.TASK_ROWS_LINEAR, 3),
              "angular": (pb.TASK_ROWS_ANGULAR, 3)}
-JOINT_TYPES = {pb.JOINT_TYPE_REVOLUTE: "revolute", pb.JOINT_TYPE_PRISMATIC: "prismatic"}
+JOINT_TYPES = {pb.JOINT_TYPE_REVOLUTE: "revolute", pb.JOINT_TYPE_PRISMATIC: "prismatic",
+               pb.JOINT_TYPE_FLOATING: "floating", pb.JOINT_TYPE_PLANAR: "planar"}
+ROOTS = {"fixed": pb.ROOT_JOINT_FIXED, "floating": pb.ROOT_JOINT_FLOATING, "planar": pb.ROOT_JOINT_PLANAR}
+ROOT_NAMES = {value: name for name, value in ROOTS.items()}
 DEG = math.pi / 180.0  # the same constant as the C++ parser of denoc-dh/1 files
 
 
@@ -43,7 +46,12 @@ def model_info(m: "pb.ModelInfo", created: Optional[bool] = None) -> ModelInfo:
                      gravity=np.array([m.gravity.x, m.gravity.y, m.gravity.z]), lower=np.array(m.lower),
                      upper=np.array(m.upper), velocity_limit=np.array(m.velocity_limit),
                      effort_limit=np.array(m.effort_limit), armature=np.array(m.armature), pinned=m.pinned,
-                     source=m.source, created=created)
+                     source=m.source, created=created, nq=m.nq, nv=m.nv, nu=m.nu,
+                     root=ROOT_NAMES.get(m.root, "fixed"),
+                     joints=[Joint(name=j.name, type=JOINT_TYPES.get(j.type, "unspecified"), parent=j.parent,
+                                   q_index=j.q_index, v_index=j.v_index, nq=j.nq, nv=j.nv, link=j.link,
+                                   depth=j.depth) for j in m.joints],
+                     frames=[Frame(name=f.name, joint=f.joint) for f in m.frames], depth=m.depth)
 
 
 def vec3(v: Optional[Sequence[float]]) -> Optional["pb.Vec3"]:
@@ -64,12 +72,14 @@ def batch(name: str, value: ArrayLike) -> np.ndarray:
     return a
 
 
-def states(q: ArrayLike, zeros: bool = True, **others: ArrayLike):
-    """Normalises the per-state arrays of a call: (single, count, dof, q, {name: flat values}). An array not
-    given is zeros, or None when not zeros."""
+def states(q: ArrayLike, zeros: bool = True, offset: int = 0, **others: ArrayLike):
+    """Normalises the per-state arrays of a call: (single, count, dof, q, {name: flat values}), dof the
+    width of q less ``offset`` (nq - nv of the model: 1 for a floating root, else 0). An array not given is
+    zeros, or None when not zeros."""
     qa = batch("q", q)
     single = qa.ndim == 1
-    count, dof = (1, qa.shape[0]) if single else qa.shape
+    count, width = (1, qa.shape[0]) if single else qa.shape
+    dof = max(0, width - offset)
     flat = {}
     for name, value in others.items():
         if value is None:
@@ -172,4 +182,46 @@ def payload(value: Any) -> Optional["pb.Payload"]:
         raise errors.InvalidArgumentError(f"payload.inertia: expected a 3x3 array, got shape {i.shape}")
     return pb.Payload(mass=float(value.mass), com=vec3(value.com),
                       inertia=pb.Inertia(ixx=i[0, 0], ixy=i[0, 1], ixz=i[0, 2], iyy=i[1, 1], iyz=i[1, 2],
-                                         izz=i[2, 2]))
+                                         izz=i[2, 2]), link=value.link or "")
+
+
+def link_wrenches(value: Any) -> list:
+    """External wrenches (a list of :class:`LinkWrench`, ``(link, wrench)`` or ``(link, wrench, reference)``;
+    None: none) as [(link, wire reference, flat values, per_state)]: per_state when the wrench is (count, 6)
+    (cut with its states when a batch is split), else the 6 values go whole with every part."""
+    if value is None:
+        return []
+    if isinstance(value, (LinkWrench, Mapping)) or (isinstance(value, tuple) and value and isinstance(value[0], str)):
+        value = [value]  # one wrench given alone
+    out = []
+    for k, item in enumerate(value):
+        where = f"wrenches[{k}]"
+        if isinstance(item, Mapping):
+            item = LinkWrench(**item)
+        elif isinstance(item, (tuple, list)):
+            if len(item) not in (2, 3):
+                raise errors.InvalidArgumentError(
+                    f"{where}: expected (link, wrench) or (link, wrench, reference), got {len(item)} items")
+            item = LinkWrench(*item)
+        elif not isinstance(item, LinkWrench):
+            raise errors.InvalidArgumentError(f"{where}: expected a denoc.LinkWrench or a (link, wrench) tuple")
+        if not isinstance(item.link, str):
+            raise errors.InvalidArgumentError(f"{where}.link: expected a frame name, got {item.link!r}")
+        reference = choice(f"{where}.reference", item.reference, REFERENCES)
+        w = np.ascontiguousarray(item.wrench, dtype=np.float64)
+        if w.ndim not in (1, 2) or w.shape[-1] != 6:
+            raise errors.InvalidArgumentError(
+                f"{where}.wrench: expected [mx, my, mz, fx, fy, fz] as (6,) or (count, 6), got shape {w.shape}")
+        out.append((item.link, reference, w.reshape(-1), w.ndim == 2))
+    return out
+
+
+def add_wrenches(request, wrenches: list, cut: Callable) -> None:
+    """Appends the LinkWrench messages of :func:`link_wrenches` to a request, each per-state one cut."""
+    for link, reference, values, per_state in wrenches:
+        request.wrenches.add(link=link, reference=reference, wrench=cut(values, 6) if per_state else values)
+
+
+def wrenches_fit(wrenches: list, count: int) -> bool:
+    """Whether every per-state wrench has count rows (a batch that can be split)."""
+    return all(not per_state or values.size == count * 6 for _, _, values, per_state in wrenches)

@@ -26,10 +26,11 @@ class Simulation:
         """Integrates the equations of motion from (q0, qd0) at t = 0 to ``t_end`` on the server and yields
         :class:`SimulationBatch` objects as they are streamed, in time order (the last has ``last=True``).
 
-        ``integrator``: ``'dopri5'`` (adaptive, ``rtol``/``atol``) or ``'rk4'`` (fixed ``step``).
-        Samples at 0, ``dt_out``, ..., ``t_end`` or at ``sample_times``. Torque: none (zero), a constant
-        ``torque`` (dof values), or with ``torque_times`` (k values) a (k, dof) ``torque`` schedule,
-        piecewise linear. ``damping``: dof viscous coefficients. Zero tuning values mean the server's
+        ``integrator``: ``'dopri5'`` (adaptive, ``rtol``/``atol``) or ``'rk4'`` (fixed ``step``; the only
+        one for a tree model). ``q0`` has nq values, ``qd0`` nv. Samples at 0, ``dt_out``, ..., ``t_end`` or
+        at ``sample_times``. Torque of the nu actuated joints: none (zero), a constant ``torque`` (nu
+        values), or with ``torque_times`` (k values) a (k, nu) ``torque`` schedule, piecewise linear.
+        ``damping``: nu viscous coefficients. Zero tuning values mean the server's
         defaults (docs/simulation.md). A run that stops part way raises :class:`denoc.AbortedError`
         after the batches before it were yielded.
         """
@@ -37,7 +38,8 @@ class Simulation:
         wire_integrator = convert.choice("integrator", integrator, convert.INTEGRATORS)
         wire_route = convert.choice("route", route, convert.ROUTES)
         q0a = convert.batch("q0", q0).reshape(-1)
-        dof = q0a.size
+        offset, _ = self._root_sizes(model_id, timeout)
+        dof = max(0, q0a.size - offset)
         request = pb.SimulateRequest(model_id=mid, dof=dof, q0=q0a,
                                      qd0=np.zeros(dof) if qd0 is None else convert.batch("qd0", qd0).reshape(-1),
                                      t_end=t_end, integrator=wire_integrator, route=wire_route,
@@ -65,7 +67,8 @@ class Simulation:
                     received = True
                     n, d = r.count, r.dof
                     yield SimulationBatch(
-                        t=np.array(r.t), q=np.array(r.q).reshape(n, d), qd=np.array(r.qd).reshape(n, d),
+                        t=np.array(r.t), q=np.array(r.q).reshape(n, len(r.q) // n if n else d),
+                        qd=np.array(r.qd).reshape(n, d),
                         energy=np.array(r.energy), kinetic=np.array(r.kinetic),
                         potential=np.array(r.potential), last=r.last, steps=r.steps,
                         rejected_steps=r.rejected_steps, evaluations=r.evaluations,

@@ -57,32 +57,49 @@ class StreamSession:
         """Number of messages sent so far (the last sequence number)."""
         return self._sequence
 
+    def _zeros(self, model_id: ModelRef, q: np.ndarray) -> np.ndarray:
+        """nv zeros for a state whose q has q.size = nq values."""
+        offset, _ = self._client._root_sizes(model_id, None)
+        return np.zeros(max(0, q.size - offset))
+
+    @staticmethod
+    def _extras(request, wrenches: Any, payload: Any) -> None:
+        """The external wrenches (6 values each) and the payload of one message."""
+        for link, reference, values, per_state in convert.link_wrenches(wrenches):
+            if per_state and values.size != 6:
+                raise errors.InvalidArgumentError(
+                    f"wrenches: a stream message is one state, each wrench 6 values (got {values.size})")
+            request.wrenches.add(link=link, reference=reference, wrench=values)
+        if payload is not None:
+            request.payload.CopyFrom(convert.payload(payload))
+
     def inverse_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, qdd: ArrayLike = None,
-                         *, tip_wrench: ArrayLike = None, payload: Any = None) -> np.ndarray:
-        """tau for one state (1-D arrays; ``None``: zeros); ``payload``: a :class:`Payload` held by the tip."""
+                         *, tip_wrench: ArrayLike = None, wrenches: Any = None, payload: Any = None) -> np.ndarray:
+        """tau for one state (1-D arrays, q of nq values, the others nv; ``None``: zeros); ``wrenches``:
+        external wrenches on named frames as in :meth:`Client.inverse_dynamics` (6 values each);
+        ``payload``: a :class:`Payload` held by a link."""
         q = convert.batch("q", q).reshape(-1)
-        zeros = np.zeros(q.size)
+        zeros = self._zeros(model_id, q) if qd is None or qdd is None else None
         request = pb.StreamRequest(model_id=convert.model_id(model_id), computation=pb.COMPUTATION_INVERSE_DYNAMICS,
                                    q=q, qd=zeros if qd is None else convert.batch("qd", qd).reshape(-1),
                                    qdd=zeros if qdd is None else convert.batch("qdd", qdd).reshape(-1))
         if tip_wrench is not None:
             request.tip_wrench.extend(convert.batch("tip_wrench", tip_wrench).reshape(-1))
-        if payload is not None:
-            request.payload.CopyFrom(convert.payload(payload))
+        self._extras(request, wrenches, payload)
         return self._exchange(request)
 
     def forward_dynamics(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None, tau: ArrayLike = None,
-                         *, route: str = "saha", payload: Any = None) -> np.ndarray:
-        """qdd for one state (1-D arrays; ``None``: zeros) by ``route``; ``payload`` as above."""
+                         *, route: str = "saha", wrenches: Any = None, payload: Any = None) -> np.ndarray:
+        """qdd for one state (1-D arrays; ``None``: zeros) by ``route``; ``wrenches`` and ``payload`` as
+        above."""
         wire_route = convert.choice("route", route, convert.ROUTES)
         q = convert.batch("q", q).reshape(-1)
-        zeros = np.zeros(q.size)
+        zeros = self._zeros(model_id, q) if qd is None or tau is None else None
         request = pb.StreamRequest(model_id=convert.model_id(model_id), computation=pb.COMPUTATION_FORWARD_DYNAMICS,
                                    q=q, qd=zeros if qd is None else convert.batch("qd", qd).reshape(-1),
                                    tau=zeros if tau is None else convert.batch("tau", tau).reshape(-1),
                                    route=wire_route)
-        if payload is not None:
-            request.payload.CopyFrom(convert.payload(payload))
+        self._extras(request, wrenches, payload)
         return self._exchange(request)
 
     def close(self) -> None:
