@@ -20,6 +20,7 @@ namespace denoc {
 namespace {
 
 using nlohmann::json;
+using Vector6d = Eigen::Matrix<double, 6, 1>;
 
 const std::string kModels = std::string(DENOC_SOURCE_DIR) + "/examples/models/";
 const std::string kStanford = kModels + "stanford_arm.json";
@@ -335,6 +336,265 @@ TEST(Cli, UrdfModel) {
   const Outcome bad = denoc({"info", ur5, "--tip-link", "no_such_link"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("no_such_link"), std::string::npos) << bad.err;
+}
+
+// ------------------------------------------------------------------------------ trees and moving roots
+
+const std::string kSolo = kModels + "trees/solo12.urdf";
+
+Model treeModel(const std::string& path, RootJoint root) {
+  UrdfOptions options;
+  options.root = root;
+  return buildModelFromUrdfFile(path, options);
+}
+
+struct TreeState {
+  Eigen::VectorXd q, v, a, tau;
+};
+
+TreeState randomTreeState(const Model& model, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  TreeState s;
+  s.q = randomConfiguration(model, rng);
+  s.v = Eigen::VectorXd::NullaryExpr(model.nv, [&] { return u(rng); });
+  s.a = Eigen::VectorXd::NullaryExpr(model.nv, [&] { return u(rng); });
+  s.tau = Eigen::VectorXd::NullaryExpr(model.nv, [&] { return 3.0 * u(rng); });
+  return s;
+}
+
+std::string wrenchArg(const std::string& link, const Vector6d& w, bool local) {
+  return link + ":" + list(w) + (local ? ":local" : "");
+}
+
+TEST(Cli, TreeInfoListsTheJointsWithTheirParentsAndIndices) {
+  for (const RootJoint root : {RootJoint::Floating, RootJoint::Planar, RootJoint::Fixed}) {
+    const Model model = treeModel(kSolo, root);
+    const char* name = root == RootJoint::Floating ? "floating"
+                       : root == RootJoint::Planar ? "planar"
+                                                   : "fixed";
+    SCOPED_TRACE(name);
+    const json info = parseJson(denoc({"info", kSolo, "--root", name, "--format", "json"}));
+    EXPECT_EQ(info.at("nq"), model.nq);
+    EXPECT_EQ(info.at("nv"), model.nv);
+    EXPECT_EQ(info.at("nu"), model.nu);
+    EXPECT_EQ(info.at("dof"), model.nv);
+    EXPECT_EQ(info.at("root"), name);
+    EXPECT_EQ(info.at("root_link"), "base_link");
+    EXPECT_EQ(info.at("depth"), model.depth + (root == RootJoint::Fixed ? 0 : 1));
+    EXPECT_EQ(info.contains("root_joint"), root != RootJoint::Fixed);
+    ASSERT_EQ(info.at("joints").size(), static_cast<std::size_t>(model.n));
+    for (int i = 0; i < model.n; ++i) {
+      const json& j = info["joints"][static_cast<std::size_t>(i)];
+      const JointSpec& spec = model.spec.joints[static_cast<std::size_t>(i)];
+      EXPECT_EQ(j.at("name"), spec.name);
+      EXPECT_EQ(j.at("link"), spec.link);
+      EXPECT_EQ(j.at("q_index"), model.nqr + i);
+      EXPECT_EQ(j.at("v_index"), model.nr + i);
+      const int p = model.parent[static_cast<std::size_t>(i)];
+      if (p >= 0) {
+        EXPECT_EQ(j.at("parent"), model.spec.joints[static_cast<std::size_t>(p)].name);
+        EXPECT_EQ(j.at("depth").get<int>(),
+                  info["joints"][static_cast<std::size_t>(p)]["depth"].get<int>() + 1);
+      } else if (root == RootJoint::Fixed) {
+        EXPECT_TRUE(j.at("parent").is_null());
+        EXPECT_EQ(j.at("depth"), 1);
+      } else {
+        EXPECT_EQ(j.at("parent"), "root_joint");
+        EXPECT_EQ(j.at("depth"), 2);
+      }
+    }
+  }
+  // the table: the root line on top, the legs' joints indented under their hips
+  const Outcome table = denoc({"info", kSolo, "--floating"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  for (const char* s : {"nq 19, nv 18, nu 12", "root_joint", "floating", "0..6", "0..5", "\n1     FL_HAA",
+                        "\n2       FL_HFE", "\n3         FL_KFE"}) {
+    EXPECT_NE(table.out.find(s), std::string::npos) << s << "\n" << table.out;
+  }
+}
+
+TEST(Cli, TreeInverseDynamicsWithWrenchesMatchesTheCore) {
+  for (const RootJoint root : {RootJoint::Floating, RootJoint::Planar, RootJoint::Fixed}) {
+    const Model model = treeModel(kSolo, root);
+    Data data(model);
+    const char* name = root == RootJoint::Floating ? "floating"
+                       : root == RootJoint::Planar ? "planar"
+                                                   : "fixed";
+    SCOPED_TRACE(name);
+    const TreeState s = randomTreeState(model, 7);
+    Vector6d w1, w2;
+    w1 << 0.3, -0.2, 0.1, 4.0, -5.0, 30.0;
+    w2 << -1.0, 0.5, 0.25, 2.0, 1.0, -3.0;
+    const std::vector<std::string> base = {
+        "id",       kSolo, "--root", name, "--q=" + list(s.q), "--qd=" + list(s.v), "--qdd=" + list(s.a),
+        "--format", "json"};
+    std::vector<std::string> args = base;
+    args.push_back("--wrench=" + wrenchArg("FL_LOWER_LEG", w1, false));
+    args.push_back("--wrench=" + wrenchArg("HR_LOWER_LEG", w2, true));
+    const json doc = parseJson(denoc(args));
+    EXPECT_EQ(doc.at("nq"), model.nq);
+    EXPECT_EQ(doc.at("nv"), model.nv);
+    const json& st = doc.at("states").at(0);
+    EXPECT_TRUE(close(vec(st.at("q")), s.q, 0.0));  // echoed exactly
+    ExternalWrench e1, e2;
+    e1.frame = frameIndex(model, "FL_LOWER_LEG");
+    e1.wrench = w1;
+    e1.reference = ReferenceFrame::Base;
+    e2.frame = frameIndex(model, "HR_LOWER_LEG");
+    e2.wrench = w2;
+    e2.reference = ReferenceFrame::Local;
+    const Eigen::VectorXd want =
+        inverseDynamics(model, data, s.q, s.v, s.a, std::vector<ExternalWrench>{e1, e2});
+    EXPECT_TRUE(close(vec(st.at("tau")), want, 1e-14));
+    // independently: without the wrenches, tau is larger by J^T f (the frames' Jacobians at their origins)
+    const Eigen::VectorXd plain = vec(parseJson(denoc(base)).at("states").at(0).at("tau"));
+    const Eigen::MatrixXd J1 = computeFrameJacobian(model, data, s.q, e1.frame, Eigen::Vector3d::Zero());
+    const Eigen::MatrixXd J2 =
+        computeFrameJacobian(model, data, s.q, e2.frame, Eigen::Vector3d::Zero(), ReferenceFrame::Local);
+    EXPECT_TRUE(close(vec(st.at("tau")), plain - J1.transpose() * w1 - J2.transpose() * w2, 1e-11));
+  }
+}
+
+TEST(Cli, TreeForwardDynamicsWithWrenchesInvertsInverseDynamics) {
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  Data data(model);
+  const TreeState s = randomTreeState(model, 8);
+  Vector6d w;
+  w << 0.1, 0.2, -0.3, 1.0, 2.0, 20.0;
+  std::vector<ExternalWrench> wrenches(1);
+  wrenches[0].frame = frameIndex(model, "FR_LOWER_LEG");
+  wrenches[0].wrench = w;
+  wrenches[0].reference = ReferenceFrame::Base;
+  for (const char* route : {"saha", "cholesky"}) {
+    SCOPED_TRACE(route);
+    const json doc = parseJson(denoc(
+        {"fd", kSolo, "--floating", "--route", route, "--q=" + list(s.q), "--qd=" + list(s.v),
+         "--tau=" + list(s.tau), "--wrench=" + wrenchArg("FR_LOWER_LEG", w, false), "--format", "json"}));
+    const Eigen::VectorXd qdd = vec(doc.at("states").at(0).at("qdd"));
+    ASSERT_EQ(qdd.size(), model.nv);
+    EXPECT_TRUE(close(qdd, forwardDynamics(model, data, s.q, s.v, s.tau, wrenches), 1e-10));
+    // inverse dynamics of the answer with the same wrench gives the torques back
+    EXPECT_TRUE(close(inverseDynamics(model, data, s.q, s.v, qdd, wrenches), s.tau, 1e-10));
+  }
+}
+
+TEST(Cli, TreeFactorMatchesTheCore) {
+  const Model model = treeModel(kSolo, RootJoint::Planar);
+  Data data(model);
+  const TreeState s = randomTreeState(model, 9);
+  const json doc = parseJson(
+      denoc({"factor", kSolo, "--root", "planar", "--q=" + list(s.q), "--inverse", "--format", "json"}));
+  const json& st = doc.at("states").at(0);
+  // the inertia matrix from inverse dynamics column by column (gravity and velocities off through
+  // differences)
+  Eigen::MatrixXd M(model.nv, model.nv);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv);
+  const Eigen::VectorXd g = inverseDynamics(model, data, s.q, zero, zero);
+  for (int j = 0; j < model.nv; ++j) {
+    M.col(j) = inverseDynamics(model, data, s.q, zero, Eigen::VectorXd::Unit(model.nv, j)) - g;
+  }
+  EXPECT_TRUE(close(mat(st.at("I")), M, 1e-12));
+  const Eigen::MatrixXd U = mat(st.at("U"));
+  const Eigen::VectorXd D = vec(st.at("D"));
+  EXPECT_TRUE(close(U * D.asDiagonal() * U.transpose(), M, 1e-12));
+  EXPECT_TRUE(close(mat(st.at("I_inv")) * M, Eigen::MatrixXd::Identity(model.nv, model.nv), 1e-10));
+}
+
+TEST(Cli, TreeStatesFilesHaveNqAndNvColumns) {
+  TempDir dir;
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  Data data(model);
+  const TreeState a = randomTreeState(model, 10), b = randomTreeState(model, 11);
+  std::string csv;
+  for (int i = 0; i < model.nq; ++i) csv += "q" + std::to_string(i) + ",";
+  for (int i = 0; i < model.nv; ++i) csv += "qd" + std::to_string(i) + (i + 1 < model.nv ? "," : "\n");
+  for (const TreeState* s : {&a, &b}) csv += list(s->q) + "," + list(s->v) + "\n";
+  const std::string csv_path = dir.write("states.csv", csv);
+  json states = json::array();
+  for (const TreeState* s : {&a, &b}) {
+    states.push_back({{"q", std::vector<double>(s->q.data(), s->q.data() + s->q.size())},
+                      {"qd", std::vector<double>(s->v.data(), s->v.data() + s->v.size())}});
+  }
+  const std::string json_path = dir.write("states.json", states.dump());
+  for (const std::string& path : {csv_path, json_path}) {
+    SCOPED_TRACE(path);
+    const json doc = parseJson(denoc({"id", kSolo, "--floating", "--states", path, "--format", "json"}));
+    ASSERT_EQ(doc.at("states").size(), 2u);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv);
+    EXPECT_TRUE(close(vec(doc["states"][0].at("tau")), inverseDynamics(model, data, a.q, a.v, zero), 1e-14));
+    EXPECT_TRUE(close(vec(doc["states"][1].at("tau")), inverseDynamics(model, data, b.q, b.v, zero), 1e-14));
+  }
+  // without q the root stands upright at the origin: the identity quaternion, not a zero one
+  const std::string qd_only = dir.write("qd.json", R"([{"qd": [)" + list(a.v) + "]}]");
+  const json doc = parseJson(denoc({"id", kSolo, "--floating", "--states", qd_only, "--format", "json"}));
+  Eigen::VectorXd q0 = Eigen::VectorXd::Zero(model.nq);
+  q0[6] = 1.0;
+  EXPECT_TRUE(close(vec(doc["states"][0].at("q")), q0, 0.0));
+  // the CSV as the output writes it reads back
+  const Outcome out = denoc({"id", kSolo, "--floating", "--states", csv_path, "--format", "csv"});
+  ASSERT_EQ(out.code, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("q0,", 0), 0u);
+  EXPECT_NE(out.out.find(",q18,qd0,"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find(",tau17\n"), std::string::npos) << out.out;
+}
+
+TEST(Cli, TreeBadInputNamesTheFieldAtFault) {
+  TempDir dir;
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(model.nq);  // a quaternion of norm 0
+  Eigen::VectorXd big = Eigen::VectorXd::Zero(model.nq);
+  big[6] = 1e300;
+  const std::string short_csv = dir.write("short.csv", "q0,q1,q2\n1,2,3\n");
+  const std::string wide_json = dir.write("wide.json", R"([{"qd": [1, 2, 3]}])");
+  const std::string q20 = dir.write("q20.csv", "q19\n1\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"id", kSolo, "--floating", "--q=" + list(q)}, "quaternion"},
+      {{"id", kSolo, "--floating", "--q=" + list(big)}, "q[6] is 1e+300"},
+      {{"id", kSolo, "--floating", "--q", "1,2"}, "--q: 2 entries, expected 19 (nq: 7 for the floating root"},
+      {{"id", kSolo, "--floating", "--qd", "1,2"},
+       "--qd: 2 entries, expected 18 (nv: 6 for the floating root"},
+      {{"id", kSolo, "--root", "planar", "--qdd", "1"},
+       "--qdd: 1 entries, expected 15 (3 for the planar root"},
+      {{"fd", kSolo, "--floating", "--tau", "1"}, "--tau: 1 entries, expected 18"},
+      {{"id", kSolo, "--floating", "--states", short_csv}, "columns q0..q18 are incomplete"},
+      {{"id", kSolo, "--floating", "--states", wide_json}, "states[0].qd: expected an array of 18 numbers"},
+      {{"id", kSolo, "--floating", "--states", q20}, "the model has 19 configuration coordinates"},
+      {{"id", kSolo, "--floating", "--wrench", "NO_SUCH_LINK:1,2,3,4,5,6"},
+       "--wrench: frameIndex: link 'NO_SUCH_LINK'"},
+      {{"id", kSolo, "--floating", "--wrench", "FL_LOWER_LEG:1,2,3"}, "has 3 numbers, expected 6"},
+      {{"id", kSolo, "--floating", "--wrench", "1,2,3,4,5,6"}, "names no link"},
+      {{"id", kSolo, "--floating", "--wrench", "FL_LOWER_LEG:1,2,3,nan,5,6"}, "not a finite number"},
+      {{"id", kSolo, "--root", "rolling"}, "--root"},
+      {{"id", kSolo, "--floating", "--root", "planar"}, "--floating contradicts --root planar"},
+      {{"id", kStanford, "--floating"}, "a moving root is for URDF files only"},
+  };
+  for (const Case& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const Outcome r = denoc(c.args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr: " << r.err << "\nexpected: " << c.message;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(Cli, SerialChainsTakeWrenchesToo) {
+  Fixture f(12);
+  Vector6d w;
+  w << 0.5, -0.5, 0.2, 10.0, -3.0, 7.0;
+  const json doc =
+      parseJson(denoc({"id", kStanford, "--q=" + list(f.q), "--qd=" + list(f.qd), "--qdd=" + list(f.qdd),
+                       "--wrench=tip:" + list(w) + ":local", "--format", "json"}));
+  EXPECT_EQ(doc.at("root"), "fixed");
+  EXPECT_EQ(doc.at("nq"), 6);
+  // on the tip, in its axes: the tip-wrench form of inverse dynamics
+  EXPECT_TRUE(close(vec(doc["states"][0].at("tau")), inverseDynamics(f.model, f.data, f.q, f.qd, f.qdd, w)));
 }
 
 // ------------------------------------------------------------------------------ simulate and torques

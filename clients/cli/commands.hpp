@@ -20,6 +20,9 @@ struct Options {
   std::string model;
   std::string format = "table";
   std::string base_link, tip_link;
+  std::string root = "fixed";  // URDF files: fixed, floating or planar (--root, --floating)
+  bool floating = false;
+  std::vector<std::string> wrenches;  // --wrench LINK:mx,my,mz,fx,fy,fz[:local|:world], repeatable
   std::string q, qd, qdd, tau, states;
   std::string route = "saha";
   bool inverse = false;
@@ -64,11 +67,29 @@ struct Options {
   std::string bench_computation = "id";
 };
 
-/// States from --states or the vector options, for a model of n joints.
-std::vector<State> readStateOptions(const Options& o, int n, unsigned fields);
+/// States from --states or the vector options: q of nq entries, qd, qdd and tau of nv (nq = nv = n for a
+/// fixed root). A q not given is q_default when it has nq entries (a moving root's identity quaternion),
+/// else zeros.
+std::vector<State> readStateOptions(const Options& o, int nq, int nv, unsigned fields,
+                                    const Eigen::VectorXd& q_default = Eigen::VectorXd(),
+                                    RootJoint root = RootJoint::Fixed);
+inline std::vector<State> readStateOptions(const Options& o, int n, unsigned fields) {
+  return readStateOptions(o, n, n, fields);
+}
+/// The same for a model in this process (its nq, nv and neutral configuration).
+std::vector<State> readStateOptions(const Options& o, const Model& model, unsigned fields);
 
-/// The model file MODEL, a URDF chain from --base-link to --tip-link.
+/// The root joint of --root and --floating (InputError when they disagree).
+RootJoint rootOption(const Options& o);
+
+/// The model file MODEL: a URDF's whole tree below --base-link (or the chain to --tip-link) under the root
+/// joint of --root, or a DH file (a fixed root only).
 Model loadModel(const Options& o);
+
+/// The external wrenches of --wrench on a model in this process: LINK (a link name, the root link's, "tip"
+/// or empty for the tip frame), six numbers [mx, my, mz, fx, fy, fz] (the moment about the frame's
+/// origin), and optionally ":local" (the frame's axes) or ":world" (the default: the world's axes).
+std::vector<ExternalWrench> wrenchOptions(const Options& o, const Model& model);
 
 /// Progress of a long run on stderr, only when stderr is a terminal; at most ten updates a second.
 class Progress {

@@ -71,14 +71,39 @@ std::vector<double> parseList(const std::string& text, const std::string& option
   return values;
 }
 
-Eigen::VectorXd vectorOption(const std::string& text, int n, const std::string& option) {
+Eigen::VectorXd vectorOption(const std::string& text, int n, const std::string& option,
+                             const std::string& what) {
   if (trim(text).empty()) return Eigen::VectorXd::Zero(n);
   const std::vector<double> v = parseList(text, option);
   if (static_cast<int>(v.size()) != n) {
     throw InputError(option + ": " + std::to_string(v.size()) + " entries, expected " + std::to_string(n) +
-                     " (one per joint)");
+                     " (" + what + ")");
   }
   return Eigen::Map<const Eigen::VectorXd>(v.data(), n);
+}
+
+WrenchOption parseWrench(const std::string& text, const std::string& option) {
+  WrenchOption w;
+  std::string rest = trim(text);
+  const std::string expected = " (expected LINK:mx,my,mz,fx,fy,fz, optionally followed by :local or :world)";
+  for (const char* suffix : {":local", ":world", ":base"}) {
+    const std::string s(suffix);
+    if (rest.size() >= s.size() && rest.compare(rest.size() - s.size(), s.size(), s) == 0) {
+      w.local = s == ":local";
+      rest = rest.substr(0, rest.size() - s.size());
+      break;
+    }
+  }
+  const auto colon = rest.rfind(':');
+  if (colon == std::string::npos) throw InputError(option + ": '" + text + "' names no link" + expected);
+  w.link = trim(rest.substr(0, colon));
+  const std::vector<double> v = parseList(rest.substr(colon + 1), option + " '" + text + "'");
+  if (v.size() != 6) {
+    throw InputError(option + ": '" + text + "' has " + std::to_string(v.size()) + " numbers, expected 6" +
+                     expected);
+  }
+  for (int k = 0; k < 6; ++k) w.wrench[k] = v[static_cast<std::size_t>(k)];
+  return w;
 }
 
 namespace {
@@ -91,16 +116,27 @@ struct FieldInfo {
 const FieldInfo kFields[] = {
     {"q", kQ, &State::q}, {"qd", kQd, &State::qd}, {"qdd", kQdd, &State::qdd}, {"tau", kTau, &State::tau}};
 
-State zeroState(int n) {
+// A state of zeros; q is q_default when it has nq entries (a moving root's identity quaternion).
+State zeroState(int nq, int nv, const Eigen::VectorXd& q_default) {
   State s;
-  s.q = s.qd = s.qdd = s.tau = Eigen::VectorXd::Zero(n);
+  s.q = q_default.size() == nq ? q_default : Eigen::VectorXd::Zero(nq);
+  s.qd = s.qdd = s.tau = Eigen::VectorXd::Zero(nv);
   return s;
+}
+
+// The entries of field f: nq for q, nv for the others.
+int widthOf(int f, int nq, int nv) { return f == 0 ? nq : nv; }
+
+// What the entries of field f are, for errors: "joints" for a fixed root, else coordinates.
+std::string entriesOf(int f, int nq, int nv) {
+  if (nq == nv) return "joints";
+  return f == 0 ? "configuration coordinates (nq)" : "velocity coordinates (nv)";
 }
 
 std::string fieldRange(const std::string& name, int n) { return name + "0.." + name + std::to_string(n - 1); }
 
-std::vector<State> readCsvStates(const std::string& path, const std::string& text, int n, unsigned used,
-                                 std::ostream& notes) {
+std::vector<State> readCsvStates(const std::string& path, const std::string& text, int nq, int nv,
+                                 unsigned used, std::ostream& notes, const Eigen::VectorXd& q_default) {
   std::istringstream in(text);
   std::string line;
   int line_no = 0;
@@ -132,13 +168,14 @@ std::vector<State> readCsvStates(const std::string& path, const std::string& tex
         std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); });
     if (f < 0 || !numeric) {
       throw InputError(path + ":" + std::to_string(header_line) + ": column '" + name + "' is not one of " +
-                       fieldRange("q", n) + ", " + fieldRange("qd", n) + ", " + fieldRange("qdd", n) + ", " +
-                       fieldRange("tau", n));
+                       fieldRange("q", nq) + ", " + fieldRange("qd", nv) + ", " + fieldRange("qdd", nv) +
+                       ", " + fieldRange("tau", nv));
     }
     const int j = std::stoi(digits);
+    const int n = widthOf(f, nq, nv);
     if (j >= n) {
       throw InputError(path + ":" + std::to_string(header_line) + ": column '" + name + "': the model has " +
-                       std::to_string(n) + " joints (" + fieldRange(prefix, n) + ")");
+                       std::to_string(n) + " " + entriesOf(f, nq, nv) + " (" + fieldRange(prefix, n) + ")");
     }
     if (!seen[f].insert(j).second) {
       throw InputError(path + ":" + std::to_string(header_line) + ": column '" + name + "' appears twice");
@@ -146,6 +183,7 @@ std::vector<State> readCsvStates(const std::string& path, const std::string& tex
     columns.emplace_back(f, j);
   }
   for (const auto& [f, joints] : seen) {
+    const int n = widthOf(f, nq, nv);
     if (static_cast<int>(joints.size()) != n) {
       int missing = 0;
       while (joints.count(missing) != 0u) ++missing;
@@ -169,7 +207,7 @@ std::vector<State> readCsvStates(const std::string& path, const std::string& tex
       throw InputError(where + ": " + std::to_string(cells.size()) + " values, expected " +
                        std::to_string(columns.size()) + " (one per column of the header)");
     }
-    State s = zeroState(n);
+    State s = zeroState(nq, nv, q_default);
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const auto [f, j] = columns[c];
       (s.*kFields[f].member)[j] = parseNumber(cells[c], where + ", column '" + header[c] + "'");
@@ -180,8 +218,8 @@ std::vector<State> readCsvStates(const std::string& path, const std::string& tex
   return states;
 }
 
-std::vector<State> readJsonStates(const std::string& path, const std::string& text, int n, unsigned used,
-                                  std::ostream& notes) {
+std::vector<State> readJsonStates(const std::string& path, const std::string& text, int nq, int nv,
+                                  unsigned used, std::ostream& notes, const Eigen::VectorXd& q_default) {
   json doc;
   try {
     doc = json::parse(text);
@@ -199,13 +237,14 @@ std::vector<State> readJsonStates(const std::string& path, const std::string& te
     const std::string where = path + ": states[" + std::to_string(k) + "]";
     const json& item = doc[k];
     if (!item.is_object()) throw InputError(where + ": expected an object {\"q\": [...], ...}");
-    State s = zeroState(n);
+    State s = zeroState(nq, nv, q_default);
     for (const auto& [key, value] : item.items()) {
       int f = -1;
       for (int i = 0; i < 4; ++i) {
         if (key == kFields[i].name) f = i;
       }
       if (f < 0) throw InputError(where + "." + key + ": unknown field (expected q, qd, qdd, tau)");
+      const int n = widthOf(f, nq, nv);
       if (!value.is_array() || static_cast<int>(value.size()) != n) {
         throw InputError(where + "." + key + ": expected an array of " + std::to_string(n) + " numbers" +
                          (value.is_array() ? ", got " + std::to_string(value.size()) : std::string()));
@@ -239,12 +278,13 @@ std::string readText(const std::string& path) {
   return buffer.str();
 }
 
-std::vector<State> readStates(const std::string& path, int n, unsigned used, std::ostream& notes) {
+std::vector<State> readStates(const std::string& path, int nq, int nv, unsigned used, std::ostream& notes,
+                              const Eigen::VectorXd& q_default) {
   const std::string text = readText(path);
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == ".json") return readJsonStates(path, text, n, used, notes);
-  return readCsvStates(path, text, n, used, notes);
+  if (ext == ".json") return readJsonStates(path, text, nq, nv, used, notes, q_default);
+  return readCsvStates(path, text, nq, nv, used, notes, q_default);
 }
 
 }  // namespace denoc::cli

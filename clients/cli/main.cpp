@@ -27,6 +27,25 @@ namespace {
 using namespace denoc;
 using namespace denoc::cli;
 
+// --root and --floating: the joint between the world and a URDF's base link.
+void addRoot(CLI::App* sub, Options& o) {
+  sub->add_option(
+         "--root", o.root,
+         "URDF only: how the base link moves: fixed (default), floating (q: x y z qx qy qz qw first, qd: "
+         "wx wy wz vx vy vz in the base link's axes) or planar (x y yaw first)")
+      ->check(CLI::IsMember({"fixed", "floating", "planar"}));
+  sub->add_flag("--floating", o.floating, "URDF only: the same as --root floating");
+}
+
+// --wrench, repeatable: external wrenches on named frames.
+void addWrenches(CLI::App* sub, Options& o) {
+  sub->add_option("--wrench", o.wrenches,
+                  "an external wrench on a frame: LINK:mx,my,mz,fx,fy,fz (LINK a link name, the root link's, "
+                  "or tip; the moment about the frame's origin; world axes, or frame axes with a trailing "
+                  ":local); repeatable")
+      ->allow_extra_args(false);
+}
+
 void addModel(CLI::App* sub, Options& o) {
   sub->add_option("MODEL", o.model, "model file: .json (denoc-dh/1, docs/model-format.md) or .urdf")
       ->required();
@@ -34,6 +53,7 @@ void addModel(CLI::App* sub, Options& o) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   sub->add_option("--base-link", o.base_link, "URDF only: base link of the chain (default: the root)");
   sub->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain (default: the whole robot)");
+  addRoot(sub, o);
 }
 
 void addStates(CLI::App* sub, Options& o, unsigned fields) {
@@ -152,10 +172,12 @@ int main(int argc, char** argv) {
   CLI::App* id = app.add_subcommand("id", "inverse dynamics: tau = I(q) qdd + C(q, qd) qd + g(q)");
   addModel(id, o);
   addStates(id, o, kQ | kQd | kQdd);
+  addWrenches(id, o);
 
   CLI::App* fd = app.add_subcommand("fd", "forward dynamics: qdd = I(q)^-1 (tau - C(q, qd) qd - g(q))");
   addModel(fd, o);
   addStates(fd, o, kQ | kQd | kTau);
+  addWrenches(fd, o);
   fd->add_option("--route", o.route,
                  "saha: the O(n) DeNOC route (default); fixman: Fixman's O(n) inversion; cholesky: the dense "
                  "O(n^3) route")
@@ -218,7 +240,8 @@ int main(int argc, char** argv) {
   CLI::App* reg = app.add_subcommand("register", "with --server: register a model file, print its id");
   reg->add_option("MODEL", o.model, "model file: .json (denoc-dh/1) or .urdf")->required();
   reg->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
-  reg->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
+  reg->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain (default: the whole robot)");
+  addRoot(reg, o);
   reg->add_option("--name", o.name, "display name (default: the file's)");
   reg->add_option("--gravity", o.gravity,
                   "gravity x,y,z in the base frame, m/s^2 (default: the file's, or 0,0,-9.81)");
@@ -353,17 +376,18 @@ int main(int argc, char** argv) {
     }
     Data data(model);
     std::vector<Result> results;
+    const std::vector<ExternalWrench> wrenches = wrenchOptions(o, model);
     if (id->parsed()) {
-      for (const State& s : readStateOptions(o, model.n, kQ | kQd | kQdd))
-        results.push_back(computeInverseDynamics(model, data, s));
+      for (const State& s : readStateOptions(o, model, kQ | kQd | kQdd))
+        results.push_back(computeInverseDynamics(model, data, s, wrenches));
       writeResults(std::cout, model, "id", results, format);
     } else if (fd->parsed()) {
-      for (const State& s : readStateOptions(o, model.n, kQ | kQd | kTau)) {
-        results.push_back(computeForwardDynamics(model, data, s, o.route));
+      for (const State& s : readStateOptions(o, model, kQ | kQd | kTau)) {
+        results.push_back(computeForwardDynamics(model, data, s, o.route, wrenches));
       }
       writeResults(std::cout, model, "fd", results, format);
     } else if (factor->parsed()) {
-      for (const State& s : readStateOptions(o, model.n, kQ))
+      for (const State& s : readStateOptions(o, model, kQ))
         results.push_back(computeFactor(model, data, s, o.inverse));
       writeResults(std::cout, model, "factor", results, format);
     }

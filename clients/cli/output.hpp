@@ -40,15 +40,23 @@ struct Result {
 /// What the output needs to know of a model: a local Model, or a model on a server.
 struct ModelView {
   std::string name;
-  int n = 0;
+  int n = 0;  // the joints besides the root (nu)
   std::vector<std::string> joint_names;
   std::vector<JointType> type;
+  // a tree's sizes: q has nq entries and qd, qdd, tau nv, the root's first (0: n, a fixed root)
+  int nq = 0, nv = 0;
+  RootJoint root = RootJoint::Fixed;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
   std::string model_id;            // a server's id (shown when not empty)
   long long compute_time_ns = -1;  // a server's compute time (shown when >= 0)
 };
 /// The view of a model in this process.
 ModelView view(const Model& model);
+
+/// "fixed", "floating" or "planar"; the root's coordinates in q and in qd ("x", ..., "qw"; "wx", ..., "vz").
+const char* rootName(RootJoint root);
+std::vector<std::string> rootQNames(RootJoint root);
+std::vector<std::string> rootVNames(RootJoint root);
 
 /// The results of one state, computed here or by a server: inverse dynamics (q, qd, qdd, tau), forward
 /// dynamics (q, qd, tau, qdd) and the full factor at q (q, D; I and U; log det I), to which addInverse adds
