@@ -359,12 +359,12 @@ void Client::rememberShape(const ModelInfo& info) const {
 }
 
 int Client::dofOf(const std::string& model_id, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd) {
-  if (Qd.size() != 0) return static_cast<int>(Qd.cols());
   {
     std::lock_guard lock(mutex_);
     const auto it = q_extra_.find(model_id);
     if (it != q_extra_.end()) return static_cast<int>(Q.cols()) - it->second;
   }
+  if (Qd.size() != 0) return static_cast<int>(Qd.cols());
   const ModelInfo info = getModel(model_id);  // remembers it
   return static_cast<int>(Q.cols()) - (info.nq - info.nv);
 }
@@ -416,7 +416,7 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
   v1::InverseDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Qd.size() != 0 ? Qd.cols() : Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dofOf(model_id, Q, Qd)));
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
   convert::append(request.mutable_qdd(), Qdd);
@@ -460,7 +460,7 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
   v1::ForwardDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Qd.size() != 0 ? Qd.cols() : Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dofOf(model_id, Q, Qd)));
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
   convert::append(request.mutable_tau(), Tau);

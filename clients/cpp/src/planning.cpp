@@ -13,14 +13,14 @@ namespace {
 
 // the parts of a Derivatives request both directions share: model, shape, direction, q, qd, tip wrench,
 // payload (the caller adds qdd or tau)
-v1::DerivativesRequest derivativesRequest(const std::string& model_id, v1::DerivativeOf of,
+v1::DerivativesRequest derivativesRequest(const std::string& model_id, int dof, v1::DerivativeOf of,
                                           const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
                                           const std::optional<Payload>& payload,
                                           const Eigen::MatrixXd& tip_wrench) {
   v1::DerivativesRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Qd.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dof));
   request.set_of(of);
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
@@ -173,9 +173,10 @@ DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inv
     r.qdd = split::stackRows(qdd);
     return r;
   }
-  v1::DerivativesRequest request = derivativesRequest(
-      model_id, inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q, Qd,
-      payload, tip_wrench);
+  v1::DerivativesRequest request =
+      derivativesRequest(model_id, dofOf(model_id, Q, Qd),
+                         inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q,
+                         Qd, payload, tip_wrench);
   convert::append(inverse ? request.mutable_qdd() : request.mutable_tau(), Third);
   v1::DerivativesResponse response;
   call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {

@@ -231,9 +231,9 @@ class Client {
                                 const std::optional<Payload>& payload);
   /// Remembers what a model's root adds to q (nq - nv: 1 for a floating root, else 0).
   void rememberShape(const ModelInfo& info) const;
-  /// The velocity coordinates (dof) of a call on model_id with Q (count x nq): Qd's columns when given,
-  /// else Q's less what the root adds to q, known from a description this client has seen or asked once
-  /// (GetModel).
+  /// The velocity coordinates (dof) of a call on model_id with Q (count x nq): Q's columns less what the
+  /// root adds to q when this client has seen the model's description (so a wrong Qd is named by the
+  /// server, as for a serial arm), else Qd's columns when given, else as Q's after asking GetModel once.
   int dofOf(const std::string& model_id, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd);
   FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                const FactorFlags& flags, const Eigen::MatrixXd& Qd,
