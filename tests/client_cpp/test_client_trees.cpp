@@ -479,7 +479,8 @@ TEST_F(ClientTrees, HostileShapesAreRefusedNamingTheField) {
   // q with nv columns (a quaternion's entry missing): refused, naming dof or q
   const auto short_q = refusal([&] { client_->inverseDynamics(id_, s.Q.leftCols(model_.nv), s.V, s.A); });
   EXPECT_EQ(short_q.first, grpc::StatusCode::INVALID_ARGUMENT) << short_q.second;
-  EXPECT_TRUE(short_q.second.find("dof") != std::string::npos || short_q.second.find("q") != std::string::npos)
+  EXPECT_TRUE(short_q.second.find("dof") != std::string::npos ||
+              short_q.second.find("q") != std::string::npos)
       << short_q.second;
   // an unknown frame name in several kinematics frames, and a wrench on a link the model does not have
   client::KinematicsOptions o;
