@@ -328,6 +328,7 @@ int main(int argc, char** argv) {
   bench->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   bench->add_flag("!--no-progress", o.progress, "no progress line on a terminal");
+  addRoot(bench, o);
 
   // the server, for every command that can run remotely (before or after the command)
   app.add_option("--server", o.server,
