@@ -1,14 +1,22 @@
 """The legged-robot examples run against a real server as a user runs them (the installed package), each
 writing its PNG and its numbers: Solo-12's base balanced by the four foot forces (the six base entries of
 inverse dynamics with the foot wrenches below 1e-9, standing and along the squat), and the humanoid's
-momentum and energy held along the zero-gravity rollout (1e-9 relative)."""
+momentum and energy held along the zero-gravity rollout (1e-9 relative). And the README's tree example as
+written, from the repository's root, its output compared with the README's."""
 
 import json
 
 import pytest
 
-from conftest import PACKAGE_ROOT
-from test_readme_and_examples import run
+from conftest import PACKAGE_ROOT, REPO
+from test_readme_and_examples import fenced_blocks, run
+
+
+def test_readme_tree_example_as_written(server):
+    found = fenced_blocks()
+    index = next(i for i, (language, text) in enumerate(found) if language == "python" and "root=" in text)
+    code, expected = found[index][1], found[index + 1][1].strip()
+    assert run(["-c", code], server, cwd=REPO).strip() == expected
 
 
 def run_example(name, server, tmp_path) -> dict:
