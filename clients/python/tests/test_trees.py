@@ -113,6 +113,11 @@ def test_shapes_of_every_call(client, solo):
     with client.stream() as s:
         assert s.inverse_dynamics(solo.model_id, q[0]).shape == (18,)
         assert s.forward_dynamics(solo, q[0], qd[0]).shape == (18,)
+    run = client.simulate_all(solo, q[0], qd[0], t_end=0.05, integrator="rk4", step=1e-3, dt_out=0.01,
+                              torque=np.zeros(12))
+    assert run.q.shape == (6, 19) and run.qd.shape == (6, 18) and run.energy.shape == (6,)
+    np.testing.assert_allclose(np.linalg.norm(run.q[:, 3:7], axis=1), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(run.q[0], q[0])
 
 
 def test_external_wrenches_are_jacobian_transposes(client, solo):
@@ -326,16 +331,24 @@ def test_hostile_shapes_name_their_field(client, solo):
     for norm in (0.0, 1e300):
         bad = q.copy()
         bad[3:7] = [0.0, 0.0, 0.0, norm]
-        for call in (lambda: client.inverse_dynamics(solo, bad), lambda: client.forward_dynamics(solo, bad),
-                     lambda: client.kinematics(solo, bad, center_of_mass=True),
-                     lambda: client.rollout(solo, np.concatenate([bad, np.zeros(18)]), np.zeros((1, 12)), dt=0.01)):
-            with pytest.raises(denoc.InvalidArgumentError, match=r"q|x0") as e:
+        for field, call in (("q", lambda: client.inverse_dynamics(solo, bad)),
+                            ("q", lambda: client.forward_dynamics(solo, bad)),
+                            ("q", lambda: client.full_factor(solo, bad)),
+                            ("q", lambda: client.kinematics(solo, bad, center_of_mass=True)),
+                            ("q", lambda: client.inverse_dynamics_derivatives(solo, bad)),
+                            ("x0", lambda: client.rollout(solo, np.concatenate([bad, np.zeros(18)]), np.zeros((1, 12)),
+                                                          dt=0.01)),
+                            ("q0", lambda: list(client.simulate(solo, bad, t_end=0.1, integrator="rk4")))):
+            named = rf"INVALID_ARGUMENT: {field}\[3\.\.6\].*quaternion.*norm"
+            with pytest.raises(denoc.InvalidArgumentError, match=named) as e:
                 call()
             assert e.value.code.name == "INVALID_ARGUMENT"
-    with pytest.raises(denoc.InvalidArgumentError, match="quaternion") as e:
+        with client.stream() as s, pytest.raises(denoc.InvalidArgumentError, match=r"message 0:.*q\[3\.\.6\]"):
+            s.inverse_dynamics(solo, bad)
+    with pytest.raises(denoc.InvalidArgumentError, match="quaternion.*norm 0.5"):
         client.inverse_dynamics(solo, np.concatenate([q[:3], [0.0, 0.0, 0.0, 0.5], q[7:]]))
-    # nq / nv mismatch: q with nv entries, qd with nq
-    with pytest.raises(denoc.InvalidArgumentError, match=r"\bq\b|dof") as e:
+    # nq / nv mismatch: q with nv entries (the client reads nv = 17 from it), qd with nq
+    with pytest.raises(denoc.InvalidArgumentError, match=r"dof.*18"):
         client.inverse_dynamics(solo, np.zeros(18), np.zeros(18), np.zeros(18))
     with pytest.raises(denoc.InvalidArgumentError, match="qd"):
         client.inverse_dynamics(solo, q, np.zeros(19), np.zeros(18))
@@ -363,6 +376,13 @@ def test_hostile_shapes_name_their_field(client, solo):
         client.kinematics(solo, q, links=["base_link"] * (info.max_frames + 1))
     with pytest.raises((denoc.ResourceExhaustedError, denoc.InvalidArgumentError), match="max_wrenches"):
         client.inverse_dynamics(solo, q, wrenches=[("base_link", np.zeros(6))] * (info.max_wrenches + 1))
+    # what a tree does not have: Fixman's route, the operational-space inertia, the adaptive integrator
+    with pytest.raises(denoc.InvalidArgumentError, match="FIXMAN"):
+        client.forward_dynamics(solo, q, route="fixman")
+    with pytest.raises(denoc.InvalidArgumentError, match="lambda"):
+        client.kinematics(solo, q, lambda_=True)
+    with pytest.raises(denoc.InvalidArgumentError, match="integrator"):
+        list(client.simulate(solo, q, t_end=0.1))
     with pytest.raises(denoc.InvalidArgumentError, match="root"):
         client.register_urdf(SOLO, root="spherical")
     with pytest.raises(denoc.InvalidArgumentError, match="fixed root"):
