@@ -872,6 +872,60 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     assert.ok(readme.includes(`\n${lines[0]}\n${lines[1]}\n`), `README shows:\n${out}`);
   });
 
+  it('a client that did not register the model learns its sizes once: count from q.length / nq', async () => {
+    const other = new DenocClient(server.address);
+    try {
+      const three = { q: q.subarray(0, 3 * NQ), qd: qd.subarray(0, 3 * NV), qdd: qdd.subarray(0, 3 * NV) };
+      const r = await other.inverseDynamics(solo.modelId, three);
+      assert.equal(r.count, 3);
+      expectClose(r.tau, (await client.inverseDynamics(solo.modelId, three)).tau, 'tau', 0);
+      // a given dof keeps the root's extra coordinate: nq = dof + 1
+      const s2 = await other.forwardDynamics(solo.modelId, { q: q.subarray(0, 2 * NQ), qd: qd.subarray(0, 2 * NV), tau: tau.subarray(0, 2 * NV), dof: NV });
+      assert.equal(s2.count, 2);
+      const listed = await new DenocClient(server.address).listModels();
+      const mine = listed.find((m) => m.modelId === solo.modelId);
+      assert.deepEqual([mine?.nq, mine?.nv, mine?.nu, mine?.root], [NQ, NV, NU, 'floating']);
+      assert.deepEqual(mine?.joints, solo.joints);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('simulate a falling Solo-12 (RK4): q of nq per sample, unit quaternions, energy kept; Dormand-Prince refused', async () => {
+    const q0 = stateOf(q, 0, NQ);
+    const qd0 = randomBatch(random, 1, NV, -0.5, 0.5);
+    const run = await client.simulateAll(solo.modelId, { q0, qd0, tEnd: 0.2, integrator: 'rk4', step: 1e-4, dtOut: 0.05 });
+    assert.equal(run.count, 5);
+    assert.equal(run.q.length, 5 * NQ);
+    assert.equal(run.qd.length, 5 * NV);
+    expectClose(stateOf(run.q, 0, NQ), q0, 'q at t = 0', 0);
+    for (let k = 0; k < run.count; k++) {
+      assert.ok(Math.abs(Math.hypot(...stateOf(run.q, k, NQ).subarray(3, 7)) - 1) < 1e-12, `unit quaternion at sample ${k}`);
+      expectClose([run.energy[k]!], [run.energy[0]!], `energy at sample ${k}`, 1e-7);
+    }
+    // no torque, no contact: the centre of mass falls freely, c(t) = c0 + cdot0 t + g t^2 / 2
+    const kin = await client.kinematics(solo.modelId, { q: run.q, qd: run.qd, centerOfMass: true, comJacobian: true });
+    const c0 = stateOf(kin.com!, 0, 3);
+    const J0 = stateOf(kin.comJacobian!, 0, 3 * NV);
+    const cdot0 = [0, 1, 2].map((r) => Array.from(qd0).reduce((sum, x, j) => sum + J0[r * NV + j]! * x, 0));
+    for (let k = 0; k < run.count; k++) {
+      const t = run.t[k]!;
+      const want = [0, 1, 2].map((r) => c0[r]! + cdot0[r]! * t + 0.5 * G[r]! * t * t);
+      expectClose(stateOf(kin.com!, k, 3), want, `centre of mass at t = ${t}`, 1e-9);
+    }
+    const refused = async (): Promise<void> => {
+      for await (const _ of client.simulate(solo.modelId, { q0, qd0, tEnd: 0.1 })) assert.fail('no batch expected');
+    };
+    await rejectsWith(refused(), Status.INVALID_ARGUMENT, /integrator|DOPRI5|Dormand/);
+  });
+
+  it('refusals of serial-only options on a tree and of link with links', async () => {
+    const one = q.subarray(0, NQ);
+    await rejectsWith(client.kinematics(solo.modelId, { q: one, lambda: true }), Status.INVALID_ARGUMENT, /lambda/);
+    await rejectsWith(client.kinematics(solo.modelId, { q: one, link: 'FL_LOWER_LEG', links: ['FR_LOWER_LEG'] }), Status.INVALID_ARGUMENT, /link and links/);
+    await rejectsWith(client.kinematics(solo.modelId, { q: one, links: 'FL_LOWER_LEG' as unknown as string[] }), Status.INVALID_ARGUMENT, /^links: expected an array/);
+  });
+
   it('a planar root: nq = nv = nu + 3, the root coordinates first, inverse dynamics against the core', async () => {
     const planar = await client.registerUrdf(text, { root: 'planar' });
     assert.deepEqual([planar.root, planar.nq, planar.nv, planar.nu], ['planar', 15, 15, 12]);
