@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <limits>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "batch_kernels.hpp"
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/forward_route.hpp"
 #include "simd_dispatch.hpp"
@@ -430,6 +432,76 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
         OutMap(tau + k * nv, m.nv) = tip_wrench
                                          ? inverseDynamics(m, d, qk, qdk, qddk, Wrench(tip_wrench + 6 * k))
                                          : inverseDynamics(m, d, qk, qdk, qddk);
+      });
+}
+
+namespace {
+
+/// The checks of a batch's external wrenches, before any state: their number, frames and arrays.
+void checkBatchWrenches(const char* function, const Model& m, const std::vector<BatchWrench>& wrenches) {
+  if (wrenches.size() > static_cast<std::size_t>(kMaxBatchWrenches)) {
+    throw std::invalid_argument(std::string(function) + ": " + std::to_string(wrenches.size()) +
+                                " external wrenches, expected at most " + std::to_string(kMaxBatchWrenches));
+  }
+  for (std::size_t j = 0; j < wrenches.size(); ++j) {
+    const BatchWrench& w = wrenches[j];
+    if (w.frame < 0 || w.frame > m.n + 1 || w.values == nullptr) {
+      throw std::invalid_argument(std::string(function) + ": wrench " + std::to_string(j) + " has frame " +
+                                  std::to_string(w.frame) + (w.values ? "" : " and no values") +
+                                  ", expected a frame in 0.." + std::to_string(m.n + 1) + " with values");
+    }
+  }
+}
+
+/// Runs `per_state(k, data, wrenches, count)` with state k's external wrenches gathered on the stack.
+template <typename PerState>
+void withStateWrenches(const std::vector<BatchWrench>& wrenches, std::size_t k, PerState&& per_state) {
+  std::array<ExternalWrench, kMaxBatchWrenches> ws;
+  for (std::size_t j = 0; j < wrenches.size(); ++j) {
+    const BatchWrench& w = wrenches[j];
+    ws[j].frame = w.frame;
+    ws[j].reference = w.reference;
+    ws[j].wrench = Wrench(w.values + k * w.stride);
+    ws[j].point = w.point;
+  }
+  per_state(ws.data(), static_cast<int>(wrenches.size()));
+}
+
+}  // namespace
+
+void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                          const double* q, const double* qd, const double* qdd, double* tau,
+                          const std::vector<BatchWrench>& wrenches, const BatchOptions& options) {
+  constexpr const char* kFn = "inverseDynamicsBatch";
+  detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
+  const Model& m = *model;
+  checkBatchWrenches(kFn, m, wrenches);
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  detail::runStateByState(
+      pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), options, [&](std::size_t k, Data& d) {
+        withStateWrenches(wrenches, k, [&](const ExternalWrench* ws, int nw) {
+          OutMap(tau + k * nv, m.nv) =
+              detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                          CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
+        });
+      });
+}
+
+void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                          const double* q, const double* qd, const double* tau, double* qdd,
+                          const std::vector<BatchWrench>& wrenches, const BatchOptions& options) {
+  constexpr const char* kFn = "forwardDynamicsBatch";
+  detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
+  const Model& m = *model;
+  checkBatchWrenches(kFn, m, wrenches);
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  detail::runStateByState(
+      pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), options, [&](std::size_t k, Data& d) {
+        withStateWrenches(wrenches, k, [&](const ExternalWrench* ws, int nw) {
+          OutMap(qdd + k * nv, m.nv) =
+              detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                          CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
+        });
       });
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "batch_engine.hpp"
+#include "denoc/algorithm/centroidal.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/algorithm/tree.hpp"
@@ -137,6 +138,36 @@ void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std:
       }
     }
   });
+}
+
+void centroidalBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                     const double* q, const double* qd, const CentroidalBatchOutput& out,
+                     const BatchOptions& options) {
+  constexpr const char* kFn = "centroidalBatch";
+  detail::checkBatch(kFn, model, count, {{q, "q"}});
+  if (out.momentum) detail::checkBatch(kFn, model, count, {{qd, "qd (for the momentum)"}});
+  const Model& m = *model;
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  const bool map = out.centroidal || out.momentum;
+  detail::runStateByState(pool, kFn, model, count, cost(m.nv, 100, 60, 0), options,
+                          [&](std::size_t k, Data& d) {
+                            const CMap qk(q + k * nq, m.nq);
+                            if (out.momentum) {
+                              computeCentroidalMapTimeVariation(m, d, qk, CMap(qd + k * nv, m.nv));
+                            } else if (map) {
+                              computeCentroidalMap(m, d, qk);
+                            } else if (out.com_jacobian) {
+                              computeCenterOfMassJacobian(m, d, qk);
+                            } else {
+                              computeCenterOfMass(m, d, qk);
+                            }
+                            if (out.com) Eigen::Map<Eigen::Vector3d>(out.com + 3 * k) = d.com;
+                            if (out.mass) out.mass[k] = d.mass;
+                            if (out.com_jacobian) copyRowMajor(d.Jcom, out.com_jacobian + k * 3 * nv);
+                            if (out.centroidal) copyRowMajor(d.Ag, out.centroidal + k * 6 * nv);
+                            if (out.momentum)
+                              Eigen::Map<Eigen::Matrix<double, 6, 1>>(out.momentum + 6 * k) = d.hg;
+                          });
 }
 
 }  // namespace denoc

@@ -668,6 +668,7 @@ class Importer {
     std::vector<int> parent(static_cast<std::size_t>(n), kRootLink);  // the body each joint hangs from
     Inertia root;  // the base's body, for a floating or planar root
     const bool moving_root = options_.root != RootJoint::Fixed;
+    std::vector<FixedFrameSpec> fixed_frames;
 
     struct Item {
       LinkPtr link;
@@ -682,6 +683,10 @@ class Importer {
       const LinkPtr& l = item.link;
       const int b = item.body;
       in_body[l->name] = item.T;
+      // a link merged into body b (neither the base nor a joint's link): a named frame fixed to it
+      if (l != base_ && !(l->parent_joint && chain_index_.count(l->parent_joint->name))) {
+        fixed_frames.push_back({l->name, b >= 0 ? b : kRootLink, item.T.R, item.T.p});
+      }
       double m;
       Pose frame;
       Eigen::Matrix3d Ic;
@@ -772,6 +777,7 @@ class Importer {
     const Pose tip = in_body.at(tip_->name);
     spec.tip_rotation = tip.R;
     spec.tip_origin = tip.p;
+    spec.fixed_frames = std::move(fixed_frames);
     return spec;
   }
 

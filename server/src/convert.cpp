@@ -70,6 +70,9 @@ UrdfOptions toUrdfOptions(const v1::RegisterModelRequest& request) {
   UrdfOptions options;
   options.base_link = request.urdf().base_link();
   options.tip_link = request.urdf().tip_link();
+  options.root = request.urdf().root() == v1::ROOT_JOINT_FLOATING ? RootJoint::Floating
+                 : request.urdf().root() == v1::ROOT_JOINT_PLANAR ? RootJoint::Planar
+                                                                  : RootJoint::Fixed;
   options.gravity = gravityOf(request);
   options.armature.assign(request.armature().begin(), request.armature().end());  // the core checks the count
   return options;

@@ -7,6 +7,7 @@
 
 #include "convert.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/algorithm/tree.hpp"
 #include "denoc/forward_route.hpp"
 #include "denoc/version.hpp"
 #include "errors.hpp"
@@ -39,7 +40,7 @@ Admission::Ticket Handlers::open(const Caller& caller, const BatchInput& in, std
   Admission::Ticket ticket = admission_.admitStates(caller.principal, states);
   setHeader(resp, *in.entry);
   resp.set_count(in.count);
-  resp.set_dof(static_cast<std::uint32_t>(in.model->n));
+  resp.set_dof(static_cast<std::uint32_t>(in.model->nv));
   return ticket;
 }
 
@@ -128,6 +129,9 @@ std::uint64_t Handlers::serverInfo(const Caller& caller, const v1::GetServerInfo
   resp.set_max_streams(static_cast<std::uint32_t>(
       std::min<std::uint64_t>(admission_.bounds().streams, std::numeric_limits<std::uint32_t>::max())));
   resp.set_tokens_required(caller.authenticated);
+  resp.set_max_depth(limits_.max_depth);
+  resp.set_max_wrenches(kMaxWrenches);
+  resp.set_max_frames(kMaxFrames);
   return 0;
 }
 
@@ -137,8 +141,13 @@ std::uint64_t Handlers::inverseDynamics(const Caller& caller, const v1::InverseD
   const Admission::Ticket ticket = open(caller, in, in.count, resp);
   double* tau = resized(resp.mutable_tau(), in.total);
   const ComputeTime time(resp);
-  inverseDynamicsBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(), req.qdd().data(), tau,
-                       req.tip_wrench_size() != 0 ? req.tip_wrench().data() : nullptr, batchOptions(stop));
+  if (!in.wrenches.empty()) {
+    inverseDynamicsBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(), req.qdd().data(), tau,
+                         in.wrenches, batchOptions(stop));
+  } else {
+    inverseDynamicsBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(), req.qdd().data(), tau,
+                         req.tip_wrench_size() != 0 ? req.tip_wrench().data() : nullptr, batchOptions(stop));
+  }
   return in.count;
 }
 
@@ -149,8 +158,13 @@ std::uint64_t Handlers::forwardDynamics(const Caller& caller, const v1::ForwardD
   resp.set_route(req.route());
   double* qdd = resized(resp.mutable_qdd(), in.total);
   const ComputeTime time(resp);
-  forwardDynamicsBatch(*pool_, in.model, toForwardRoute(req.route()), in.count, req.q().data(),
-                       req.qd().data(), req.tau().data(), qdd, batchOptions(stop));
+  if (!in.wrenches.empty()) {
+    forwardDynamicsBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(), req.tau().data(), qdd,
+                         in.wrenches, batchOptions(stop));
+  } else {
+    forwardDynamicsBatch(*pool_, in.model, toForwardRoute(req.route()), in.count, req.q().data(),
+                         req.qd().data(), req.tau().data(), qdd, batchOptions(stop));
+  }
   return in.count;
 }
 
@@ -175,23 +189,23 @@ SimulationRun::SimulationRun(Registry& registry, const Limits& limits, const v1:
                              const StopCondition& stop)
     : input_(validateSimulate(registry, limits, req, &stop)), simulator_(input_.entry->model) {
   input_.options.stop = &stop;
-  const int n = input_.entry->model->n;
-  simulator_.start(CMap(req.q0().data(), n), CMap(req.qd0().data(), n), input_.options);
+  const Model& m = *input_.entry->model;
+  simulator_.start(CMap(req.q0().data(), m.nq), CMap(req.qd0().data(), m.nv), input_.options);
 }
 
 void SimulationRun::next(v1::SimulateResponse& out) {
   const Model& m = *input_.entry->model;
   out.Clear();
   setHeader(out, *input_.entry);
-  out.set_dof(static_cast<std::uint32_t>(m.n));
+  out.set_dof(static_cast<std::uint32_t>(m.nv));
   bool more = false;
   {
     const ComputeTime time(out);
     finished_ = true;  // unless the run goes on
     more = simulator_.advance(input_.batch, [&](const Sample& s) {
       out.add_t(s.t);
-      out.mutable_q()->Add(s.q.data(), s.q.data() + m.n);
-      out.mutable_qd()->Add(s.qd.data(), s.qd.data() + m.n);
+      out.mutable_q()->Add(s.q.data(), s.q.data() + s.q.size());
+      out.mutable_qd()->Add(s.qd.data(), s.qd.data() + s.qd.size());
       out.add_energy(s.energy);
       out.add_kinetic(s.kinetic);
       out.add_potential(s.potential);
@@ -224,20 +238,24 @@ void StreamSession::answer(const v1::StreamRequest& req, v1::StreamResponse& res
   const Model& m = *input_.model;
   Data& d = *data_;
   setHeader(resp, *input_.entry);
-  const CMap q(req.q().data(), m.n), qd(req.qd().data(), m.n);
+  const CMap q(req.q().data(), m.nq), qd(req.qd().data(), m.nv);
   const VecX* result;
   {
     const ComputeTime time(resp);
     if (req.computation() == v1::COMPUTATION_INVERSE_DYNAMICS) {
-      const CMap qdd(req.qdd().data(), m.n);
-      result = req.tip_wrench_size() == 6
+      const CMap qdd(req.qdd().data(), m.nv);
+      result = !input_.wrenches.empty() ? &inverseDynamics(m, d, q, qd, qdd, input_.wrenches)
+               : req.tip_wrench_size() == 6
                    ? &inverseDynamics(m, d, q, qd, qdd, Wrench(req.tip_wrench().data()))
                    : &inverseDynamics(m, d, q, qd, qdd);
+    } else if (!input_.wrenches.empty()) {
+      result = &denoc::forwardDynamics(m, d, q, qd, CMap(req.tau().data(), m.nv), input_.wrenches);
     } else {
-      result = &denoc::forwardDynamics(m, d, toForwardRoute(req.route()), q, qd, CMap(req.tau().data(), m.n));
+      result =
+          &denoc::forwardDynamics(m, d, toForwardRoute(req.route()), q, qd, CMap(req.tau().data(), m.nv));
     }
   }
-  resp.mutable_result()->Add(result->data(), result->data() + m.n);
+  resp.mutable_result()->Add(result->data(), result->data() + m.nv);
   ++computed_;
 }
 

@@ -8,8 +8,14 @@
 
 namespace denoc::server {
 
+/// Most external wrenches (LinkWrench) of one request (the core's kMaxBatchWrenches).
+inline constexpr std::uint32_t kMaxWrenches = 64;
+/// Most frames one Kinematics request names (links).
+inline constexpr std::uint32_t kMaxFrames = 64;
+
 struct Limits {
-  std::uint32_t max_dof = 64;
+  std::uint32_t max_dof = 64;    // velocity coordinates nv of a model (its joints, for a fixed root)
+  std::uint32_t max_depth = 64;  // joints on a path from a model's root link
   std::uint32_t max_states = 100000;
   std::size_t max_message_bytes = 64u << 20;
 };

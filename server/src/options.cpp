@@ -29,11 +29,11 @@ std::string ServerOptions::describe() const {
      << " store_dir=" << models.store_dir << " examples=" << (models.examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < models.preload.size(); ++i) os << (i ? "," : "") << models.preload[i];
   os << "] max_models=" << models.max_models << " max_dof=" << limits.max_dof
-     << " max_states=" << limits.max_states << " max_message_bytes=" << limits.max_message_bytes
-     << " compute_threads=" << computeThreads() << " compute_queue=" << compute.queue
-     << " principal_queue=" << principalQueue() << " batch_threads=" << compute.batch_threads
-     << " heap_keep_mb=" << compute.heap_keep_mb << " max_streams=" << admission.max_streams
-     << " max_inflight_states=" << inflightStates()
+     << " max_depth=" << limits.max_depth << " max_states=" << limits.max_states
+     << " max_message_bytes=" << limits.max_message_bytes << " compute_threads=" << computeThreads()
+     << " compute_queue=" << compute.queue << " principal_queue=" << principalQueue()
+     << " batch_threads=" << compute.batch_threads << " heap_keep_mb=" << compute.heap_keep_mb
+     << " max_streams=" << admission.max_streams << " max_inflight_states=" << inflightStates()
      << " principal_inflight_states=" << principalInflightStates()
      << " principal_streams=" << principalStreams() << " idle_stream_timeout_ms=" << streams.idle_timeout_ms
      << " write_stall_timeout_ms=" << streams.write_stall_timeout_ms
@@ -90,8 +90,12 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--max-models", o.models.max_models, "models held in memory (least recently used evicted)")
       ->envname("DENOC_MAX_MODELS")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
-  app.add_option("--max-dof", o.limits.max_dof, "largest model (joints)")
+  app.add_option("--max-dof", o.limits.max_dof,
+                 "largest model (velocity coordinates: joints, and a moving root's)")
       ->envname("DENOC_MAX_DOF")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--max-depth", o.limits.max_depth, "deepest tree (joints on a path from the root link)")
+      ->envname("DENOC_MAX_DEPTH")
       ->check(CLI::Range(1, 100000));
   app.add_option("--max-states", o.limits.max_states, "most states per request")
       ->envname("DENOC_MAX_STATES")

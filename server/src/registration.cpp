@@ -23,29 +23,19 @@ BuiltModel finish(Model&& model, std::string name, std::string source) {
   return b;
 }
 
-// The service computes on serial chains (docs/trees.md): a URDF that imports as a tree (branches, or a link
-// with a singular inertia) is refused by name, with the chain a caller can register instead.
-[[noreturn]] void refuseTree(const Model& model) {
-  std::vector<bool> has_child(static_cast<std::size_t>(model.n), false);
-  for (int i = 0; i < model.n; ++i) {
-    if (const int p = model.parent[static_cast<std::size_t>(i)]; p >= 0)
-      has_child[static_cast<std::size_t>(p)] = true;
+// The bounds on a built model's size: nv (--max-dof) and its tree's depth (--max-depth).
+void checkSize(const Model& model, const Limits& limits) {
+  if (static_cast<std::uint64_t>(model.nv) > limits.max_dof) {
+    fail(ErrorCode::ResourceExhausted, "the model has " + std::to_string(model.nv) +
+                                           " velocity coordinates (dof), more than the limit max_dof = " +
+                                           std::to_string(limits.max_dof) + " (--max-dof, DENOC_MAX_DOF)");
   }
-  std::string leaves;
-  int count = 0;
-  for (int i = 0; i < model.n; ++i) {
-    if (has_child[static_cast<std::size_t>(i)]) continue;
-    leaves += (count++ ? ", '" : "'") + model.spec.joints[static_cast<std::size_t>(i)].link + "'";
+  if (static_cast<std::uint64_t>(model.depth) > limits.max_depth) {
+    fail(ErrorCode::ResourceExhausted,
+         "the model's tree is " + std::to_string(model.depth) +
+             " joints deep, more than the limit max_depth = " + std::to_string(limits.max_depth) +
+             " (--max-depth, DENOC_MAX_DEPTH)");
   }
-  if (count > 1) {
-    fail(ErrorCode::InvalidArgument,
-         "the URDF is a kinematic tree with several leaf links (" + leaves +
-             ") and this service computes on serial chains: choose the chain's end "
-             "with tip_link");
-  }
-  fail(ErrorCode::InvalidArgument,
-       "the URDF imports as a tree model (a massless link, a point mass or a thin rod on the chain) and this "
-       "service computes on chains of links with positive-definite inertias (docs/trees.md)");
 }
 
 }  // namespace
@@ -56,7 +46,7 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
   if (request.source_case() == v1::RegisterModelRequest::kDh) {
     const DHSpec dh = toDHSpec(request);
     Model model = buildModel(specFromDH(dh, stop), stop);
-    if (!model.serial) refuseTree(model);
+    checkSize(model, limits);
     return finish(std::move(model), dh.name, "dh");
   }
   ModelSpec spec = specFromUrdf(request.urdf().text(), toUrdfOptions(request), stop);
@@ -67,7 +57,7 @@ BuiltModel buildFromRequest(const v1::RegisterModelRequest& request, const Limit
   }
   std::string name = request.has_name() ? request.name() : spec.name;
   Model model = buildModel(spec, stop);
-  if (!model.serial) refuseTree(model);
+  checkSize(model, limits);
   return finish(std::move(model), std::move(name), "urdf");
 }
 

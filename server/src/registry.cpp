@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "errors.hpp"
 #include "log.hpp"
@@ -32,6 +33,64 @@ v1::ModelInfo describe(const BuiltModel& built, bool pinned) {
   info.mutable_gravity()->set_z(m.gravity.z());
   info.set_pinned(pinned);
   info.set_source(built.source);
+  // the tree: the moving root first, then the joints in q's order
+  info.set_dof(static_cast<std::uint32_t>(m.nv));
+  info.set_nq(static_cast<std::uint32_t>(m.nq));
+  info.set_nv(static_cast<std::uint32_t>(m.nv));
+  info.set_nu(static_cast<std::uint32_t>(m.n));
+  info.set_depth(static_cast<std::uint32_t>(m.depth));
+  const bool moving = m.root != RootJoint::Fixed;
+  info.set_root(m.root == RootJoint::Floating ? v1::ROOT_JOINT_FLOATING
+                : m.root == RootJoint::Planar ? v1::ROOT_JOINT_PLANAR
+                                              : v1::ROOT_JOINT_FIXED);
+  const int off = moving ? 1 : 0;
+  std::vector<std::uint32_t> depth(static_cast<std::size_t>(m.n + off), 1);
+  if (moving) {
+    v1::Joint* root = info.add_joints();
+    root->set_name("root_joint");
+    root->set_type(m.root == RootJoint::Floating ? v1::JOINT_TYPE_FLOATING : v1::JOINT_TYPE_PLANAR);
+    root->set_parent(-1);
+    root->set_nq(static_cast<std::uint32_t>(m.nqr));
+    root->set_nv(static_cast<std::uint32_t>(m.nr));
+    root->set_link(m.spec.root_link);
+    root->set_depth(1);
+  }
+  for (int i = 0; i < m.n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const JointSpec& j = m.spec.joints[ui];
+    const int p = m.parent[ui];
+    const int parent = p >= 0 ? p + off : (moving ? 0 : -1);
+    depth[ui + off] = parent >= 0 ? depth[static_cast<std::size_t>(parent)] + 1 : 1;
+    v1::Joint* joint = info.add_joints();
+    joint->set_name(j.name);
+    joint->set_type(j.type == JointType::Revolute ? v1::JOINT_TYPE_REVOLUTE : v1::JOINT_TYPE_PRISMATIC);
+    joint->set_parent(parent);
+    joint->set_q_index(static_cast<std::uint32_t>(m.nqr + i));
+    joint->set_v_index(static_cast<std::uint32_t>(m.nr + i));
+    joint->set_nq(1);
+    joint->set_nv(1);
+    joint->set_link(j.link);
+    joint->set_depth(depth[ui + off]);
+  }
+  // the frames in the core's order: the links, the tip (on the last link), the root link
+  for (int i = 0; i < m.n; ++i) {
+    v1::Frame* f = info.add_frames();
+    f->set_name(m.spec.joints[static_cast<std::size_t>(i)].link);
+    f->set_joint(i + off);
+  }
+  v1::Frame* tip = info.add_frames();
+  tip->set_name("tip");
+  tip->set_joint(m.n > 0 ? m.n - 1 + off : (moving ? 0 : -1));
+  v1::Frame* root_link = info.add_frames();
+  root_link->set_name(m.spec.root_link);
+  root_link->set_joint(moving ? 0 : -1);
+  for (const FixedFrameSpec& f : m.spec.fixed_frames) {
+    v1::Frame* frame = info.add_frames();
+    frame->set_name(f.name);
+    frame->set_joint(f.joint >= 0 ? f.joint + off : (moving ? 0 : -1));
+    frame->set_fixed_to(f.joint >= 0 ? m.spec.joints[static_cast<std::size_t>(f.joint)].link
+                                     : m.spec.root_link);
+  }
   return info;
 }
 

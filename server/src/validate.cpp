@@ -1,11 +1,13 @@
 #include "validate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "convert.hpp"
 #include "denoc/payload.hpp"
+#include "denoc/planning_batch.hpp"
 #include "errors.hpp"
 #include "model_id.hpp"
 
@@ -39,10 +41,17 @@ void checkName(const std::string& s, const std::string& field) {
 }
 
 void checkDof(std::uint32_t dof, const Model& model) {
-  if (dof != static_cast<std::uint32_t>(model.n)) {
+  if (dof != static_cast<std::uint32_t>(model.nv)) {
     fail(ErrorCode::InvalidArgument,
-         "dof is " + std::to_string(dof) + ", expected the model's dof = " + std::to_string(model.n));
+         "dof is " + std::to_string(dof) + ", expected the model's dof (nv) = " + std::to_string(model.nv));
   }
+}
+
+bool emptyPayload(const v1::Payload& p) {
+  const v1::Inertia& i = p.inertia();
+  return p.mass() == 0.0 && p.com().x() == 0.0 && p.com().y() == 0.0 && p.com().z() == 0.0 &&
+         i.ixx() == 0.0 && i.ixy() == 0.0 && i.ixz() == 0.0 && i.iyy() == 0.0 && i.iyz() == 0.0 &&
+         i.izz() == 0.0 && p.link().empty();
 }
 
 void checkDHLink(const v1::DHLink& l, const std::string& f) {
@@ -74,16 +83,25 @@ void checkDHLink(const v1::DHLink& l, const std::string& f) {
   limit(lim.has_effort(), lim.effort(), "effort");
 }
 
-/// The model a request computes with: the registered one without a payload, else a new model with the
-/// payload attached to its tip (attachPayload), the payload checked as a link's inertia is (checkPayload):
+/// The model a request computes with: the registered one without a payload (none given, or the all-zero
+/// message, which the proto says carries none), else a new model with the payload attached to the frame
+/// `payload.link` names (attachPayload), the payload checked as a link's inertia is (checkPayload):
 /// INVALID_ARGUMENT naming the payload's field.
 std::shared_ptr<const Model> withPayload(const std::shared_ptr<const Model>& model, bool has_payload,
                                          const v1::Payload& p) {
-  if (!has_payload) return model;
-  const Payload payload = toPayload(p);
+  if (!has_payload || emptyPayload(p)) return model;
+  checkName(p.link(), "payload.link");
+  const NamedFrame frame = resolveFrame(*model, p.link(), "payload.link");
+  Payload payload = toPayload(p);
   try {
     checkPayload(payload);
-    return std::make_shared<const Model>(attachPayload(*model, payload));
+    // given in a fixed frame: its mass centre and inertia in the core frame's coordinates
+    payload.com = frame.origin + frame.rotation * payload.com;
+    payload.inertia = frame.rotation * payload.inertia * frame.rotation.transpose();
+    return std::make_shared<const Model>(attachPayload(*model, payload, frame.frame));
+  } catch (const ModelError& e) {
+    fail(ErrorCode::InvalidArgument,
+         std::string("payload: the link with the payload is refused: ") + e.what());
   } catch (const std::invalid_argument& e) {
     fail(ErrorCode::InvalidArgument, e.what());
   }
@@ -105,6 +123,75 @@ void checkStates(const Doubles& values, const char* name, std::uint64_t total, s
   checkFinite(values, name, dof);
 }
 
+/// q of a batch: count*nq finite values, their quaternions unit.
+void checkPositions(const Doubles& values, const char* name, std::uint64_t count, const Model& m) {
+  const auto nq = static_cast<std::uint64_t>(m.nq);
+  checkLength(values, name, checkedProduct(count, nq, "count*nq"), m.nq == m.nv ? "count*dof" : "count*nq");
+  checkFinite(values, name, nq);
+  checkConfigurations(values, name, count, nq, 0, m);
+}
+
+/// The external wrenches of a request on a model (count states; a batch's arrays are count*6 or 6, a stream
+/// message's 6), with a tip_wrench of count*6 values among them; the frames resolved once. A wrench on a
+/// fixed frame acts at its origin; given in its axes (LOCAL), its values are turned into the axes of the
+/// link it is fixed to, in `turned`.
+std::vector<BatchWrench> checkWrenches(const google::protobuf::RepeatedPtrField<v1::LinkWrench>& wrenches,
+                                       const Doubles* tip_wrench, const Model& m, std::uint64_t count,
+                                       std::vector<std::vector<double>>& turned) {
+  std::vector<BatchWrench> out;
+  if (static_cast<std::uint64_t>(wrenches.size()) > kMaxWrenches) {
+    fail(ErrorCode::ResourceExhausted,
+         "wrenches has " + std::to_string(wrenches.size()) +
+             " wrenches, more than the limit max_wrenches = " + std::to_string(kMaxWrenches));
+  }
+  out.reserve(static_cast<std::size_t>(wrenches.size()) + 1);
+  for (int j = 0; j < wrenches.size(); ++j) {
+    const v1::LinkWrench& w = wrenches.Get(j);
+    const std::string field = "wrenches[" + std::to_string(j) + "]";
+    checkName(w.link(), field + ".link");
+    if (!v1::ReferenceFrame_IsValid(w.reference())) {
+      fail(ErrorCode::InvalidArgument, field + ".reference is " +
+                                           std::to_string(static_cast<int>(w.reference())) +
+                                           ", expected REFERENCE_FRAME_BASE or REFERENCE_FRAME_LOCAL");
+    }
+    BatchWrench b;
+    const NamedFrame frame = resolveFrame(m, w.link(), field + ".link");
+    b.frame = frame.frame;
+    b.point = frame.origin;
+    b.reference = w.reference() == v1::REFERENCE_FRAME_LOCAL ? ReferenceFrame::Local : ReferenceFrame::Base;
+    const std::uint64_t size = static_cast<std::uint64_t>(w.wrench_size());
+    if (size != 6 && size != checkedProduct(count, 6, "count*6")) {
+      fail(ErrorCode::InvalidArgument,
+           field + ".wrench has " + std::to_string(size) +
+               " values, expected 6 (every state) or count*6 = " + std::to_string(count * 6));
+    }
+    checkFinite(w.wrench(), (field + ".wrench").c_str(), 6);
+    b.values = w.wrench().data();
+    b.stride = size == 6 ? 0 : 6;
+    if (frame.fixed && b.reference == ReferenceFrame::Local && !frame.rotation.isIdentity(0.0)) {
+      std::vector<double>& v = turned.emplace_back(w.wrench().begin(), w.wrench().end());
+      for (std::size_t k = 0; k < v.size(); k += 6) {
+        Eigen::Map<Eigen::Vector3d>(v.data() + k) =
+            frame.rotation * Eigen::Map<Eigen::Vector3d>(v.data() + k);
+        Eigen::Map<Eigen::Vector3d>(v.data() + k + 3) =
+            frame.rotation * Eigen::Map<Eigen::Vector3d>(v.data() + k + 3);
+      }
+      b.values = v.data();
+    }
+    out.push_back(b);
+  }
+  if (tip_wrench && !tip_wrench->empty() && !out.empty()) {
+    if (out.size() >= kMaxWrenches) {
+      fail(ErrorCode::ResourceExhausted,
+           "wrenches and tip_wrench together hold more than the limit "
+           "max_wrenches = " +
+               std::to_string(kMaxWrenches) + " wrenches");
+    }
+    out.push_back({m.n, ReferenceFrame::Local, tip_wrench->data(), 6});
+  }
+  return out;
+}
+
 /// An array needed only with an option: empty when not needed, else as checkStates.
 void checkOptionalStates(const Doubles& values, const char* name, std::uint64_t total, std::uint64_t dof,
                          bool needed, const char* why) {
@@ -114,45 +201,59 @@ void checkOptionalStates(const Doubles& values, const char* name, std::uint64_t 
 }
 
 /// How the arrays of `count` states are named in messages: a batch's ("count*dof", the state and column of
-/// a bad value named) or one stream message's ("dof").
+/// a bad value named) or one stream message's ("dof"); q has nq values per state ("count*nq", "nq").
 struct Shape {
   std::uint64_t count;
   std::uint64_t dof;
   bool batch;
+  const Model& model;
+  std::uint64_t nq() const { return static_cast<std::uint64_t>(model.nq); }
   std::uint64_t total() const { return count * dof; }
+  std::uint64_t totalQ() const { return count * nq(); }
   const char* perState() const { return batch ? "count*dof" : "dof"; }
+  const char* perStateQ() const { return model.nq == model.nv ? perState() : batch ? "count*nq" : "nq"; }
   std::uint64_t row() const { return batch ? dof : 0; }
+  std::uint64_t rowQ() const { return batch ? nq() : 0; }
+  void checkQ(const Doubles& q) const {
+    checkLength(q, "q", totalQ(), perStateQ());
+    checkFinite(q, "q", rowQ());
+    checkConfigurations(q, "q", count, nq(), 0, model);
+  }
 };
 
 void checkInverseDynamicsArrays(const Shape& s, const Doubles& q, const Doubles& qd, const Doubles& qdd,
                                 const Doubles& tip_wrench) {
-  checkLength(q, "q", s.total(), s.perState());
+  s.checkQ(q);
   checkLength(qd, "qd", s.total(), s.perState());
   checkLength(qdd, "qdd", s.total(), s.perState());
   if (tip_wrench.size() != 0) {
     checkLength(tip_wrench, "tip_wrench", checkedProduct(s.count, 6, "count*6"),
                 s.batch ? "count*6" : "6 (or 0 for none)");
   }
-  checkFinite(q, "q", s.row());
   checkFinite(qd, "qd", s.row());
   checkFinite(qdd, "qdd", s.row());
   checkFinite(tip_wrench, "tip_wrench", s.batch ? 6 : 0);
 }
 
 void checkForwardDynamicsArrays(const Shape& s, v1::ForwardRoute route, const Doubles& q, const Doubles& qd,
-                                const Doubles& tau) {
-  checkRoute(route, "route");
-  checkLength(q, "q", s.total(), s.perState());
+                                const Doubles& tau, bool wrenches) {
+  checkRoute(route, "route", s.model);
+  if (wrenches && route != v1::FORWARD_ROUTE_SAHA) {
+    fail(ErrorCode::InvalidArgument,
+         "wrenches need route FORWARD_ROUTE_SAHA (the articulated-body route "
+         "takes external wrenches), not " +
+             v1::ForwardRoute_Name(route));
+  }
+  s.checkQ(q);
   checkLength(qd, "qd", s.total(), s.perState());
   checkLength(tau, "tau", s.total(), s.perState());
-  checkFinite(q, "q", s.row());
   checkFinite(qd, "qd", s.row());
   checkFinite(tau, "tau", s.row());
 }
 
 /// The simulation fields that have no core counterpart to check them: the enums, the server's step limit,
 /// the torque and damping arrays of a model of n joints.
-void checkSimulationFields(const v1::SimulateRequest& req, std::uint64_t n) {
+void checkSimulationFields(const v1::SimulateRequest& req, std::uint64_t n, const char* per) {
   if (req.integrator() != v1::INTEGRATOR_DOPRI5 && req.integrator() != v1::INTEGRATOR_RK4) {
     fail(ErrorCode::InvalidArgument, "integrator is " + std::to_string(static_cast<int>(req.integrator())) +
                                          ", expected INTEGRATOR_DOPRI5 or INTEGRATOR_RK4");
@@ -171,14 +272,15 @@ void checkSimulationFields(const v1::SimulateRequest& req, std::uint64_t n) {
   checkFinite(req.torque_values(), "torque_values", n);
   if (req.torque_times_size() == 0 && req.torque_values_size() != 0) {
     checkLength(req.torque_values(), "torque_values", n,
-                "dof (a constant torque; give torque_times for a schedule)");
+                (std::string(per) + " (a constant torque; give torque_times for a schedule)").c_str());
   } else if (req.torque_times_size() != 0) {
+    const std::string times = std::string("torque_times*") + per;
     checkLength(req.torque_values(), "torque_values",
-                checkedProduct(static_cast<std::uint64_t>(req.torque_times_size()), n, "torque_times*dof"),
-                "torque_times*dof");
+                checkedProduct(static_cast<std::uint64_t>(req.torque_times_size()), n, times.c_str()),
+                times.c_str());
   }
   if (req.damping_size() != 0) {
-    checkLength(req.damping(), "damping", n, "dof (or 0 for none)");
+    checkLength(req.damping(), "damping", n, (std::string(per) + " (or 0 for none)").c_str());
     checkFinite(req.damping(), "damping", 0);
   }
 }
@@ -214,6 +316,11 @@ void validateRegisterModel(const v1::RegisterModelRequest& req, const Limits& li
       if (u.text().empty()) fail(ErrorCode::InvalidArgument, "urdf.text is empty, expected a URDF document");
       checkName(u.base_link(), "urdf.base_link");
       checkName(u.tip_link(), "urdf.tip_link");
+      if (!v1::RootJoint_IsValid(u.root())) {
+        fail(ErrorCode::InvalidArgument,
+             "urdf.root is " + std::to_string(static_cast<int>(u.root())) +
+                 ", expected ROOT_JOINT_FIXED, ROOT_JOINT_FLOATING or ROOT_JOINT_PLANAR");
+      }
       return;
     }
     default:
@@ -247,7 +354,10 @@ ListPage validateListModels(const v1::ListModelsRequest& req) {
 BatchInput validateInverseDynamics(Registry& registry, const Limits& limits,
                                    const v1::InverseDynamicsRequest& req, const StopCondition* stop) {
   BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
-  checkInverseDynamicsArrays({req.count(), req.dof(), true}, req.q(), req.qd(), req.qdd(), req.tip_wrench());
+  const Model& m = *in.entry->model;
+  checkInverseDynamicsArrays({req.count(), req.dof(), true, m}, req.q(), req.qd(), req.qdd(),
+                             req.tip_wrench());
+  in.wrenches = checkWrenches(req.wrenches(), &req.tip_wrench(), m, req.count(), in.wrench_values);
   checkAnswerSize(in.total, limits);
   in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
   return in;
@@ -256,7 +366,10 @@ BatchInput validateInverseDynamics(Registry& registry, const Limits& limits,
 BatchInput validateForwardDynamics(Registry& registry, const Limits& limits,
                                    const v1::ForwardDynamicsRequest& req, const StopCondition* stop) {
   BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
-  checkForwardDynamicsArrays({req.count(), req.dof(), true}, req.route(), req.q(), req.qd(), req.tau());
+  const Model& m = *in.entry->model;
+  checkForwardDynamicsArrays({req.count(), req.dof(), true, m}, req.route(), req.q(), req.qd(), req.tau(),
+                             req.wrenches_size() != 0);
+  in.wrenches = checkWrenches(req.wrenches(), nullptr, m, req.count(), in.wrench_values);
   checkAnswerSize(in.total, limits);
   in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
   return in;
@@ -267,13 +380,18 @@ BatchInput validateFullFactor(Registry& registry, const Limits& limits, const v1
   BatchInput in = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
   const std::uint64_t n = req.dof();
   const std::uint64_t square = checkedProduct(in.total, n, "count*dof*dof");
-  checkLength(req.q(), "q", in.total, "count*dof");
+  const Model& m = *in.entry->model;
+  if (req.convective() && !m.serial) {
+    fail(ErrorCode::InvalidArgument,
+         "convective: the convective matrix C(q, qd) of FullFactor is for serial "
+         "chains; this model is a tree (bias gives C qd + g)");
+  }
+  checkPositions(req.q(), "q", req.count(), m);
   const bool need_qd = req.convective() || req.bias();
   if (need_qd || req.qd_size() != 0) {
     checkLength(req.qd(), "qd", in.total,
                 need_qd ? "count*dof (qd is needed for convective and bias)" : "count*dof (or none)");
   }
-  checkFinite(req.q(), "q", n);
   checkFinite(req.qd(), "qd", n);
   const std::uint64_t squares = 2 + (req.inverse() ? 1 : 0) + (req.convective() ? 1 : 0);
   const std::uint64_t vectors = 1 + (req.bias() ? 1 : 0) + (req.gravity_torque() ? 1 : 0);
@@ -290,8 +408,9 @@ KinematicsInput validateKinematics(Registry& registry, const Limits& limits, con
   static_cast<BatchInput&>(in) = batchOf(registry, limits, req.model_id(), req.count(), req.dof(), stop);
   const Model& m = *in.entry->model;
   const std::uint64_t n = req.dof();
-  checkStates(req.q(), "q", in.total, n);
-  checkOptionalStates(req.qd(), "qd", in.total, n, req.jdot_qd(), "jdot_qd needs count*dof joint velocities");
+  checkPositions(req.q(), "q", req.count(), m);
+  checkOptionalStates(req.qd(), "qd", in.total, n, req.jdot_qd() || req.centroidal_momentum(),
+                      "jdot_qd and centroidal_momentum need count*dof joint velocities");
   if (!v1::ReferenceFrame_IsValid(req.reference())) {
     fail(ErrorCode::InvalidArgument, "reference is " + std::to_string(static_cast<int>(req.reference())) +
                                          ", expected REFERENCE_FRAME_BASE or REFERENCE_FRAME_LOCAL");
@@ -300,11 +419,29 @@ KinematicsInput validateKinematics(Registry& registry, const Limits& limits, con
     fail(ErrorCode::InvalidArgument, "lambda_rows is " + std::to_string(static_cast<int>(req.lambda_rows())) +
                                          ", expected TASK_ROWS_FULL, TASK_ROWS_LINEAR or TASK_ROWS_ANGULAR");
   }
+  if (req.lambda() && !m.serial) {
+    fail(ErrorCode::InvalidArgument,
+         "lambda: the operational-space inertia is for serial chains; this model "
+         "is a tree");
+  }
   checkVec3(req.point(), "point");
-  try {
-    in.frame = frameIndex(m, req.link());
-  } catch (const std::invalid_argument& e) {
-    fail(ErrorCode::InvalidArgument, std::string("link: ") + e.what());
+  checkName(req.link(), "link");
+  if (req.links_size() == 0) {
+    in.frames.push_back(resolveFrame(m, req.link(), "link"));
+  } else {
+    if (!req.link().empty()) {
+      fail(ErrorCode::InvalidArgument, "link and links are both given; name the frames in links alone");
+    }
+    if (static_cast<std::uint64_t>(req.links_size()) > kMaxFrames) {
+      fail(ErrorCode::ResourceExhausted,
+           "links has " + std::to_string(req.links_size()) +
+               " names, more than the limit max_frames = " + std::to_string(kMaxFrames));
+    }
+    for (int j = 0; j < req.links_size(); ++j) {
+      const std::string field = "links[" + std::to_string(j) + "]";
+      checkName(req.links(j), field);
+      in.frames.push_back(resolveFrame(m, req.links(j), field));
+    }
   }
   in.point = toVec3(req.point());
   in.reference = req.reference() == v1::REFERENCE_FRAME_LOCAL ? ReferenceFrame::Local : ReferenceFrame::Base;
@@ -312,12 +449,18 @@ KinematicsInput validateKinematics(Registry& registry, const Limits& limits, con
             : req.lambda_rows() == v1::TASK_ROWS_ANGULAR ? TaskRows::Angular
                                                          : TaskRows::Full;
   in.lambda_size = in.rows == TaskRows::Full ? 6 : 3;
-  // per state: the pose (12), and what is asked for
-  std::uint64_t per_state = 12;
-  if (req.jacobian()) per_state += 6 * n;
-  if (req.jdot_qd()) per_state += 6;
-  if (req.lambda()) per_state += static_cast<std::uint64_t>(in.lambda_size * in.lambda_size);
-  if (req.all_frames()) per_state += 12 * (n + 1);
+  // per state: per frame the pose (12) and what is asked for, then the frames and the centroidal terms
+  const auto frames = static_cast<std::uint64_t>(in.frames.size());
+  std::uint64_t per_frame = 12;
+  if (req.jacobian()) per_frame += 6 * n;
+  if (req.jdot_qd()) per_frame += 6;
+  if (req.lambda()) per_frame += static_cast<std::uint64_t>(in.lambda_size * in.lambda_size);
+  std::uint64_t per_state = checkedProduct(per_frame, frames, "the answer's size");
+  if (req.all_frames()) per_state += 12 * static_cast<std::uint64_t>(frameBatchFrames(m));
+  if (req.center_of_mass()) per_state += 4;
+  if (req.com_jacobian()) per_state += 3 * n;
+  if (req.centroidal()) per_state += 6 * n;
+  if (req.centroidal_momentum()) per_state += 6;
   checkAnswerSize(checkedProduct(in.count, per_state, "the answer's size"), limits);
   in.model = withPayload(in.entry->model, req.has_payload(), req.payload());
   return in;
@@ -333,7 +476,7 @@ BatchInput validateDerivatives(Registry& registry, const Limits& limits, const v
              ", expected DERIVATIVE_OF_INVERSE_DYNAMICS or DERIVATIVE_OF_FORWARD_DYNAMICS");
   }
   const bool inverse = req.of() == v1::DERIVATIVE_OF_INVERSE_DYNAMICS;
-  checkStates(req.q(), "q", in.total, n);
+  checkPositions(req.q(), "q", req.count(), *in.entry->model);
   checkStates(req.qd(), "qd", in.total, n);
   if (inverse) {
     checkStates(req.qdd(), "qdd", in.total, n);
@@ -375,21 +518,25 @@ RolloutInput validateRollout(Registry& registry, const Limits& limits, const v1:
     fail(ErrorCode::InvalidArgument, "scheme is " + std::to_string(static_cast<int>(req.scheme())) +
                                          ", expected STEP_SCHEME_RK4 or STEP_SCHEME_SEMI_IMPLICIT_EULER");
   }
-  // the answer first: it bounds everything else
-  const std::uint64_t x = 2 * n;
+  // the answer first: it bounds everything else. A state is [q; qd] (nq + nv), its tangent 2 nv, controls nu
+  const auto nq = static_cast<std::uint64_t>(m.nq), nu = static_cast<std::uint64_t>(m.n);
+  const bool tree = nq != n || nu != n;
+  const std::uint64_t x = nq + n, dx = 2 * n;
   std::uint64_t doubles = checkedProduct(K * (T + 1), x, "the answer's size");
   if (req.linearize()) {
-    doubles += checkedProduct(in.steps, checkedProduct(x, x + n, "(2 dof)*(3 dof)"), "the answer's size");
+    doubles +=
+        checkedProduct(in.steps, checkedProduct(dx, dx + nu, "(2 dof)*(2 dof + nu)"), "the answer's size");
   }
   checkAnswerSize(doubles, limits);
-  checkLength(req.x0(), "x0", K * x, "count*2*dof");
+  checkLength(req.x0(), "x0", K * x, tree ? "count*(nq+dof)" : "count*2*dof");
   checkFinite(req.x0(), "x0", x);
+  checkConfigurations(req.x0(), "x0", K, x, 0, m);
   if (req.shared_controls()) {
-    checkLength(req.u(), "u", T * n, "steps*dof (shared_controls)");
+    checkLength(req.u(), "u", T * nu, tree ? "steps*nu (shared_controls)" : "steps*dof (shared_controls)");
   } else {
-    checkLength(req.u(), "u", in.steps * n, "count*steps*dof");
+    checkLength(req.u(), "u", in.steps * nu, tree ? "count*steps*nu" : "count*steps*dof");
   }
-  checkFinite(req.u(), "u", n);
+  checkFinite(req.u(), "u", nu);
   in.total = K * x;
   in.options.scheme =
       req.scheme() == v1::STEP_SCHEME_SEMI_IMPLICIT_EULER ? StepScheme::SemiImplicitEuler : StepScheme::RK4;
@@ -407,14 +554,15 @@ SimulateInput validateSimulate(Registry& registry, const Limits& limits, const v
   in.entry = requireModel(registry, req.model_id(), stop);
   const Model& m = *in.entry->model;
   checkDof(req.dof(), m);
-  checkLength(req.q0(), "q0", req.dof(), "dof");
+  checkLength(req.q0(), "q0", static_cast<std::uint64_t>(m.nq), m.nq == m.nv ? "dof" : "nq");
   checkLength(req.qd0(), "qd0", req.dof(), "dof");
   checkFinite(req.q0(), "q0", 0);
   checkFinite(req.qd0(), "qd0", 0);
-  checkSimulationFields(req, req.dof());
+  checkConfigurations(req.q0(), "q0", 1, static_cast<std::uint64_t>(m.nq), 0, m);
+  checkSimulationFields(req, static_cast<std::uint64_t>(m.n), m.n == m.nv ? "dof" : "nu");
   in.options = toSimulationOptions(req, m.n);
-  validateSimulation(m, Eigen::Map<const Eigen::VectorXd>(req.q0().data(), m.n),
-                     Eigen::Map<const Eigen::VectorXd>(req.qd0().data(), m.n), in.options);
+  validateSimulation(m, Eigen::Map<const Eigen::VectorXd>(req.q0().data(), m.nq),
+                     Eigen::Map<const Eigen::VectorXd>(req.qd0().data(), m.nv), in.options);
   in.samples = sampleCount(in.options);
   if (in.samples > limits.max_states) {
     fail(ErrorCode::ResourceExhausted,
@@ -424,7 +572,7 @@ SimulateInput validateSimulate(Registry& registry, const Limits& limits, const v
   }
   in.batch = req.batch_size() == 0 ? 64u : req.batch_size();
   checkAnswerSize(
-      checkedProduct(in.batch, 2ull * static_cast<std::uint64_t>(m.n) + 4, "batch_size*(2*dof+4)"), limits);
+      checkedProduct(in.batch, static_cast<std::uint64_t>(m.nq + m.nv) + 4, "batch_size*(nq+dof+4)"), limits);
   return in;
 }
 
@@ -446,11 +594,21 @@ StreamInput validateStreamMessage(Registry& registry, const v1::StreamRequest& r
   in.entry = previous.entry && previous.entry->id == req.model_id()
                  ? std::move(previous.entry)
                  : requireModel(registry, req.model_id(), stop);
-  const Shape one{1, static_cast<std::uint64_t>(in.entry->model->n), false};
+  const Model& m = *in.entry->model;
+  const Shape one{1, static_cast<std::uint64_t>(m.nv), false, m};
   if (req.computation() == v1::COMPUTATION_INVERSE_DYNAMICS) {
     checkInverseDynamicsArrays(one, req.q(), req.qd(), req.qdd(), req.tip_wrench());
   } else {
-    checkForwardDynamicsArrays(one, req.route(), req.q(), req.qd(), req.tau());
+    checkForwardDynamicsArrays(one, req.route(), req.q(), req.qd(), req.tau(), req.wrenches_size() != 0);
+  }
+  std::vector<std::vector<double>> turned;
+  for (const BatchWrench& w : checkWrenches(req.wrenches(), &req.tip_wrench(), m, 1, turned)) {
+    ExternalWrench e;
+    e.frame = w.frame;
+    e.reference = w.reference;
+    e.point = w.point;
+    e.wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>(w.values);
+    in.wrenches.push_back(e);
   }
   // the model with this payload, kept while the messages name the same model and payload
   in.key = in.entry->id;
@@ -492,7 +650,7 @@ std::uint64_t checkBatch(std::uint32_t count, std::uint32_t dof, const Model& mo
              std::to_string(limits.max_states) + " (--max-states, DENOC_MAX_STATES)");
   }
   checkDof(dof, model);
-  return checkedProduct(count, dof, "count*dof");
+  return checkedProduct(count, dof, "count*dof");  // dof = nv
 }
 
 void checkLength(const Doubles& values, const char* name, std::uint64_t expected, const char* expected_text) {
@@ -536,12 +694,72 @@ void checkPositive(double v, const char* name, bool allow_zero) {
   }
 }
 
-void checkRoute(v1::ForwardRoute route, const char* field) {
+void checkRoute(v1::ForwardRoute route, const char* field, const Model& model) {
   if (!v1::ForwardRoute_IsValid(route)) {
     fail(ErrorCode::InvalidArgument,
          std::string(field) + " is " + std::to_string(static_cast<int>(route)) +
              ", expected FORWARD_ROUTE_SAHA, FORWARD_ROUTE_FIXMAN or FORWARD_ROUTE_CHOLESKY");
   }
+  if (route == v1::FORWARD_ROUTE_FIXMAN && !model.serial) {
+    fail(ErrorCode::InvalidArgument, std::string(field) +
+                                         " is FORWARD_ROUTE_FIXMAN, which is derived for "
+                                         "serial chains; this model is a tree: use FORWARD_ROUTE_SAHA or "
+                                         "FORWARD_ROUTE_CHOLESKY");
+  }
+}
+
+void checkConfigurations(const Doubles& values, const char* name, std::uint64_t count, std::uint64_t stride,
+                         std::uint64_t offset, const Model& model) {
+  if (model.root != RootJoint::Floating) return;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    const double* c = values.data() + k * stride + offset + 3;
+    // the norm without overflow: scaled by the largest component
+    double big = 0.0;
+    for (int i = 0; i < 4; ++i) big = std::max(big, std::abs(c[i]));
+    double sum = 0.0;
+    if (big > 0.0) {
+      for (int i = 0; i < 4; ++i) sum += (c[i] / big) * (c[i] / big);
+    }
+    const double norm = big * std::sqrt(sum);
+    if (!(std::abs(norm - 1.0) <= kQuaternionTolerance)) {
+      const std::uint64_t at = k * stride + offset + 3;
+      fail(ErrorCode::InvalidArgument,
+           std::string(name) + "[" + std::to_string(at) + ".." + std::to_string(at + 3) + "] (state " +
+               std::to_string(k) + "): the floating root's quaternion [qx, qy, qz, qw] has norm " +
+               num(norm) + ", expected 1 within " + num(kQuaternionTolerance) + " (normalize it)");
+    }
+  }
+}
+
+NamedFrame resolveFrame(const Model& model, const std::string& name, const std::string& field) {
+  NamedFrame f;
+  f.frame = model.n;
+  if (name.empty()) return f;
+  for (int i = 0; i < model.n; ++i) {
+    if (model.spec.joints[static_cast<std::size_t>(i)].link == name) {
+      f.frame = i;
+      return f;
+    }
+  }
+  if (name == "tip") return f;
+  if (name == model.spec.root_link) {
+    f.frame = model.n + 1;
+    return f;
+  }
+  for (const FixedFrameSpec& fixed : model.spec.fixed_frames) {
+    if (fixed.name == name) {
+      f.frame = fixed.joint >= 0 ? fixed.joint : model.n + 1;
+      f.fixed = true;
+      f.rotation = fixed.rotation;
+      f.origin = fixed.origin;
+      return f;
+    }
+  }
+  fail(ErrorCode::InvalidArgument,
+       field + " '" + name.substr(0, 80) + "' is not a frame of model '" + model.spec.name.substr(0, 80) +
+           "' (" + std::to_string(model.n + 2) + " frames: its links, \"tip\", the root link '" +
+           model.spec.root_link.substr(0, 80) + "' and " + std::to_string(model.spec.fixed_frames.size()) +
+           " fixed frames; GetModel lists them)");
 }
 
 }  // namespace denoc::server

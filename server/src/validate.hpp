@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/operational_space.hpp"
+#include "denoc/batch.hpp"
 #include "denoc/rollout.hpp"
 #include "denoc/simulate.hpp"
 #include "denoc/stop.hpp"
@@ -26,6 +28,16 @@
 namespace denoc::server {
 
 using Doubles = google::protobuf::RepeatedField<double>;
+
+/// A frame a request names, as a frame of the core (frameIndex: a link, the tip n, the root link n + 1) and
+/// the named frame's placement in it: the identity for the core's own frames, the FixedFrameSpec for a link
+/// merged by fixed joints.
+struct NamedFrame {
+  int frame = 0;
+  bool fixed = false;
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // core frame <- named frame
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();        // named frame's origin in the core frame
+};
 
 // ------------------------------------------------------------------------------------------- the registry
 
@@ -55,12 +67,15 @@ ListPage validateListModels(const v1::ListModelsRequest& req);
 // -------------------------------------------------------------------------------------------- the batches
 
 /// A checked batch: the registered model, the model to compute with (the registered one, or a copy with the
-/// request's payload attached) and the number of states.
+/// request's payload attached), the number of states and the external wrenches (LinkWrench, the frames
+/// resolved; a tip_wrench given with them is among them, on the tip frame in its axes).
 struct BatchInput {
   std::shared_ptr<const Entry> entry;
   std::shared_ptr<const Model> model;
   std::uint32_t count = 0;  // states (rollouts for Rollout)
-  std::uint64_t total = 0;  // count * dof (count * 2 dof for Rollout)
+  std::uint64_t total = 0;  // count * nv (count * (nq + nv) for Rollout)
+  std::vector<BatchWrench> wrenches;
+  std::vector<std::vector<double>> wrench_values;  // wrenches given in a fixed frame's axes, turned
 };
 
 /// InverseDynamics: model, count and dof, the lengths of q, qd, qdd (count*dof) and tip_wrench (count*6 or
@@ -80,15 +95,16 @@ BatchInput validateFullFactor(Registry& registry, const Limits& limits, const v1
 
 /// A checked Kinematics request.
 struct KinematicsInput : BatchInput {
-  int frame = 0;  // 0..n (n: the tip frame)
+  std::vector<NamedFrame> frames;  // L >= 1 frames
   Eigen::Vector3d point = Eigen::Vector3d::Zero();
   ReferenceFrame reference = ReferenceFrame::Base;
   TaskRows rows = TaskRows::Full;
   int lambda_size = 6;  // r: 6, or 3 for a 3-row task
 };
 
-/// Kinematics: model, count and dof, q (and qd with jdot_qd; otherwise empty or count*dof), the link (a
-/// name of the model's links, or empty: the tip), a finite point, the enums, the answer's size, the payload.
+/// Kinematics: model, count and dof, q (and qd with jdot_qd or centroidal_momentum; otherwise empty or
+/// count*dof), the frames (link, or 1..kMaxFrames names of links; empty: the tip), a finite point, the
+/// enums, lambda on serial chains only, the answer's size, the payload.
 KinematicsInput validateKinematics(Registry& registry, const Limits& limits, const v1::KinematicsRequest& req,
                                    const StopCondition* stop);
 
@@ -128,12 +144,13 @@ struct SimulateInput {
 SimulateInput validateSimulate(Registry& registry, const Limits& limits, const v1::SimulateRequest& req,
                                const StopCondition* stop);
 
-/// A checked Stream message: its registered model (null before the first computation) and the model to
-/// compute with (with the message's payload attached).
+/// A checked Stream message: its registered model (null before the first computation), the model to
+/// compute with (with the message's payload attached) and the message's external wrenches.
 struct StreamInput {
   std::shared_ptr<const Entry> entry;
   std::shared_ptr<const Model> model;
   std::string key;  // the model id and the payload's bytes: `model` is reused while they are the same
+  std::vector<ExternalWrench> wrenches;
 };
 
 /// One Stream message: COMPUTATION_ECHO needs nothing (`previous` is returned); inverse and forward dynamics
@@ -150,8 +167,8 @@ StreamInput validateStreamMessage(Registry& registry, const v1::StreamRequest& r
 std::shared_ptr<const Entry> requireModel(Registry& registry, const std::string& id,
                                           const StopCondition* stop);
 
-/// Checks count (1..max_states: RESOURCE_EXHAUSTED above) and dof (equal to the model's) and returns
-/// count * dof, checked against overflow.
+/// Checks count (1..max_states: RESOURCE_EXHAUSTED above) and dof (equal to the model's nv) and returns
+/// count * nv, checked against overflow.
 std::uint64_t checkBatch(std::uint32_t count, std::uint32_t dof, const Model& model, const Limits& limits);
 
 /// a * b, INVALID_ARGUMENT naming what when it overflows 64 bits.
@@ -170,7 +187,18 @@ void checkAnswerSize(std::uint64_t doubles, const Limits& limits);
 /// INVALID_ARGUMENT unless v is finite and > 0 (strictly) or >= 0 (allow_zero).
 void checkPositive(double v, const char* name, bool allow_zero);
 
-/// INVALID_ARGUMENT naming `field` unless route is a ForwardRoute value.
-void checkRoute(v1::ForwardRoute route, const char* field);
+/// INVALID_ARGUMENT naming `field` unless route is a ForwardRoute value (and, for a tree model, one it has:
+/// not FIXMAN).
+void checkRoute(v1::ForwardRoute route, const char* field, const Model& model);
+
+/// The configurations of `count` states (nq values each, `values` already of that length and finite): for
+/// a floating root, each quaternion within kQuaternionTolerance of unit norm, else INVALID_ARGUMENT naming
+/// the array, the state and the norm.
+void checkConfigurations(const Doubles& values, const char* name, std::uint64_t count, std::uint64_t stride,
+                         std::uint64_t offset, const Model& model);
+
+/// The frame of a name of ModelInfo.frames (a link, "tip", the root link, a fixed frame; empty: the tip
+/// frame): INVALID_ARGUMENT naming `field` and the name when the model has no such frame.
+NamedFrame resolveFrame(const Model& model, const std::string& name, const std::string& field);
 
 }  // namespace denoc::server

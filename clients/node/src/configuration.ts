@@ -59,7 +59,7 @@ function rootQuaternion(q: Numbers, at: number, name: string): Quat {
   const norm = m === 0 ? 0 : m * Math.hypot(x / m, y / m, z / m, w / m);
   if (!(Math.abs(norm - 1) <= QUATERNION_TOLERANCE)) {
     throw invalid(
-      `${name}[${at}..${at + 4}), the root's quaternion, has norm ${norm}, expected 1 within ${QUATERNION_TOLERANCE}`,
+      `${name}[${at}..${at + 4}), the root's quaternion, has norm ${norm}, expected 1 within 1e-06`,
     );
   }
   return [x / norm, y / norm, z / norm, w / norm];

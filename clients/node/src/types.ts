@@ -412,9 +412,9 @@ export interface KinematicsInput extends BatchShape {
   centerOfMass?: boolean;
   /** Also the 3 x dof Jacobian of the centre of mass (world axes). */
   comJacobian?: boolean;
-  /** Also the centroidal momentum matrix A_G (6 x dof, rows [linear; angular] about the centre of mass). */
+  /** Also the centroidal momentum matrix A_G (6 x dof, rows [angular; linear] about the centre of mass, world axes). */
   centroidal?: boolean;
-  /** Also the centroidal momentum h_G = A_G qd (6 values, [linear; angular]; needs qd). */
+  /** Also the centroidal momentum h_G = A_G qd (6 values, [angular; linear]; needs qd). */
   centroidalMomentum?: boolean;
   payload?: Payload;
 }
@@ -429,7 +429,7 @@ export interface KinematicsResult extends Answer {
   jacobian?: Float64Array;
   /** count * L * 6. */
   jdotQd?: Float64Array;
-  /** count * L * r * r. */
+  /** count * L * r * r (serial chains only). */
   lambda?: Float64Array;
   /**
    * count * F * 9 and count * F * 3: every frame of ModelInfo.frames in its order (F = nu + 1, the tip last,
@@ -443,9 +443,9 @@ export interface KinematicsResult extends Answer {
   mass?: Float64Array;
   /** comJacobian: count * 3 * dof. */
   comJacobian?: Float64Array;
-  /** centroidal: count * 6 * dof, rows [linear; angular] about the centre of mass. */
+  /** centroidal: count * 6 * dof, rows [angular; linear] about the centre of mass. */
   centroidal?: Float64Array;
-  /** centroidalMomentum: count * 6, [linear; angular]. */
+  /** centroidalMomentum: count * 6, [angular; linear]. */
   centroidalMomentum?: Float64Array;
 }
 

@@ -212,6 +212,33 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
                           const double* q, const double* qd, const double* qdd, double* tau,
                           const double* tip_wrench = nullptr, const BatchOptions& options = {});
 
+/// Most external wrenches of one batch call (BatchWrench): a state's wrenches are kept on the stack.
+inline constexpr int kMaxBatchWrenches = 64;
+
+/// An external wrench of a batch call on frame `frame` (frameIndex: a link, the tip n, the root link n + 1),
+/// [moment; force] about the frame's origin in the axes of `reference`: state k's is the 6 values at
+/// values + k * stride (stride 6: one per state; 0: the same wrench for every state).
+struct BatchWrench {
+  int frame = 0;
+  ReferenceFrame reference = ReferenceFrame::Base;
+  const double* values = nullptr;
+  std::size_t stride = 6;
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();  // ExternalWrench::point: the moment is about it
+};
+
+/// tau = inverseDynamics(q, qd, qdd, wrenches) (the form with external wrenches on any frames) for each of
+/// `count` states, state by state (width 1). At most kMaxBatchWrenches wrenches; a wrench on a frame out of
+/// range or with a null array throws std::invalid_argument before any state.
+void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                          const double* q, const double* qd, const double* qdd, double* tau,
+                          const std::vector<BatchWrench>& wrenches, const BatchOptions& options = {});
+
+/// qdd = forwardDynamics(q, qd, tau, wrenches) (the O(n) articulated-body route with external wrenches)
+/// for each of `count` states, state by state. Checks as the inverse form.
+void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                          const double* q, const double* qd, const double* tau, double* qdd,
+                          const std::vector<BatchWrench>& wrenches, const BatchOptions& options = {});
+
 /// qdd = forward dynamics by `route` for each of `count` states. q: count x nq; qd, tau, qdd: count x nv.
 /// For a tree model Saha is the tree's O(n) articulated-body route (forwardDynamics) and Cholesky its
 /// factor route (forwardDynamicsCholesky); Fixman is refused. Throws as inverseDynamicsBatch, and

@@ -62,13 +62,15 @@ using Model = ModelTpl<double>;
 using Data = DataTpl<double>;
 
 /// A wrench [moment; force] applied by the environment on the link of kinematic frame `frame` (frameIndex:
-/// a link, the tip, the root link), the moment about the frame's origin, both in the frame's axes (Local) or
-/// in the base/world axes (Base).
+/// a link, the tip, the root link), the moment about the point `point` fixed on that link (the frame's
+/// coordinates; zero: the frame's origin), both in the frame's axes (Local) or in the base/world axes
+/// (Base).
 template <typename S>
 struct ExternalWrenchTpl {
   int frame = 0;
   Eigen::Matrix<S, 6, 1> wrench = Eigen::Matrix<S, 6, 1>::Zero();
   ReferenceFrame reference = ReferenceFrame::Local;
+  Eigen::Matrix<S, 3, 1> point = Eigen::Matrix<S, 3, 1>::Zero();
 };
 using ExternalWrench = ExternalWrenchTpl<double>;
 

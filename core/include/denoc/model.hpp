@@ -105,6 +105,16 @@ struct JointSpec {
   int parent = kPreviousJoint;
 };
 
+/// A frame fixed to a link of the model: a URDF link merged into it by fixed joints (a foot, a flange, a
+/// sensor mount), kept by name for the service's requests (kinematics, wrenches and payloads on it). The
+/// recursions do not read it: its mass is in the link's.
+struct FixedFrameSpec {
+  std::string name;
+  int joint = kRootLink;  // the joint whose link carries it; kRootLink: the root link
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();  // link frame <- this frame
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();        // this frame's origin in the link frame
+};
+
 /// A whole chain as a user describes it.
 struct ModelSpec {
   std::string name;
@@ -121,6 +131,9 @@ struct ModelSpec {
   Eigen::Vector3d root_com = Eigen::Vector3d::Zero();
   Eigen::Matrix3d root_inertia = Eigen::Matrix3d::Zero();
   bool force_tree = false;  // build a serial chain on the tree recursions (tests and benchmarks compare both)
+  // the links merged into the model's links by fixed joints, in the order of the file (URDF import); not
+  // part of the dynamics, nor of the canonical form (model_io.hpp)
+  std::vector<FixedFrameSpec> fixed_frames;
 };
 
 /// The constants of joint i and link i as the recursions read them, all in F_i (and s_i in F_{i-1}).

@@ -65,6 +65,21 @@ struct FrameBatchOutput {
 /// links and the tip; the root link is the world), n + 2 for a floating or planar root (its root link last).
 int frameBatchFrames(const Model& model);
 
+/// Row-major outputs of centroidalBatch; each is computed when not null (algorithm/centroidal.hpp).
+struct CentroidalBatchOutput {
+  double* com = nullptr;           // count x 3: the centre of mass in the world (computeCenterOfMass)
+  double* mass = nullptr;          // count: the total mass
+  double* com_jacobian = nullptr;  // count x 3 x nv (computeCenterOfMassJacobian)
+  double* centroidal = nullptr;    // count x 6 x nv: A_G, rows [angular; linear] (computeCentroidalMap)
+  double* momentum = nullptr;      // count x 6: h_G = A_G qd (needs qd; computeCentroidalMapTimeVariation)
+};
+
+/// The centre of mass, its Jacobian, the centroidal momentum matrix and momentum for each of `count`
+/// states. q: count x nq; qd: count x nv, or null when the momentum is not asked for.
+void centroidalBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
+                     const double* q, const double* qd, const CentroidalBatchOutput& out,
+                     const BatchOptions& options = {});
+
 /// A frame's pose, Jacobian, (dJ/dt) qd and operational-space inertia for each of `count` states. q: count x
 /// nq; qd: count x nv, or null when jdot_qd is not asked for.
 void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,

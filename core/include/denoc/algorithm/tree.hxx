@@ -120,7 +120,7 @@ typename Types<S>::Vec6 worldWrench(const ModelTpl<S>& model, const DataTpl<S>& 
     force = R * force;
   }
   typename Types<S>::Vec6 f;
-  f << moment + o.cross(force), force;
+  f << moment + (o + R * w.point).cross(force), force;
   return f;
 }
 
@@ -441,8 +441,13 @@ void checkWrenches(const ModelTpl<S>& model, const ExternalWrenchTpl<S>* wrenche
                                   " names frame " + std::to_string(f) + ", expected 0.." +
                                   std::to_string(model.n + 1) + " (frameIndex)");
     }
-    const std::string name = "external wrench " + std::to_string(k);
-    checkEntries<S>(wrenches[k].wrench, function, name.c_str());
+    // the name is made only for the message: no allocation on the hot path
+    try {
+      checkEntries<S>(wrenches[k].wrench, function, "external wrench");
+      checkEntries<S>(wrenches[k].point, function, "external wrench point");
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(e.what()) + " (external wrench " + std::to_string(k) + ")");
+    }
   }
 }
 
