@@ -456,6 +456,38 @@ TEST(Cli, TreeInverseDynamicsWithWrenchesMatchesTheCore) {
   }
 }
 
+TEST(Cli, AWrenchOnAFixedFrameActsAtItsOrigin) {
+  // FL_FOOT is merged into FL_LOWER_LEG by a fixed joint: its wrench is J^T w of the Jacobian of its origin
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  Data data(model);
+  const TreeState s = randomTreeState(model, 21);
+  const FixedFrameSpec* foot = nullptr;
+  for (const FixedFrameSpec& f : model.spec.fixed_frames) {
+    if (f.name == "FL_FOOT") foot = &f;
+  }
+  ASSERT_NE(foot, nullptr);
+  Vector6d w;
+  w << 0.03, -0.02, 0.01, 1.0, -2.0, 9.0;
+  const std::vector<std::string> base = {
+      "id",       kSolo, "--floating", "--q=" + list(s.q), "--qd=" + list(s.v), "--qdd=" + list(s.a),
+      "--format", "json"};
+  const Eigen::VectorXd plain = vec(parseJson(denoc(base)).at("states").at(0).at("tau"));
+  for (const bool local : {false, true}) {
+    SCOPED_TRACE(local ? "local" : "world");
+    std::vector<std::string> args = base;
+    args.push_back("--wrench=" + wrenchArg("FL_FOOT", w, local));
+    const Eigen::VectorXd tau = vec(parseJson(denoc(args)).at("states").at(0).at("tau"));
+    // world axes: the Jacobian of the foot's origin in world axes; the foot's axes: the link's Jacobian (its
+    // axes) with the wrench turned from the foot's axes into the link's
+    Eigen::Matrix<double, 6, 1> turned = w;
+    turned.head<3>() = foot->rotation * w.head<3>();
+    turned.tail<3>() = foot->rotation * w.tail<3>();
+    const Eigen::MatrixXd J = computeFrameJacobian(model, data, s.q, foot->joint, foot->origin,
+                                                   local ? ReferenceFrame::Local : ReferenceFrame::Base);
+    EXPECT_TRUE(close(tau, plain - J.transpose() * (local ? turned : w), 1e-11));
+  }
+}
+
 TEST(Cli, TreeForwardDynamicsWithWrenchesInvertsInverseDynamics) {
   const Model model = treeModel(kSolo, RootJoint::Floating);
   Data data(model);
@@ -565,7 +597,7 @@ TEST(Cli, TreeBadInputNamesTheFieldAtFault) {
       {{"id", kSolo, "--floating", "--states", wide_json}, "states[0].qd: expected an array of 18 numbers"},
       {{"id", kSolo, "--floating", "--states", q20}, "the model has 19 configuration coordinates"},
       {{"id", kSolo, "--floating", "--wrench", "NO_SUCH_LINK:1,2,3,4,5,6"},
-       "--wrench: frameIndex: link 'NO_SUCH_LINK'"},
+       "--wrench: 'NO_SUCH_LINK' is not a frame of model 'solo'"},
       {{"id", kSolo, "--floating", "--wrench", "FL_LOWER_LEG:1,2,3"}, "has 3 numbers, expected 6"},
       {{"id", kSolo, "--floating", "--wrench", "1,2,3,4,5,6"}, "names no link"},
       {{"id", kSolo, "--floating", "--wrench", "FL_LOWER_LEG:1,2,3,nan,5,6"}, "not a finite number"},

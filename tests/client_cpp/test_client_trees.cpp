@@ -5,6 +5,7 @@
 // full factor, several kinematics frames, the centre of mass, its Jacobian, the centroidal map and momentum,
 // a payload on a named link, derivatives, rollouts, the stream, and batches split above --max-states; hostile
 // shapes refused with INVALID_ARGUMENT naming the field.
+#include <algorithm>
 #include <random>
 
 #include "client_support.hpp"
@@ -151,19 +152,26 @@ TEST_F(ClientTrees, ModelInfoDescribesTheTreeAsTheCoreBuildsIt) {
       depth[ui] = (p >= 0 ? depth[static_cast<std::size_t>(p)] : offset) + 1;
       EXPECT_EQ(j.depth, depth[ui]);
     }
-    // frames: the links (0 .. nu-1), "tip" (nu), the root link (nu + 1), each with the joint that moves it
-    ASSERT_GE(info.frames.size(), static_cast<std::size_t>(m.n + 1));
+    // frames: the links (0 .. nu-1), "tip" (nu), the root link (nu + 1), then the URDF's fixed frames, each
+    // with the joint that moves it
+    ASSERT_EQ(info.frames.size(), static_cast<std::size_t>(m.n + 2) + m.spec.fixed_frames.size());
     for (int i = 0; i < m.n; ++i) {
       EXPECT_EQ(info.frames[static_cast<std::size_t>(i)].name,
                 m.spec.joints[static_cast<std::size_t>(i)].link);
       EXPECT_EQ(info.frames[static_cast<std::size_t>(i)].joint, i + offset);
+      EXPECT_TRUE(info.frames[static_cast<std::size_t>(i)].fixed_to.empty());
     }
     EXPECT_EQ(info.frames[static_cast<std::size_t>(m.n)].name, "tip");
     EXPECT_EQ(info.frames[static_cast<std::size_t>(m.n)].joint, m.n - 1 + offset);
-    if (offset == 1) {
-      ASSERT_EQ(info.frames.size(), static_cast<std::size_t>(m.n + 2));
-      EXPECT_EQ(info.frames.back().name, m.spec.root_link);
-      EXPECT_EQ(info.frames.back().joint, 0);
+    EXPECT_EQ(info.frames[static_cast<std::size_t>(m.n + 1)].name, m.spec.root_link);
+    EXPECT_EQ(info.frames[static_cast<std::size_t>(m.n + 1)].joint, offset == 1 ? 0 : -1);
+    for (std::size_t f = 0; f < m.spec.fixed_frames.size(); ++f) {
+      const FixedFrameSpec& fixed = m.spec.fixed_frames[f];
+      const client::Frame& got = info.frames[static_cast<std::size_t>(m.n + 2) + f];
+      EXPECT_EQ(got.name, fixed.name);
+      EXPECT_EQ(got.joint, fixed.joint >= 0 ? fixed.joint + offset : (offset == 1 ? 0 : -1));
+      EXPECT_EQ(got.fixed_to, fixed.joint >= 0 ? m.spec.joints[static_cast<std::size_t>(fixed.joint)].link
+                                               : m.spec.root_link);
     }
     // getModel and listModels describe it the same way
     const client::ModelInfo got = client_->getModel(info.model_id);
@@ -249,21 +257,51 @@ TEST_F(ClientTrees, ForwardDynamicsWithWrenchesEqualsTheCoreOnBothRoutes) {
   w << 0.0, 0.0, 0.1, 0.5, -0.4, 8.0;
   const std::vector<client::LinkWrench> wrenches = {client::LinkWrench("FR_LOWER_LEG", w)};
   Data d(model_);
-  for (const client::Route route : {client::Route::Saha, client::Route::Cholesky}) {
-    const client::ForwardDynamicsResult r = client_->forwardDynamics(id_, s.Q, s.V, s.Tau, wrenches, route);
-    ASSERT_EQ(r.qdd.rows(), count);
-    for (int k = 0; k < count; ++k) {
-      std::vector<ExternalWrench> core(1);
-      core[0].frame = frameIndex(model_, "FR_LOWER_LEG");
-      core[0].wrench = w;
-      core[0].reference = ReferenceFrame::Base;
-      const Eigen::VectorXd want = forwardDynamics(model_, d, row(s.Q, k), row(s.V, k), row(s.Tau, k), core);
-      EXPECT_TRUE(close(r.qdd.row(k), want.transpose(), 1e-9)) << "state " << k;
-    }
+  const client::ForwardDynamicsResult r = client_->forwardDynamics(id_, s.Q, s.V, s.Tau, wrenches);
+  ASSERT_EQ(r.qdd.rows(), count);
+  const client::ForwardDynamicsResult chol =
+      client_->forwardDynamics(id_, s.Q, s.V, s.Tau, client::Route::Cholesky);
+  for (int k = 0; k < count; ++k) {
+    std::vector<ExternalWrench> core(1);
+    core[0].frame = frameIndex(model_, "FR_LOWER_LEG");
+    core[0].wrench = w;
+    core[0].reference = ReferenceFrame::Base;
+    const Eigen::VectorXd want = forwardDynamics(model_, d, row(s.Q, k), row(s.V, k), row(s.Tau, k), core);
+    EXPECT_TRUE(close(r.qdd.row(k), want.transpose(), 1e-9)) << "state " << k;
+    // and inverse dynamics of the answer with the same wrench gives tau back
+    EXPECT_TRUE(close(inverseDynamics(model_, d, row(s.Q, k), row(s.V, k), row(r.qdd, k), core),
+                      row(s.Tau, k), 1e-9));
+    EXPECT_TRUE(close(chol.qdd.row(k),
+                      forwardDynamicsCholesky(model_, d, row(s.Q, k), row(s.V, k), row(s.Tau, k)).transpose(),
+                      1e-9));
   }
-  // Fixman's route is derived for serial chains: refused
+  // wrenches go by the articulated-body route only; Fixman's route is derived for serial chains: refused
+  const auto cholesky =
+      refusal([&] { client_->forwardDynamics(id_, s.Q, s.V, s.Tau, wrenches, client::Route::Cholesky); });
+  EXPECT_EQ(cholesky.first, grpc::StatusCode::INVALID_ARGUMENT) << cholesky.second;
+  EXPECT_NE(cholesky.second.find("wrenches"), std::string::npos) << cholesky.second;
   EXPECT_EQ(refusal([&] { client_->forwardDynamics(id_, s.Q, s.V, s.Tau, client::Route::Fixman); }).first,
             grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ClientTrees, AWrenchOnAFixedFrameActsAtItsOrigin) {
+  // FL_FOOT is merged into FL_LOWER_LEG by a fixed joint: a wrench on it is the joint forces J^T w of the
+  // Jacobian of the foot's origin (world axes), computed here from the URDF's fixed frame
+  const int count = 3;
+  const States s = randomStates(model_, count, 20);
+  const auto foot = std::find_if(model_.spec.fixed_frames.begin(), model_.spec.fixed_frames.end(),
+                                 [](const FixedFrameSpec& f) { return f.name == "FL_FOOT"; });
+  ASSERT_NE(foot, model_.spec.fixed_frames.end());
+  Vector6d w;
+  w << 0.02, -0.01, 0.0, 1.0, 2.0, 9.0;
+  const Eigen::MatrixXd with =
+      client_->inverseDynamics(id_, s.Q, s.V, s.A, {client::LinkWrench("FL_FOOT", w)}).tau;
+  const Eigen::MatrixXd without = client_->inverseDynamics(id_, s.Q, s.V, s.A).tau;
+  Data d(model_);
+  for (int k = 0; k < count; ++k) {
+    const Eigen::MatrixXd J = computeFrameJacobian(model_, d, row(s.Q, k), foot->joint, foot->origin);
+    EXPECT_TRUE(close(with.row(k), without.row(k) - (J.transpose() * w).transpose(), 1e-11)) << "state " << k;
+  }
 }
 
 TEST_F(ClientTrees, FullFactorEqualsTheCoreAlsoForAClientThatDidNotRegisterTheModel) {
@@ -334,15 +372,13 @@ TEST_F(ClientTrees, SeveralFramesCentreOfMassAndCentroidalTermsEqualTheCore) {
     EXPECT_TRUE(close(r.com.row(k), computeCenterOfMass(model_, d, q).transpose()));
     EXPECT_NEAR(r.mass[k], total, 1e-12 * total);
     EXPECT_TRUE(close(r.com_jacobian[uk], computeCenterOfMassJacobian(model_, d, q)));
-    // the wire's rows are [linear; angular]; the core's A_G rows [angular; linear]
+    // rows [angular; linear] about the centre of mass, as the core's A_G; h_G = A_G v
     const Eigen::MatrixXd Ag = computeCentroidalMap(model_, d, q);
-    Eigen::MatrixXd swapped(6, model_.nv);
-    swapped << Ag.bottomRows(3), Ag.topRows(3);
-    EXPECT_TRUE(close(r.centroidal[uk], swapped));
-    const Eigen::VectorXd h = Ag * v;
-    Eigen::RowVectorXd hs(6);
-    hs << h.tail(3).transpose(), h.head(3).transpose();
-    EXPECT_TRUE(close(r.centroidal_momentum.row(k), hs, 1e-11));
+    EXPECT_TRUE(close(r.centroidal[uk], Ag));
+    EXPECT_TRUE(close(r.centroidal_momentum.row(k), (Ag * v).transpose(), 1e-11));
+    // and its linear rows are the total mass times the centre of mass's velocity
+    EXPECT_TRUE(close(r.centroidal_momentum.row(k).tail(3),
+                      (total * computeCenterOfMassJacobian(model_, d, q) * v).transpose(), 1e-11));
     // every frame: the links, the tip and the root link
     ASSERT_EQ(r.frame_origins[uk].rows(), model_.n + 2);
     for (int f = 0; f < model_.n + 2; ++f) {

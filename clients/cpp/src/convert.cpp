@@ -189,7 +189,7 @@ ModelInfo modelInfo(const v1::ModelInfo& m) {
     joint.depth = static_cast<int>(j.depth());
     info.joints.push_back(std::move(joint));
   }
-  for (const v1::Frame& f : m.frames()) info.frames.push_back({f.name(), f.joint()});
+  for (const v1::Frame& f : m.frames()) info.frames.push_back({f.name(), f.joint(), f.fixed_to()});
   info.depth = m.depth() != 0 ? static_cast<int>(m.depth()) : (m.nv() != 0 ? 0 : info.dof);
   return info;
 }

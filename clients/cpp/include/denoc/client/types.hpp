@@ -86,10 +86,12 @@ struct Joint {
   int depth = 1;                 // joints on its path from the world, itself included
 };
 
-/// A frame a request may name (v1::Frame): a link, "tip" or the root link.
+/// A frame a request may name (v1::Frame): a link, "tip", the root link, or a link merged into one of these
+/// by fixed joints (a foot, a flange: a fixed frame).
 struct Frame {
   std::string name;
-  int joint = -1;  // index in ModelInfo::joints of the joint that moves it; -1: fixed to the world
+  int joint = -1;        // index in ModelInfo::joints of the joint that moves it; -1: fixed to the world
+  std::string fixed_to;  // a fixed frame: the frame (link) it is fixed to; else empty
 };
 
 /// A registered model as the server describes it (v1::ModelInfo).
@@ -109,8 +111,9 @@ struct ModelInfo {
   int nu = 0;  // actuated coordinates (the joints besides the root)
   RootJoint root = RootJoint::Fixed;
   std::vector<Joint> joints;  // a moving root first, then the joints of joint_names
-  std::vector<Frame> frames;  // the links of joint_names (0 .. nu-1), "tip" (nu), the root link (nu + 1)
-  int depth = 0;              // most joints on a path from the root link to a leaf
+  std::vector<Frame> frames;  // the links of joint_names (0 .. nu-1), "tip" (nu), the root link (nu + 1),
+                              // then the fixed frames
+  int depth = 0;  // most joints on a path from the root link to a leaf
 };
 
 /// What every dynamics answer carries.
@@ -268,7 +271,7 @@ struct KinematicsOptions {
   std::optional<Payload> payload;
   bool center_of_mass = false;       // the centre of mass (world) and the total mass
   bool com_jacobian = false;         // the 3 x dof Jacobian of the centre of mass (world axes)
-  bool centroidal = false;           // the centroidal momentum matrix A_G (6 x dof, rows [linear; angular])
+  bool centroidal = false;           // the centroidal momentum matrix A_G (6 x dof, rows [angular; linear])
   bool centroidal_momentum = false;  // h_G = A_G qd: needs Qd
 };
 
