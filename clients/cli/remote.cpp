@@ -199,7 +199,9 @@ ojson infoJson(const dc::ModelInfo& m) {
   ojson frames = ojson::array();
   for (const dc::Frame& f : m.frames) {
     const dc::Joint* j = treeJoint(f.joint);
-    frames.push_back({{"name", f.name}, {"joint", j ? ojson(j->name) : ojson(nullptr)}});
+    frames.push_back({{"name", f.name},
+                      {"joint", j ? ojson(j->name) : ojson(nullptr)},
+                      {"fixed_to", f.fixed_to.empty() ? ojson(nullptr) : ojson(f.fixed_to)}});
   }
   doc["frames"] = frames;
   ojson joints = ojson::array();
@@ -298,7 +300,10 @@ void writeRemoteInfo(std::ostream& out, const dc::ModelInfo& m, Format format) {
   printGrid(out, rows);
   if (!m.frames.empty()) {
     out << "\nframes:  ";
-    for (std::size_t k = 0; k < m.frames.size(); ++k) out << (k ? ", " : "") << m.frames[k].name;
+    for (std::size_t k = 0; k < m.frames.size(); ++k) {
+      out << (k ? ", " : "") << m.frames[k].name;
+      if (!m.frames[k].fixed_to.empty()) out << " (on " << m.frames[k].fixed_to << ")";
+    }
     out << '\n';
   }
 }
