@@ -113,7 +113,7 @@ struct ModelInfo {
   std::vector<Joint> joints;  // a moving root first, then the joints of joint_names
   std::vector<Frame> frames;  // the links of joint_names (0 .. nu-1), "tip" (nu), the root link (nu + 1),
                               // then the fixed frames
-  int depth = 0;  // most joints on a path from the root link to a leaf
+  int depth = 0;              // most joints on a path from the root link to a leaf
 };
 
 /// What every dynamics answer carries.
