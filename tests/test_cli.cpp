@@ -660,6 +660,37 @@ Csv parseCsv(const std::string& text) {
   return csv;
 }
 
+TEST(Cli, SimulateATreeUnderAFloatingRootGivesTheCoresRk4Samples) {
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  const TreeState s = randomTreeState(model, 22);
+  const Eigen::VectorXd qd0 = 0.2 * s.v;
+  const Outcome r = denoc({"simulate", kSolo, "--floating", "--integrator", "rk4", "--step", "0.002",
+                           "--t-end", "0.05", "--dt-out", "0.01", "--q0=" + list(s.q), "--qd0=" + list(qd0)});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Csv csv = parseCsv(r.out);
+  ASSERT_EQ(csv.header.size(), static_cast<std::size_t>(1 + model.nq + model.nv + 1));
+  EXPECT_EQ(csv.header[static_cast<std::size_t>(model.nq)], "q18");
+  EXPECT_EQ(csv.header[static_cast<std::size_t>(model.nq + 1)], "qd0");
+  SimulationOptions o;
+  o.integrator = Integrator::RK4;
+  o.step = 0.002;
+  o.t_end = 0.05;
+  o.dt_out = 0.01;
+  const SimulationResult want = simulate(model, s.q, qd0, o);
+  ASSERT_EQ(csv.rows.size(), static_cast<std::size_t>(want.t.size()));
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+    const auto ki = static_cast<Eigen::Index>(k);
+    for (int j = 0; j < model.nq; ++j)
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(1 + j)], want.q(ki, j)) << k;
+    for (int j = 0; j < model.nv; ++j) {
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(1 + model.nq + j)], want.qd(ki, j)) << k;
+    }
+    // the quaternion stays a unit one
+    EXPECT_NEAR(Eigen::Vector4d(csv.rows[k][4], csv.rows[k][5], csv.rows[k][6], csv.rows[k][7]).norm(), 1.0,
+                1e-12);
+  }
+}
+
 TEST(Cli, SimulateCsvMatchesTheCoreAndConservesEnergy) {
   const Outcome r = denoc({"simulate", kPlanar, "--t-end", "5", "--dt-out", "0.25", "--q0=0.3,-0.2,0.1",
                            "--qd0=0,0.5,0", "--rtol", "1e-11", "--atol", "1e-13"});

@@ -411,6 +411,26 @@ TEST(CliRemote, TreesRegisterFloatingAndAnswerWithTheTreeShapes) {
   EXPECT_EQ(short_q.code, 2);
   EXPECT_NE(short_q.err.find("expected 19"), std::string::npos) << short_q.err;
 
+  // a simulation (RK4 on the manifold): samples of nq + nv, the first the initial state
+  const Outcome sim = denoc(dir, {s, "simulate", "solo", "--integrator", "rk4", "--t-end", "0.02", "--dt-out",
+                                  "0.01", "--q0=" + csvList(q), "--no-progress"});
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  std::istringstream sim_lines(sim.out);
+  std::string header;
+  std::getline(sim_lines, header);
+  EXPECT_NE(header.find(",q18,qd0,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",qd17,energy"), std::string::npos) << header;
+  std::getline(sim_lines, line);
+  std::vector<double> first;
+  std::stringstream fs(line);
+  for (std::string cell; std::getline(fs, cell, ',');) first.push_back(std::stod(cell));
+  ASSERT_EQ(first.size(), static_cast<std::size_t>(1 + model.nq + model.nv + 1));
+  EXPECT_TRUE(close(Eigen::Map<const Eigen::VectorXd>(first.data() + 1, model.nq), q));
+  // bench with random states of the tree (unit quaternions)
+  const json bench = parse(
+      denoc(dir, {s, "bench", "solo", "--calls", "3", "--batch", "2", "--format", "json", "--no-progress"}));
+  EXPECT_EQ(bench.at("calls"), 3);
+
   // the server's limits
   const json limits = parse(denoc(dir, {s, "info", "--format", "json"}));
   EXPECT_GT(limits.at("max_depth").get<int>(), 0);
