@@ -190,6 +190,67 @@ TEST_F(ClientTrees, ModelInfoDescribesTheTreeAsTheCoreBuildsIt) {
   for (int i = 0; i < arm.dof; ++i) EXPECT_EQ(arm.joints[static_cast<std::size_t>(i)].parent, i - 1);
 }
 
+TEST_F(ClientTrees, TheOtherRobotsDynamicsAndFramesEqualTheCore) {
+  struct Robot {
+    const char* file;
+    RootJoint root;
+  };
+  for (const Robot& r : {Robot{"anymal_c.urdf", RootJoint::Floating}, Robot{"baxter.urdf", RootJoint::Planar},
+                         Robot{"simple_humanoid.urdf", RootJoint::Floating}}) {
+    SCOPED_TRACE(r.file);
+    const Model m = treeModel(r.file, r.root);
+    Data d(m);
+    const client::ModelInfo info =
+        client_->registerModelFile(kTrees + r.file, "", "", std::nullopt, clientRoot(r.root)).model;
+    const int count = 4;
+    const States s = randomStates(m, count, 31);
+    // a wrench on the first and on the last link, one per state on the first
+    const std::string first = m.spec.joints.front().link, last = m.spec.joints.back().link;
+    Eigen::MatrixXd W(count, 6);
+    for (int k = 0; k < count; ++k)
+      for (int j = 0; j < 6; ++j) W(k, j) = 0.5 * (k + 1) - 0.2 * j;
+    Vector6d w2;
+    w2 << 0.1, 0.2, 0.3, -1.0, 2.0, 4.0;
+    const std::vector<client::LinkWrench> wrenches = {
+        client::LinkWrench(first, W),
+        client::LinkWrench(last, Eigen::MatrixXd(w2.transpose()), client::Reference::Local)};
+    const Eigen::MatrixXd tau = client_->inverseDynamics(info.model_id, s.Q, s.V, s.A, wrenches).tau;
+    const Eigen::MatrixXd qdd = client_->forwardDynamics(info.model_id, s.Q, s.V, s.Tau, wrenches).qdd;
+    const client::FullFactorResult f = client_->fullFactor(info.model_id, s.Q);
+    client::KinematicsOptions o;
+    o.links = {first, last, "tip"};
+    o.jacobian = o.center_of_mass = true;
+    const client::KinematicsResult kin = client_->kinematics(info.model_id, s.Q, o);
+    for (int k = 0; k < count; ++k) {
+      std::vector<ExternalWrench> core(2);
+      core[0].frame = frameIndex(m, first);
+      core[0].wrench = W.row(k).transpose();
+      core[0].reference = ReferenceFrame::Base;
+      core[1].frame = frameIndex(m, last);
+      core[1].wrench = w2;
+      core[1].reference = ReferenceFrame::Local;
+      const Eigen::VectorXd q = row(s.Q, k), v = row(s.V, k);
+      EXPECT_TRUE(close(tau.row(k), inverseDynamics(m, d, q, v, row(s.A, k), core).transpose()));
+      EXPECT_TRUE(close(qdd.row(k), forwardDynamics(m, d, q, v, row(s.Tau, k), core).transpose(), 1e-9));
+      computeFullFactor(m, d, q);
+      EXPECT_TRUE(close(f.inertia[static_cast<std::size_t>(k)], d.M));
+      EXPECT_TRUE(close(f.d.row(k), d.D.transpose()));
+      const int frames[3] = {frameIndex(m, first), frameIndex(m, last), m.n};
+      for (int l = 0; l < 3; ++l) {
+        const auto b = static_cast<std::size_t>(3 * k + l);
+        Eigen::Matrix3d R;
+        Eigen::Vector3d p;
+        framePlacement(m, d, q, frames[l], R, p);
+        EXPECT_TRUE(close(kin.rotation[b], R));
+        EXPECT_TRUE(close(kin.origin.row(static_cast<Eigen::Index>(b)), p.transpose()));
+        EXPECT_TRUE(
+            close(kin.jacobian[b], computeFrameJacobian(m, d, q, frames[l], Eigen::Vector3d::Zero())));
+      }
+      EXPECT_TRUE(close(kin.com.row(k), computeCenterOfMass(m, d, q).transpose()));
+    }
+  }
+}
+
 TEST_F(ClientTrees, ServerInfoCarriesTheTreeLimits) {
   const client::ServerInfo s = client_->serverInfo();
   EXPECT_GE(s.max_depth, 64u);
