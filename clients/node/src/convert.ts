@@ -219,7 +219,10 @@ export function modelInfoFromProto(m: ModelInfo__Output | null | undefined): Mod
 function treeFromProto(m: ModelInfo__Output): Pick<ModelInfo, 'nq' | 'nv' | 'nu' | 'root' | 'joints' | 'frames' | 'depth'> {
   if (m.nq === 0 && m.nv === 0) {
     const joints = serialJoints(m);
-    const frames: Frame[] = [...joints.map((j, i) => ({ name: j.link, joint: i })), { name: 'tip', joint: joints.length - 1 }];
+    const frames: Frame[] = [
+      ...joints.map((j, i) => ({ name: j.link, joint: i, fixedTo: '' })),
+      { name: 'tip', joint: joints.length - 1, fixedTo: '' },
+    ];
     return { nq: m.dof, nv: m.dof, nu: m.dof, root: 'fixed', joints, frames, depth: m.dof };
   }
   return {
@@ -238,7 +241,7 @@ function treeFromProto(m: ModelInfo__Output): Pick<ModelInfo, 'nq' | 'nv' | 'nu'
       link: j.link,
       depth: j.depth,
     })),
-    frames: m.frames.map((f) => ({ name: f.name, joint: f.joint })),
+    frames: m.frames.map((f) => ({ name: f.name, joint: f.joint, fixedTo: f.fixed_to })),
     depth: m.depth,
   };
 }

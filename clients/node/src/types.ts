@@ -98,11 +98,16 @@ export interface Joint {
   depth: number;
 }
 
-/** A frame a request may name (kinematics links, wrenches, payloads): a link, 'tip' or the root link. */
+/**
+ * A frame a request may name (kinematics links, wrenches, payloads): a link, 'tip', the root link, or a
+ * fixed frame (a URDF link merged into another by fixed joints: a foot, a flange, a sensor mount).
+ */
 export interface Frame {
   name: string;
   /** Index in ModelInfo.joints of the joint that moves it; -1: fixed to the world. */
   joint: number;
+  /** A fixed frame: the frame (a name of ModelInfo.frames) it is fixed to; '' for the others. */
+  fixedTo: string;
 }
 
 export interface ModelInfo {
@@ -124,7 +129,10 @@ export interface ModelInfo {
   root: RootJoint;
   /** The root joint when it moves, then the joints of jointNames, every parent before its children. */
   joints: Joint[];
-  /** Every frame a request may name, by its index in the core: the links of jointNames, 'tip', the root link. */
+  /**
+   * Every frame a request may name: the links of jointNames (0 .. nu-1), 'tip' (nu), the root link (nu + 1),
+   * then the fixed frames (URDF links merged by fixed joints) in the order of the file.
+   */
   frames: Frame[];
   /** Most joints on a path from the root link to a leaf. */
   depth: number;

@@ -216,10 +216,13 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     });
     assert.equal(Math.max(...solo.joints.map((j) => j.depth)), 4); // the root joint, then three per leg
     assert.equal(solo.depth, 3); // joints on the longest path below the root link: hip, thigh, knee
+    // the links, the tip, the root link, then the links merged by fixed joints (the feet), fixed to theirs
+    const fixedJoints = urdfJoints(text).filter((j) => j.type === 'fixed');
     assert.deepEqual(solo.frames, [
-      ...movable.map((j, i) => ({ name: j.child, joint: i + 1 })),
-      { name: 'tip', joint: NU },
-      { name: 'base_link', joint: 0 },
+      ...movable.map((j, i) => ({ name: j.child, joint: i + 1, fixedTo: '' })),
+      { name: 'tip', joint: NU, fixedTo: '' },
+      { name: 'base_link', joint: 0, fixedTo: '' },
+      ...fixedJoints.map((j) => ({ name: j.child, joint: 1 + movable.findIndex((m) => m.child === j.parent), fixedTo: j.parent })),
     ]);
     const info = await client.getModel(solo.modelId);
     assert.deepEqual(info.joints, solo.joints);
@@ -229,7 +232,8 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     assert.notEqual(fixed.modelId, solo.modelId);
     assert.deepEqual([fixed.root, fixed.nq, fixed.nv, fixed.nu, fixed.dof, fixed.joints.length], ['fixed', 12, 12, 12, 12, 12]);
     assert.equal(fixed.joints[0]?.parent, -1);
-    assert.deepEqual(fixed.frames.at(-1), { name: 'base_link', joint: -1 });
+    assert.deepEqual(fixed.frames[NU + 1], { name: 'base_link', joint: -1, fixedTo: '' });
+    assert.deepEqual(fixed.frames.slice(NU + 2).map((f) => [f.name, f.fixedTo]), fixedJoints.map((j) => [j.child, j.parent]));
   });
 
   it('inverse dynamics, forward dynamics and the full factor of 20 states equal the in-process core', async () => {
@@ -383,6 +387,29 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     }
   });
 
+  it('a fixed frame (FL_FOOT, merged into FL_LOWER_LEG) is named like a link: its pose, Jacobian, wrench and payload', async () => {
+    const offset = footPoint.get('FL_LOWER_LEG')!;
+    const k = await client.kinematics(solo.modelId, { q, links: ['FL_FOOT', 'FL_LOWER_LEG'], jacobian: true });
+    const atFoot = await client.kinematics(solo.modelId, { q, link: 'FL_LOWER_LEG', point: offset, jacobian: true });
+    const wrench = randomBatch(random, COUNT, 6, -10, 10);
+    const onLeg = new Float64Array(COUNT * 6);
+    for (let s = 0; s < COUNT; s++) {
+      const R = stateOf(k.rotation, 2 * s + 1, 9);
+      expectClose(stateOf(k.rotation, 2 * s, 9), R, `foot rotation ${s}`, 1e-15);
+      expectClose(stateOf(k.origin, 2 * s, 3), add(stateOf(k.origin, 2 * s + 1, 3), rot(R, offset)), `foot origin ${s}`, 1e-14);
+      expectClose(stateOf(k.jacobian!, 2 * s, 6 * NV), stateOf(atFoot.jacobian!, s, 6 * NV), `foot Jacobian ${s}`, 1e-14);
+      const w = stateOf(wrench, s, 6);
+      onLeg.set([...add(w.subarray(0, 3), cross(rot(R, offset), w.subarray(3))), ...w.subarray(3)], 6 * s);
+    }
+    const a = await client.inverseDynamics(solo.modelId, { q, qd, qdd, wrenches: [{ link: 'FL_FOOT', wrench }] });
+    const b = await client.inverseDynamics(solo.modelId, { q, qd, qdd, wrenches: [{ link: 'FL_LOWER_LEG', wrench: onLeg }] });
+    expectClose(a.tau, b.tau, 'a wrench on the foot = the wrench moved to the lower leg', 1e-12);
+    const payload = { mass: 0.05, com: [0.001, 0, -0.002] };
+    const onFoot = await client.inverseDynamics(solo.modelId, { q, qd, qdd, payload: { ...payload, link: 'FL_FOOT' } });
+    const moved = await client.inverseDynamics(solo.modelId, { q, qd, qdd, payload: { ...payload, com: add(payload.com, offset), link: 'FL_LOWER_LEG' } });
+    expectClose(onFoot.tau, moved.tau, 'a payload on the foot = on the lower leg at the foot', 1e-12);
+  });
+
   it('forward dynamics of the inverse-dynamics torques (with foot wrenches) returns qdd', async () => {
     const wrenches: LinkWrench[] = FEET.map((link) => ({ link, wrench: randomBatch(random, COUNT, 6, -20, 20) }));
     const id = await client.inverseDynamics(solo.modelId, { q, qd, qdd, wrenches });
@@ -411,7 +438,7 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     }
     // every frame in ModelInfo.frames' order, the root link last: the named frames are among them (their
     // poses are the frames', the point is for the Jacobian)
-    const F = solo.frames.length;
+    const F = NU + 2; // the links, the tip, the root link (not the fixed frames)
     assert.equal(nominal.frameOrigins!.length, K * F * 3);
     for (let k = 0; k < K; k++) {
       FEET.forEach((foot, f) => {
@@ -865,7 +892,7 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     q0.set([0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6], 7);
     const zero = new Float64Array(NV);
     const mass = urdfMass(text);
-    const wrenches = FEET.map((link) => ({ link, wrench: [0, 0, 0, 0, 0, (mass * 9.81) / 4] }));
+    const wrenches = ['FL', 'FR', 'HL', 'HR'].map((leg) => ({ link: `${leg}_FOOT`, wrench: [0, 0, 0, 0, 0, (mass * 9.81) / 4] }));
     const t = (await client.inverseDynamics(solo.modelId, { q: q0, qd: zero, qdd: zero, wrenches })).tau;
     const torques = lines[1]!.replace(/^joint torques /, '').split(' ').map(Number);
     expectClose(torques, Array.from(t.subarray(6)), 'joint torques of the example', 1e-3);
