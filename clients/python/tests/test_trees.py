@@ -414,3 +414,22 @@ def test_hostile_shapes_name_their_field(client, solo):
         client.register_urdf(SOLO, root="spherical")
     with pytest.raises(denoc.InvalidArgumentError, match="fixed root"):
         client.register(MODELS / "stanford_arm.json", root="floating")
+
+
+def test_a_tree_is_registered_again_with_its_root(start_server):
+    """The client's source of a floating model carries its root: a server that lost it gets it back as it was
+    (same id, same sizes), and a client that only has the id learns the sizes with one GetModel."""
+    a, b = start_server(store="a"), start_server("--examples", "false", store="b")
+    with denoc.Client(a.target) as ca:
+        m = ca.register_urdf(SOLO, root="floating")
+        q, qd = states(m, 3)
+        tau = ca.inverse_dynamics(m, q, qd)
+        sources = ca.model_sources
+    with denoc.Client(b.target, model_sources=sources) as cb:
+        np.testing.assert_array_equal(cb.inverse_dynamics(m.model_id, q, qd), tau)  # re-registered on b
+        again = cb.get_model(m.model_id)
+        assert (again.nq, again.nv, again.root, again.frames) == (19, 18, "floating", m.frames)
+    with denoc.Client(b.target) as plain:  # knows nothing but the id: qd and qdd default to nv zeros
+        zeros = np.zeros((3, 18))
+        np.testing.assert_array_equal(plain.inverse_dynamics(m.model_id, q), plain.inverse_dynamics(m, q, zeros, zeros))
+        assert plain.rollout(m.model_id, np.hstack([q, qd]), np.zeros((2, 12)), dt=0.01).states.shape == (3, 3, 37)
