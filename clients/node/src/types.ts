@@ -13,6 +13,11 @@ import type { ChannelCredentials, ChannelOptions } from '@grpc/grpc-js';
 
 /** Numbers in: a Float64Array, a plain array or any other array-like. */
 export type Numbers = ArrayLike<number>;
+/**
+ * A batch in: one flat row-major array (count * width values, state k at k * width), or one array per state
+ * (number[][] or Float64Array[], each of width values; the client joins them into the flat form).
+ */
+export type Batch = Numbers | readonly Numbers[];
 
 export interface Vec3 {
   x: number;
@@ -226,7 +231,7 @@ export interface LinkWrench {
   /** A name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. */
   link?: string;
   /** count * 6 values (one wrench per state) or 6 (the same for every state; a stream message: 6). */
-  wrench: Numbers;
+  wrench: Batch;
   /** Axes of the wrench: 'world' (default; 'base' is the same) or 'local' (the frame's own). */
   reference?: Reference;
 }
@@ -235,13 +240,13 @@ export interface InverseDynamicsInput extends BatchShape {
   /** A body held by the tip (or payload.link) for this call (every dynamics call takes one). */
   payload?: Payload;
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities. */
-  qd: Numbers;
+  qd: Batch;
   /** count * dof accelerations. */
-  qdd: Numbers;
+  qdd: Batch;
   /** [mx, my, mz, fx, fy, fz] per state on the last link, tip frame (count * 6 values). */
-  tipWrench?: Numbers;
+  tipWrench?: Batch;
   /** External wrenches on named frames (at most the server's maxWrenches). */
   wrenches?: readonly LinkWrench[];
 }
@@ -253,11 +258,11 @@ export interface InverseDynamicsResult extends Answer {
 export interface ForwardDynamicsInput extends BatchShape {
   payload?: Payload;
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities. */
-  qd: Numbers;
+  qd: Batch;
   /** count * dof generalized forces (a moving root's entries: the wrench the world applies on the root link). */
-  tau: Numbers;
+  tau: Batch;
   /** 'fixman' is refused for a tree model. */
   route?: ForwardRoute;
   /** External wrenches on named frames (at most the server's maxWrenches). */
@@ -272,9 +277,9 @@ export interface ForwardDynamicsResult extends Answer {
 export interface FullFactorInput extends BatchShape {
   payload?: Payload;
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** Required with convective or bias. */
-  qd?: Numbers;
+  qd?: Batch;
   /** Also C(q, qd) (serial chains only). */
   convective?: boolean;
   /** Also C(q, qd) qd + g(q). */
@@ -324,7 +329,7 @@ export interface SimulateInput {
   /** Knot times of a piecewise-linear torque (k values, strictly increasing). */
   torqueTimes?: Numbers;
   /** nu values (constant torque) or k * nu values at the knots (row-major); a moving root is unactuated. */
-  torqueValues?: Numbers;
+  torqueValues?: Batch;
   /** nu viscous damping coefficients. */
   damping?: Numbers;
   /** Samples per streamed batch (default 64). */
@@ -396,9 +401,9 @@ export interface Payload {
 
 export interface KinematicsInput extends BatchShape {
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities: needed for jdotQd and centroidalMomentum. */
-  qd?: Numbers;
+  qd?: Batch;
   /** A name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. Not with `links`. */
   link?: string;
   /**
@@ -459,11 +464,11 @@ export interface KinematicsResult extends Answer {
 
 export interface DerivativesInput extends BatchShape {
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities. */
-  qd: Numbers;
+  qd: Batch;
   /** [mx, my, mz, fx, fy, fz] per state on the last link (count * 6), or none. */
-  tipWrench?: Numbers;
+  tipWrench?: Batch;
   payload?: Payload;
 }
 
@@ -493,9 +498,9 @@ export interface ForwardDynamicsDerivatives extends Answer {
  */
 export interface RolloutInput {
   /** K * (nq + dof) initial states [q, qd]. */
-  x0: Numbers;
+  x0: Batch;
   /** K * T * nu torques, or T * nu shared by every rollout (sharedControls). */
-  u: Numbers;
+  u: Batch;
   count: number;
   steps: number;
   dt: number;

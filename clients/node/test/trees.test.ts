@@ -946,6 +946,32 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     await rejectsWith(refused(), Status.INVALID_ARGUMENT, /integrator|DOPRI5|Dormand/);
   });
 
+  it('batches as one array per state (number[][]) equal the flat batches', async () => {
+    const K = 4;
+    const rowsOf = (x: Float64Array, width: number): number[][] => Array.from({ length: K }, (_, k) => Array.from(stateOf(x, k, width)));
+    const wrench = randomBatch(random, K, 6, -5, 5);
+    const flat = { q: q.subarray(0, K * NQ), qd: qd.subarray(0, K * NV), qdd: qdd.subarray(0, K * NV) };
+    const nested = { q: rowsOf(q, NQ), qd: rowsOf(qd, NV), qdd: rowsOf(qdd, NV) };
+    const a = await client.inverseDynamics(solo.modelId, { ...nested, wrenches: [{ link: 'FL_FOOT', wrench: rowsOf(wrench, 6) }] });
+    assert.equal(a.count, K);
+    const b = await client.inverseDynamics(solo.modelId, { ...flat, wrenches: [{ link: 'FL_FOOT', wrench }] });
+    expectClose(a.tau, b.tau, 'ID of rows', 0);
+    const f = await client.forwardDynamics(solo.modelId, { q: nested.q, qd: nested.qd, tau: rowsOf(tau, NV) });
+    expectClose(f.qdd, (await client.forwardDynamics(solo.modelId, { q: flat.q, qd: flat.qd, tau: tau.subarray(0, K * NV) })).qdd, 'FD of rows', 0);
+    const k = await client.kinematics(solo.modelId, { q: nested.q.map((r) => Float64Array.from(r)), links: FEET });
+    expectClose(k.origin, (await client.kinematics(solo.modelId, { q: flat.q, links: FEET })).origin, 'kinematics of rows', 0);
+    const d = await client.inverseDynamicsDerivatives(solo.modelId, nested);
+    expectClose(d.dtauDq, (await client.inverseDynamicsDerivatives(solo.modelId, flat)).dtauDq, 'derivatives of rows', 0);
+    const x0 = [[...nested.q[0]!, ...nested.qd[0]!]];
+    const u = [new Array<number>(NU).fill(0.1), new Array<number>(NU).fill(-0.1)];
+    const r = await client.rollout(solo.modelId, { x0, u, count: 1, steps: 2, dt: 0.01 });
+    expectClose(r.states, (await client.rollout(solo.modelId, { x0: x0.flat(), u: u.flat(), count: 1, steps: 2, dt: 0.01 })).states, 'rollout of rows', 0);
+    expectClose(integrateConfiguration(solo, nested.q, nested.qd), integrateConfiguration(solo, flat.q, flat.qd), 'integrate of rows', 0);
+    // rows of different lengths: refused before sending, naming the row
+    await rejectsWith(client.inverseDynamics(solo.modelId, { ...nested, q: [nested.q[0]!, nested.q[1]!.slice(0, NV)] }), Status.INVALID_ARGUMENT,
+      /^q\[1\] has 18 values, expected 19 as q\[0\]$/);
+  });
+
   it('refusals of serial-only options on a tree and of link with links', async () => {
     const one = q.subarray(0, NQ);
     await rejectsWith(client.kinematics(solo.modelId, { q: one, lambda: true }), Status.INVALID_ARGUMENT, /lambda/);
