@@ -972,6 +972,25 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
       /^q\[1\] has 18 values, expected 19 as q\[0\]$/);
   });
 
+  it('re-registration keeps the root: a floating model registered again on a server without it', async () => {
+    const empty = await startServer();
+    const moving = new DenocClient(server.address);
+    try {
+      const id = (await moving.registerUrdf(text, { root: 'floating' })).modelId;
+      assert.equal(id, solo.modelId);
+      moving.reconnect(empty.address);
+      const one = { q: q.subarray(0, NQ), qd: qd.subarray(0, NV), qdd: qdd.subarray(0, NV), wrenches: [{ link: 'HL_FOOT', wrench: [0, 0, 0, 0, 0, 9] }] };
+      const r = await moving.inverseDynamics(id, one);
+      assert.equal(moving.reRegistrations, 1);
+      expectClose(r.tau, (await client.inverseDynamics(id, one)).tau, 'tau after re-registration', 0);
+      const info = await moving.getModel(id);
+      assert.deepEqual([info.root, info.nq, info.nv], ['floating', NQ, NV]);
+    } finally {
+      moving.close();
+      await empty.stop();
+    }
+  });
+
   it('refusals of serial-only options on a tree and of link with links', async () => {
     const one = q.subarray(0, NQ);
     await rejectsWith(client.kinematics(solo.modelId, { q: one, lambda: true }), Status.INVALID_ARGUMENT, /lambda/);
