@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 
 import {
   dhLinkToProto,
+  flatBatch,
+  flatten,
   fromVec3,
   integratorToProto,
   invalid,
@@ -20,11 +22,13 @@ import {
   toVec3,
   wrenchesToProto,
 } from './convert';
+import type { Flat, FlatWrench } from './convert';
 import { DenocError, errorFor, toDenocError } from './errors';
 import { dynamicsClientConstructor } from './proto';
 import { StreamSession, type StreamCall } from './stream';
 import type {
   Answer,
+  Batch,
   BatchShape,
   CallOptions,
   ClientOptions,
@@ -36,7 +40,6 @@ import type {
   InverseDynamicsDerivatives,
   KinematicsInput,
   KinematicsResult,
-  LinkWrench,
   RolloutInput,
   RolloutResult,
   FullFactorInput,
@@ -75,12 +78,12 @@ function slice(values: Numbers | undefined, from: number, to: number): number[] 
  * state, sent whole to each part; any other length than count * 6 keeps the batch whole, for the server to
  * refuse with its message).
  */
-function wrenchArrays(ws: readonly LinkWrench[] | undefined): [Numbers, number][] {
+function wrenchArrays(ws: readonly FlatWrench[] | undefined): [Numbers, number][] {
   return (ws ?? []).filter((w) => w.wrench.length !== 6).map((w) => [w.wrench, 6]);
 }
 
 /** The wrenches of states [a, b) (a wrench of 6 values whole). */
-function sliceWrenches(ws: readonly LinkWrench[] | undefined, a: number, b: number): LinkWrench[] | undefined {
+function sliceWrenches(ws: readonly FlatWrench[] | undefined, a: number, b: number): FlatWrench[] | undefined {
   if (ws === undefined) return undefined;
   return ws.map((w) => ({ ...w, wrench: w.wrench.length === 6 ? w.wrench : (slice(w.wrench, 6 * a, 6 * b) ?? []) }));
 }
@@ -402,8 +405,9 @@ export class DenocClient {
    * tau = I(q) qdd + C(q, qd) qd + g(q) - J^T f_tip - sum J_k^T w_k for a batch (flat row-major arrays: q
    * count x nq, qd, qdd count x dof), with the external wrenches w_k of input.wrenches on named frames.
    */
-  inverseDynamics(modelId: string, input: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
+  inverseDynamics(modelId: string, raw: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['q', 'qd', 'qdd', 'tipWrench']);
       const wrenches = wrenchesToProto(input.wrenches);
       const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
       const parts = await this.parts(
@@ -459,8 +463,9 @@ export class DenocClient {
    * qdd = I(q)^-1 (tau + sum J_k^T w_k - C(q, qd) qd - g(q)) for a batch (the external wrenches w_k of
    * input.wrenches), by route 'saha' (default), 'fixman' (serial chains) or 'cholesky'.
    */
-  forwardDynamics(modelId: string, input: ForwardDynamicsInput, call?: CallOptions): Promise<ForwardDynamicsResult> {
+  forwardDynamics(modelId: string, raw: ForwardDynamicsInput, call?: CallOptions): Promise<ForwardDynamicsResult> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['q', 'qd', 'tau']);
       const route = routeToProto(input.route);
       const wrenches = wrenchesToProto(input.wrenches);
       const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
@@ -514,8 +519,9 @@ export class DenocClient {
   }
 
   /** I(q), U, D (I = U D U^T) and log det I per state; with the flags also C, the bias, g(q), I^-1. */
-  fullFactor(modelId: string, input: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
+  fullFactor(modelId: string, raw: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['q', 'qd']);
       const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
       const parts = await this.parts(count, [[input.q, nq], [input.qd, dof]], call);
       if (parts.length > 1) {
@@ -603,8 +609,9 @@ export class DenocClient {
    * request the Jacobian of a point on each, (dJ/dt) qd (needs qd), the operational-space inertia, the poses
    * of every frame, the centre of mass and its Jacobian, the centroidal map and momentum (needs qd).
    */
-  kinematics(modelId: string, input: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
+  kinematics(modelId: string, raw: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['q', 'qd']);
       const reference = referenceToProto(input.reference, 'reference');
       if (input.links !== undefined && (!Array.isArray(input.links) || input.links.some((l) => typeof l !== 'string'))) {
         throw invalid('links: expected an array of frame names');
@@ -714,10 +721,11 @@ export class DenocClient {
   /** dtau/dq, dtau/dqd (and tau) per state, analytic (count * dof * dof row-major matrices). */
   inverseDynamicsDerivatives(
     modelId: string,
-    input: DerivativesInput & { qdd: Numbers },
+    raw: DerivativesInput & { qdd: Batch },
     call?: CallOptions,
   ): Promise<InverseDynamicsDerivatives> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['q', 'qd', 'qdd', 'tipWrench']);
       const parts = await this.derivativeParts(modelId, input, input.qdd, call);
       if (parts.length > 1) {
         const results: InverseDynamicsDerivatives[] = [];
@@ -739,10 +747,11 @@ export class DenocClient {
   /** dqdd/dq, dqdd/dqd, dqdd/dtau = I^-1 (and qdd) per state, analytic. */
   forwardDynamicsDerivatives(
     modelId: string,
-    input: DerivativesInput & { tau: Numbers },
+    raw: DerivativesInput & { tau: Batch },
     call?: CallOptions,
   ): Promise<ForwardDynamicsDerivatives> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['q', 'qd', 'tau', 'tipWrench']);
       const parts = await this.derivativeParts(modelId, input, input.tau, call);
       if (parts.length > 1) {
         const results: ForwardDynamicsDerivatives[] = [];
@@ -772,8 +781,9 @@ export class DenocClient {
    * K fixed-step rollouts from x0 (K * (nq + dof)) under u (K * T * nu, or T * nu shared); with linearize also
    * A_t and B_t of every step (in the tangent space: 2 dof rows and columns).
    */
-  rollout(modelId: string, input: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
+  rollout(modelId: string, raw: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
     return this.withModel(modelId, async () => {
+      const input = flatten(raw, ['x0', 'u']);
       const { nq, nv: dof, nu } = await this.sizesOf(modelId, call);
       // count * steps states per call: floor(maxStates / steps) rollouts per part; controls per rollout travel
       // with their rollout, a shared sequence goes whole to every part
@@ -865,7 +875,7 @@ export class DenocClient {
         max_step: input.maxStep ?? 0,
         max_steps: input.maxSteps ?? 0,
         torque_times: toArray(input.torqueTimes),
-        torque_values: toArray(input.torqueValues),
+        torque_values: input.torqueValues === undefined ? [] : toArray(flatBatch(input.torqueValues, 'torqueValues')),
         damping: toArray(input.damping),
         batch_size: input.batchSize ?? 0,
       };
@@ -1022,7 +1032,7 @@ export class DenocClient {
 
   private async derivatives(
     modelId: string,
-    input: DerivativesInput,
+    input: Flat<DerivativesInput>,
     of: 'DERIVATIVE_OF_INVERSE_DYNAMICS' | 'DERIVATIVE_OF_FORWARD_DYNAMICS',
     third: { qdd: number[] } | { tau: number[] },
     call?: CallOptions,
@@ -1087,7 +1097,7 @@ export class DenocClient {
    */
   private async derivativeParts(
     modelId: string,
-    input: DerivativesInput,
+    input: Flat<DerivativesInput>,
     third: Numbers,
     call?: CallOptions,
   ): Promise<[DerivativesInput, number, number][]> {

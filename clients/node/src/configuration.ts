@@ -7,9 +7,9 @@
 // integrate moves along v for dt: the root link turns by exp(w dt) about its own axes and its origin moves by
 // R v dt (R its orientation at the start), every other coordinate by v dt. difference is its inverse:
 // difference(q0, integrate(q0, v, 1)) = v while |w| < pi. Every function takes a batch (count states one after
-// the other, count = q.length / nq) and returns a new Float64Array.
-import { invalid, rootSizes } from './convert';
-import type { ConfigurationSpace, Numbers } from './types';
+// the other, count = q.length / nq, or one array per state) and returns a new flat Float64Array.
+import { flatBatch, invalid, rootSizes } from './convert';
+import type { Batch, ConfigurationSpace, Numbers } from './types';
 
 /** How far from 1 a root quaternion's norm may be (the core's kQuaternionTolerance). */
 export const QUATERNION_TOLERANCE = 1e-6;
@@ -128,8 +128,10 @@ export function quaternionToRotation(quaternion: Numbers): Float64Array {
  * have unit norm. Throws an InvalidArgumentError for a wrong size, a non-finite value or a quaternion whose
  * norm is not within 1e-6 of 1 (the message names the entries and the norm).
  */
-export function integrateConfiguration(space: ConfigurationSpace, q: Numbers, v: Numbers, dt = 1): Float64Array {
+export function integrateConfiguration(space: ConfigurationSpace, qIn: Batch, vIn: Batch, dt = 1): Float64Array {
   const { nq, nv, nqr, nr } = checkSpace(space);
+  const q = flatBatch(qIn, 'q');
+  const v = flatBatch(vIn, 'v');
   const count = statesOf(q, nq, 'q');
   statesOf(v, nv, 'v', count);
   checkFinite(q, 'q');
@@ -164,8 +166,10 @@ export function integrateConfiguration(space: ConfigurationSpace, q: Numbers, v:
  * The velocities v (count * nv) with integrateConfiguration(q0, v, 1) = q1 state by state, the rotation part
  * the shortest (|w| <= pi). q0 and q1 have count * nq values each; the same checks as integrateConfiguration.
  */
-export function differenceConfiguration(space: ConfigurationSpace, q0: Numbers, q1: Numbers): Float64Array {
+export function differenceConfiguration(space: ConfigurationSpace, q0In: Batch, q1In: Batch): Float64Array {
   const { nq, nv, nqr, nr } = checkSpace(space);
+  const q0 = flatBatch(q0In, 'q0');
+  const q1 = flatBatch(q1In, 'q1');
   const count = statesOf(q0, nq, 'q0');
   statesOf(q1, nq, 'q1', count);
   checkFinite(q0, 'q0');
@@ -194,8 +198,9 @@ export function differenceConfiguration(space: ConfigurationSpace, q0: Numbers, 
  * q with every root quaternion divided by its norm; refuses (InvalidArgumentError naming the norm) a norm not
  * within 1e-6 of 1, as the server does: a quaternion far from unit is a bug to report, not to hide.
  */
-export function normalizeConfiguration(space: ConfigurationSpace, q: Numbers): Float64Array {
+export function normalizeConfiguration(space: ConfigurationSpace, qIn: Batch): Float64Array {
   const { nq } = checkSpace(space);
+  const q = flatBatch(qIn, 'q');
   const count = statesOf(q, nq, 'q');
   checkFinite(q, 'q');
   const out = Float64Array.from(q);

@@ -4,6 +4,7 @@ import { status as Status } from '@grpc/grpc-js';
 
 import { DenocError, errorFor } from './errors';
 import type {
+  Batch,
   DHLink,
   ForwardRoute,
   Frame,
@@ -31,6 +32,45 @@ import type { Vec3__Output } from '../generated/denoc/v1/Vec3';
 export function toArray(x: Numbers | undefined): number[] {
   if (x === undefined || x === null) return [];
   return Array.from(x);
+}
+
+/** A wrench of LinkWrench with its values flat (what the wrappers work with). */
+export type FlatWrench = Omit<LinkWrench, 'wrench'> & { wrench: Numbers };
+
+/** An input with every Batch field flat and its wrenches' values flat. */
+export type Flat<T> = {
+  [K in keyof T]: K extends 'wrenches' ? readonly FlatWrench[] | undefined : Exclude<T[K], readonly Numbers[]>;
+};
+
+/** A batch as one flat array: given flat, as it is; given one array per state, joined (all of one length). */
+export function flatBatch(x: Batch, name: string): Numbers {
+  if (x === undefined || x === null || typeof x.length !== 'number' || x.length === 0) return x as Numbers;
+  const first = x[0];
+  if (first === null || typeof first !== 'object') return x as Numbers;
+  const rows = x as readonly Numbers[];
+  const width = first.length;
+  const out = new Float64Array(rows.length * width);
+  rows.forEach((r, k) => {
+    if (r === null || typeof r !== 'object' || r.length !== width) {
+      throw invalid(`${name}[${k}] has ${r === null || typeof r !== 'object' ? 'no' : r.length} values, expected ${width} as ${name}[0]`);
+    }
+    for (let i = 0; i < width; i++) out[k * width + i] = r[i] as number;
+  });
+  return out;
+}
+
+/** The input with the named Batch fields and its wrenches' values flat (a shallow copy). */
+export function flatten<T extends object>(input: T, keys: readonly (keyof T & string)[]): Flat<T> {
+  const out = { ...input } as Record<string, unknown>;
+  for (const k of keys) if (out[k] !== undefined) out[k] = flatBatch(out[k] as Batch, k);
+  if (Array.isArray(out.wrenches)) {
+    out.wrenches = (out.wrenches as unknown[]).map((w, i) => {
+      if (w === null || typeof w !== 'object') return w;
+      const lw = w as LinkWrench;
+      return lw.wrench === undefined || lw.wrench === null ? w : { ...lw, wrench: flatBatch(lw.wrench, `wrenches[${i}].wrench`) };
+    });
+  }
+  return out as Flat<T>;
 }
 
 export function toF64(x: readonly number[] | undefined): Float64Array {
@@ -128,10 +168,10 @@ export function referenceToProto(r: Reference | undefined, what: string): 'REFER
 }
 
 /** The wire form of external wrenches (undefined: none); a wrench must be an array-like of numbers. */
-export function wrenchesToProto(ws: readonly LinkWrench[] | undefined): LinkWrenchMsg[] {
+export function wrenchesToProto(ws: readonly FlatWrench[] | undefined): LinkWrenchMsg[] {
   if (ws === undefined || ws === null) return [];
   if (!Array.isArray(ws)) throw invalid('wrenches: expected an array of {link, wrench, reference}');
-  return ws.map((w: LinkWrench, i: number) => {
+  return ws.map((w: FlatWrench, i: number) => {
     if (w === null || typeof w !== 'object') throw invalid(`wrenches[${i}]: expected {link, wrench, reference}`);
     if (w.link !== undefined && typeof w.link !== 'string') throw invalid(`wrenches[${i}].link is not a string`);
     const values = w.wrench as Numbers | undefined;
@@ -219,7 +259,10 @@ export function modelInfoFromProto(m: ModelInfo__Output | null | undefined): Mod
 function treeFromProto(m: ModelInfo__Output): Pick<ModelInfo, 'nq' | 'nv' | 'nu' | 'root' | 'joints' | 'frames' | 'depth'> {
   if (m.nq === 0 && m.nv === 0) {
     const joints = serialJoints(m);
-    const frames: Frame[] = [...joints.map((j, i) => ({ name: j.link, joint: i })), { name: 'tip', joint: joints.length - 1 }];
+    const frames: Frame[] = [
+      ...joints.map((j, i) => ({ name: j.link, joint: i, fixedTo: '' })),
+      { name: 'tip', joint: joints.length - 1, fixedTo: '' },
+    ];
     return { nq: m.dof, nv: m.dof, nu: m.dof, root: 'fixed', joints, frames, depth: m.dof };
   }
   return {
@@ -238,7 +281,7 @@ function treeFromProto(m: ModelInfo__Output): Pick<ModelInfo, 'nq' | 'nv' | 'nu'
       link: j.link,
       depth: j.depth,
     })),
-    frames: m.frames.map((f) => ({ name: f.name, joint: f.joint })),
+    frames: m.frames.map((f) => ({ name: f.name, joint: f.joint, fixedTo: f.fixed_to })),
     depth: m.depth,
   };
 }

@@ -2,7 +2,7 @@
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { status as Status } from '@grpc/grpc-js';
 
-import { payloadToProto, routeToProto, streamAnswerFromProto, toArray, wrenchesToProto } from './convert';
+import { flatten, payloadToProto, routeToProto, streamAnswerFromProto, toArray, wrenchesToProto } from './convert';
 import { DenocError, errorFor, toDenocError } from './errors';
 import type { CallOptions, ForwardRoute, LinkWrench, Numbers, Payload, StreamAnswer } from './types';
 import type { StreamRequest } from '../generated/denoc/v1/StreamRequest';
@@ -70,7 +70,7 @@ export class StreamSession {
   ): Promise<StreamAnswer> {
     let ws: ReturnType<typeof wrenchesToProto>;
     try {
-      ws = wrenchesToProto(wrenches);
+      ws = wrenchesToProto(flatten({ wrenches }, []).wrenches);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -103,7 +103,7 @@ export class StreamSession {
     let ws: ReturnType<typeof wrenchesToProto>;
     try {
       r = routeToProto(route);
-      ws = wrenchesToProto(wrenches);
+      ws = wrenchesToProto(flatten({ wrenches }, []).wrenches);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -13,6 +13,11 @@ import type { ChannelCredentials, ChannelOptions } from '@grpc/grpc-js';
 
 /** Numbers in: a Float64Array, a plain array or any other array-like. */
 export type Numbers = ArrayLike<number>;
+/**
+ * A batch in: one flat row-major array (count * width values, state k at k * width), or one array per state
+ * (number[][] or Float64Array[], each of width values; the client joins them into the flat form).
+ */
+export type Batch = Numbers | readonly Numbers[];
 
 export interface Vec3 {
   x: number;
@@ -98,11 +103,16 @@ export interface Joint {
   depth: number;
 }
 
-/** A frame a request may name (kinematics links, wrenches, payloads): a link, 'tip' or the root link. */
+/**
+ * A frame a request may name (kinematics links, wrenches, payloads): a link, 'tip', the root link, or a
+ * fixed frame (a URDF link merged into another by fixed joints: a foot, a flange, a sensor mount).
+ */
 export interface Frame {
   name: string;
   /** Index in ModelInfo.joints of the joint that moves it; -1: fixed to the world. */
   joint: number;
+  /** A fixed frame: the frame (a name of ModelInfo.frames) it is fixed to; '' for the others. */
+  fixedTo: string;
 }
 
 export interface ModelInfo {
@@ -124,7 +134,10 @@ export interface ModelInfo {
   root: RootJoint;
   /** The root joint when it moves, then the joints of jointNames, every parent before its children. */
   joints: Joint[];
-  /** Every frame a request may name, by its index in the core: the links of jointNames, 'tip', the root link. */
+  /**
+   * Every frame a request may name: the links of jointNames (0 .. nu-1), 'tip' (nu), the root link (nu + 1),
+   * then the fixed frames (URDF links merged by fixed joints) in the order of the file.
+   */
   frames: Frame[];
   /** Most joints on a path from the root link to a leaf. */
   depth: number;
@@ -218,7 +231,7 @@ export interface LinkWrench {
   /** A name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. */
   link?: string;
   /** count * 6 values (one wrench per state) or 6 (the same for every state; a stream message: 6). */
-  wrench: Numbers;
+  wrench: Batch;
   /** Axes of the wrench: 'world' (default; 'base' is the same) or 'local' (the frame's own). */
   reference?: Reference;
 }
@@ -227,13 +240,13 @@ export interface InverseDynamicsInput extends BatchShape {
   /** A body held by the tip (or payload.link) for this call (every dynamics call takes one). */
   payload?: Payload;
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities. */
-  qd: Numbers;
+  qd: Batch;
   /** count * dof accelerations. */
-  qdd: Numbers;
+  qdd: Batch;
   /** [mx, my, mz, fx, fy, fz] per state on the last link, tip frame (count * 6 values). */
-  tipWrench?: Numbers;
+  tipWrench?: Batch;
   /** External wrenches on named frames (at most the server's maxWrenches). */
   wrenches?: readonly LinkWrench[];
 }
@@ -245,11 +258,11 @@ export interface InverseDynamicsResult extends Answer {
 export interface ForwardDynamicsInput extends BatchShape {
   payload?: Payload;
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities. */
-  qd: Numbers;
+  qd: Batch;
   /** count * dof generalized forces (a moving root's entries: the wrench the world applies on the root link). */
-  tau: Numbers;
+  tau: Batch;
   /** 'fixman' is refused for a tree model. */
   route?: ForwardRoute;
   /** External wrenches on named frames (at most the server's maxWrenches). */
@@ -264,9 +277,9 @@ export interface ForwardDynamicsResult extends Answer {
 export interface FullFactorInput extends BatchShape {
   payload?: Payload;
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** Required with convective or bias. */
-  qd?: Numbers;
+  qd?: Batch;
   /** Also C(q, qd) (serial chains only). */
   convective?: boolean;
   /** Also C(q, qd) qd + g(q). */
@@ -316,7 +329,7 @@ export interface SimulateInput {
   /** Knot times of a piecewise-linear torque (k values, strictly increasing). */
   torqueTimes?: Numbers;
   /** nu values (constant torque) or k * nu values at the knots (row-major); a moving root is unactuated. */
-  torqueValues?: Numbers;
+  torqueValues?: Batch;
   /** nu viscous damping coefficients. */
   damping?: Numbers;
   /** Samples per streamed batch (default 64). */
@@ -388,9 +401,9 @@ export interface Payload {
 
 export interface KinematicsInput extends BatchShape {
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities: needed for jdotQd and centroidalMomentum. */
-  qd?: Numbers;
+  qd?: Batch;
   /** A name of ModelInfo.frames (a link, 'tip', the root link); '' or absent: the tip frame. Not with `links`. */
   link?: string;
   /**
@@ -451,11 +464,11 @@ export interface KinematicsResult extends Answer {
 
 export interface DerivativesInput extends BatchShape {
   /** count * nq positions. */
-  q: Numbers;
+  q: Batch;
   /** count * dof velocities. */
-  qd: Numbers;
+  qd: Batch;
   /** [mx, my, mz, fx, fy, fz] per state on the last link (count * 6), or none. */
-  tipWrench?: Numbers;
+  tipWrench?: Batch;
   payload?: Payload;
 }
 
@@ -485,9 +498,9 @@ export interface ForwardDynamicsDerivatives extends Answer {
  */
 export interface RolloutInput {
   /** K * (nq + dof) initial states [q, qd]. */
-  x0: Numbers;
+  x0: Batch;
   /** K * T * nu torques, or T * nu shared by every rollout (sharedControls). */
-  u: Numbers;
+  u: Batch;
   count: number;
   steps: number;
   dt: number;

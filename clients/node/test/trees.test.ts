@@ -216,10 +216,13 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     });
     assert.equal(Math.max(...solo.joints.map((j) => j.depth)), 4); // the root joint, then three per leg
     assert.equal(solo.depth, 3); // joints on the longest path below the root link: hip, thigh, knee
+    // the links, the tip, the root link, then the links merged by fixed joints (the feet), fixed to theirs
+    const fixedJoints = urdfJoints(text).filter((j) => j.type === 'fixed');
     assert.deepEqual(solo.frames, [
-      ...movable.map((j, i) => ({ name: j.child, joint: i + 1 })),
-      { name: 'tip', joint: NU },
-      { name: 'base_link', joint: 0 },
+      ...movable.map((j, i) => ({ name: j.child, joint: i + 1, fixedTo: '' })),
+      { name: 'tip', joint: NU, fixedTo: '' },
+      { name: 'base_link', joint: 0, fixedTo: '' },
+      ...fixedJoints.map((j) => ({ name: j.child, joint: 1 + movable.findIndex((m) => m.child === j.parent), fixedTo: j.parent })),
     ]);
     const info = await client.getModel(solo.modelId);
     assert.deepEqual(info.joints, solo.joints);
@@ -229,7 +232,8 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     assert.notEqual(fixed.modelId, solo.modelId);
     assert.deepEqual([fixed.root, fixed.nq, fixed.nv, fixed.nu, fixed.dof, fixed.joints.length], ['fixed', 12, 12, 12, 12, 12]);
     assert.equal(fixed.joints[0]?.parent, -1);
-    assert.deepEqual(fixed.frames.at(-1), { name: 'base_link', joint: -1 });
+    assert.deepEqual(fixed.frames[NU + 1], { name: 'base_link', joint: -1, fixedTo: '' });
+    assert.deepEqual(fixed.frames.slice(NU + 2).map((f) => [f.name, f.fixedTo]), fixedJoints.map((j) => [j.child, j.parent]));
   });
 
   it('inverse dynamics, forward dynamics and the full factor of 20 states equal the in-process core', async () => {
@@ -383,6 +387,29 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     }
   });
 
+  it('a fixed frame (FL_FOOT, merged into FL_LOWER_LEG) is named like a link: its pose, Jacobian, wrench and payload', async () => {
+    const offset = footPoint.get('FL_LOWER_LEG')!;
+    const k = await client.kinematics(solo.modelId, { q, links: ['FL_FOOT', 'FL_LOWER_LEG'], jacobian: true });
+    const atFoot = await client.kinematics(solo.modelId, { q, link: 'FL_LOWER_LEG', point: offset, jacobian: true });
+    const wrench = randomBatch(random, COUNT, 6, -10, 10);
+    const onLeg = new Float64Array(COUNT * 6);
+    for (let s = 0; s < COUNT; s++) {
+      const R = stateOf(k.rotation, 2 * s + 1, 9);
+      expectClose(stateOf(k.rotation, 2 * s, 9), R, `foot rotation ${s}`, 1e-15);
+      expectClose(stateOf(k.origin, 2 * s, 3), add(stateOf(k.origin, 2 * s + 1, 3), rot(R, offset)), `foot origin ${s}`, 1e-14);
+      expectClose(stateOf(k.jacobian!, 2 * s, 6 * NV), stateOf(atFoot.jacobian!, s, 6 * NV), `foot Jacobian ${s}`, 1e-14);
+      const w = stateOf(wrench, s, 6);
+      onLeg.set([...add(w.subarray(0, 3), cross(rot(R, offset), w.subarray(3))), ...w.subarray(3)], 6 * s);
+    }
+    const a = await client.inverseDynamics(solo.modelId, { q, qd, qdd, wrenches: [{ link: 'FL_FOOT', wrench }] });
+    const b = await client.inverseDynamics(solo.modelId, { q, qd, qdd, wrenches: [{ link: 'FL_LOWER_LEG', wrench: onLeg }] });
+    expectClose(a.tau, b.tau, 'a wrench on the foot = the wrench moved to the lower leg', 1e-12);
+    const payload = { mass: 0.05, com: [0.001, 0, -0.002] };
+    const onFoot = await client.inverseDynamics(solo.modelId, { q, qd, qdd, payload: { ...payload, link: 'FL_FOOT' } });
+    const moved = await client.inverseDynamics(solo.modelId, { q, qd, qdd, payload: { ...payload, com: add(payload.com, offset), link: 'FL_LOWER_LEG' } });
+    expectClose(onFoot.tau, moved.tau, 'a payload on the foot = on the lower leg at the foot', 1e-12);
+  });
+
   it('forward dynamics of the inverse-dynamics torques (with foot wrenches) returns qdd', async () => {
     const wrenches: LinkWrench[] = FEET.map((link) => ({ link, wrench: randomBatch(random, COUNT, 6, -20, 20) }));
     const id = await client.inverseDynamics(solo.modelId, { q, qd, qdd, wrenches });
@@ -411,7 +438,7 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     }
     // every frame in ModelInfo.frames' order, the root link last: the named frames are among them (their
     // poses are the frames', the point is for the Jacobian)
-    const F = solo.frames.length;
+    const F = NU + 2; // the links, the tip, the root link (not the fixed frames)
     assert.equal(nominal.frameOrigins!.length, K * F * 3);
     for (let k = 0; k < K; k++) {
       FEET.forEach((foot, f) => {
@@ -865,7 +892,7 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     q0.set([0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6], 7);
     const zero = new Float64Array(NV);
     const mass = urdfMass(text);
-    const wrenches = FEET.map((link) => ({ link, wrench: [0, 0, 0, 0, 0, (mass * 9.81) / 4] }));
+    const wrenches = ['FL', 'FR', 'HL', 'HR'].map((leg) => ({ link: `${leg}_FOOT`, wrench: [0, 0, 0, 0, 0, (mass * 9.81) / 4] }));
     const t = (await client.inverseDynamics(solo.modelId, { q: q0, qd: zero, qdd: zero, wrenches })).tau;
     const torques = lines[1]!.replace(/^joint torques /, '').split(' ').map(Number);
     expectClose(torques, Array.from(t.subarray(6)), 'joint torques of the example', 1e-3);
@@ -917,6 +944,51 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
       for await (const _ of client.simulate(solo.modelId, { q0, qd0, tEnd: 0.1 })) assert.fail('no batch expected');
     };
     await rejectsWith(refused(), Status.INVALID_ARGUMENT, /integrator|DOPRI5|Dormand/);
+  });
+
+  it('batches as one array per state (number[][]) equal the flat batches', async () => {
+    const K = 4;
+    const rowsOf = (x: Float64Array, width: number): number[][] => Array.from({ length: K }, (_, k) => Array.from(stateOf(x, k, width)));
+    const wrench = randomBatch(random, K, 6, -5, 5);
+    const flat = { q: q.subarray(0, K * NQ), qd: qd.subarray(0, K * NV), qdd: qdd.subarray(0, K * NV) };
+    const nested = { q: rowsOf(q, NQ), qd: rowsOf(qd, NV), qdd: rowsOf(qdd, NV) };
+    const a = await client.inverseDynamics(solo.modelId, { ...nested, wrenches: [{ link: 'FL_FOOT', wrench: rowsOf(wrench, 6) }] });
+    assert.equal(a.count, K);
+    const b = await client.inverseDynamics(solo.modelId, { ...flat, wrenches: [{ link: 'FL_FOOT', wrench }] });
+    expectClose(a.tau, b.tau, 'ID of rows', 0);
+    const f = await client.forwardDynamics(solo.modelId, { q: nested.q, qd: nested.qd, tau: rowsOf(tau, NV) });
+    expectClose(f.qdd, (await client.forwardDynamics(solo.modelId, { q: flat.q, qd: flat.qd, tau: tau.subarray(0, K * NV) })).qdd, 'FD of rows', 0);
+    const k = await client.kinematics(solo.modelId, { q: nested.q.map((r) => Float64Array.from(r)), links: FEET });
+    expectClose(k.origin, (await client.kinematics(solo.modelId, { q: flat.q, links: FEET })).origin, 'kinematics of rows', 0);
+    const d = await client.inverseDynamicsDerivatives(solo.modelId, nested);
+    expectClose(d.dtauDq, (await client.inverseDynamicsDerivatives(solo.modelId, flat)).dtauDq, 'derivatives of rows', 0);
+    const x0 = [[...nested.q[0]!, ...nested.qd[0]!]];
+    const u = [new Array<number>(NU).fill(0.1), new Array<number>(NU).fill(-0.1)];
+    const r = await client.rollout(solo.modelId, { x0, u, count: 1, steps: 2, dt: 0.01 });
+    expectClose(r.states, (await client.rollout(solo.modelId, { x0: x0.flat(), u: u.flat(), count: 1, steps: 2, dt: 0.01 })).states, 'rollout of rows', 0);
+    expectClose(integrateConfiguration(solo, nested.q, nested.qd), integrateConfiguration(solo, flat.q, flat.qd), 'integrate of rows', 0);
+    // rows of different lengths: refused before sending, naming the row
+    await rejectsWith(client.inverseDynamics(solo.modelId, { ...nested, q: [nested.q[0]!, nested.q[1]!.slice(0, NV)] }), Status.INVALID_ARGUMENT,
+      /^q\[1\] has 18 values, expected 19 as q\[0\]$/);
+  });
+
+  it('re-registration keeps the root: a floating model registered again on a server without it', async () => {
+    const empty = await startServer();
+    const moving = new DenocClient(server.address);
+    try {
+      const id = (await moving.registerUrdf(text, { root: 'floating' })).modelId;
+      assert.equal(id, solo.modelId);
+      moving.reconnect(empty.address);
+      const one = { q: q.subarray(0, NQ), qd: qd.subarray(0, NV), qdd: qdd.subarray(0, NV), wrenches: [{ link: 'HL_FOOT', wrench: [0, 0, 0, 0, 0, 9] }] };
+      const r = await moving.inverseDynamics(id, one);
+      assert.equal(moving.reRegistrations, 1);
+      expectClose(r.tau, (await client.inverseDynamics(id, one)).tau, 'tau after re-registration', 0);
+      const info = await moving.getModel(id);
+      assert.deepEqual([info.root, info.nq, info.nv], ['floating', NQ, NV]);
+    } finally {
+      moving.close();
+      await empty.stop();
+    }
   });
 
   it('refusals of serial-only options on a tree and of link with links', async () => {

@@ -51,7 +51,7 @@ def model_info(m: "pb.ModelInfo", created: Optional[bool] = None) -> ModelInfo:
                      joints=[Joint(name=j.name, type=JOINT_TYPES.get(j.type, "unspecified"), parent=j.parent,
                                    q_index=j.q_index, v_index=j.v_index, nq=j.nq, nv=j.nv, link=j.link,
                                    depth=j.depth) for j in m.joints],
-                     frames=[Frame(name=f.name, joint=f.joint) for f in m.frames], depth=m.depth)
+                     frames=[Frame(name=f.name, joint=f.joint, fixed_to=f.fixed_to) for f in m.frames], depth=m.depth)
 
 
 def vec3(v: Optional[Sequence[float]]) -> Optional["pb.Vec3"]:

@@ -32,10 +32,12 @@ class Joint:
 @dataclass(frozen=True)
 class Frame:
     """A frame a request may name (``denoc.v1.Frame``, :attr:`ModelInfo.frames`): a link, the tip frame
-    (``"tip"``) or the root link."""
+    (``"tip"``), the root link, or a URDF link merged into one of these by fixed joints (a foot, a flange, a
+    sensor mount: a fixed frame, with ``fixed_to`` the frame it is fixed to)."""
 
     name: str
     joint: int  # index in ModelInfo.joints of the joint that moves it; -1: fixed to the world
+    fixed_to: str = ""  # a fixed frame: the name of the frame it is fixed to; else empty
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class ModelInfo:
     joints (``joint_names``, the controls of a rollout or simulation), ``root`` ``"fixed"``, ``"floating"``
     (q = [x y z | qx qy qz qw | joints], qd = [w; v | joints], both root parts in the root link's axes) or
     ``"planar"`` (q = qd = [x y yaw | joints]), ``joints`` (:class:`Joint`, the moving root first),
-    ``frames`` (:class:`Frame`, the names a kinematics request, a wrench or a payload may give) and
+    ``frames`` (:class:`Frame`, the names a kinematics request, a wrench or a payload may give: the links,
+    ``"tip"``, the root link, then the fixed frames such as a foot merged into its lower leg) and
     ``depth`` (most joints on a path from the root link). A fixed-root serial arm has nq = nv = nu = dof;
     so has the description of a server that predates trees."""
 
@@ -84,7 +87,7 @@ class ModelInfo:
 
     @property
     def frame_names(self) -> list:
-        """The names of :attr:`frames` in order (links, ``"tip"``, the root link)."""
+        """The names of :attr:`frames` in order (links, ``"tip"``, the root link, the fixed frames)."""
         return [f.name for f in self.frames]
 
     def joint(self, name: str) -> Joint:

@@ -9,7 +9,8 @@ first six entries, the wrench the world would have to apply on the base to move 
 feet, that wrench must come from the four foot contacts. Their forces f_i (world axes, at the foot points)
 enter the base's equations through the feet's Jacobians, tau_root = sum_i J_i[:, root]^T f_i: six equations
 in twelve unknowns, solved by least squares (the smallest forces that balance the base). Inverse dynamics
-again, with those forces as external wrenches on the lower legs (LinkWrench), must then give ~0 in the six
+again, with those forces as external wrenches on the feet (LinkWrench on the frames FL_FOOT, ...: URDF links
+merged into the lower legs by fixed joints, which the service names as frames), must then give ~0 in the six
 base entries: the printed balance residual. Then a squat: the base height moves sinusoidally with the feet
 fixed on the ground; the leg joints follow from Newton steps on the foot positions (the service's foot
 Jacobians), their velocities and accelerations from the feet's zero velocity and acceleration (J qd = 0,
@@ -30,9 +31,7 @@ import denoc
 MODELS = Path(os.environ.get("DENOC_MODELS_DIR", Path(__file__).resolve().parents[3] / "examples" / "models"))
 MODEL = MODELS / "trees" / "solo12.urdf"
 LEGS = ("FL", "FR", "HL", "HR")
-# the foot is merged into the lower leg (a fixed joint): its point in the lower leg's frame (the URDF's
-# <joint name="*_ANKLE" type="fixed"> origin); left feet +y, right feet -y
-FOOT = {"FL": (0.0, 0.008, -0.16), "FR": (0.0, -0.008, -0.16), "HL": (0.0, 0.008, -0.16), "HR": (0.0, -0.008, -0.16)}
+FEET = [f"{leg}_FOOT" for leg in LEGS]  # fixed frames: each foot is welded to its lower leg (ModelInfo.frames)
 STANCE = {"HFE": 0.8, "KFE": -1.6}  # front legs; the hind legs mirrored (knees bent backwards)
 
 
@@ -44,21 +43,9 @@ def leg_indices(solo: denoc.ModelInfo, index: str) -> dict:
 
 def feet(client, solo, q, qd=None):
     """Per state the four feet's positions (K, 4, 3), the linear rows of their world-axis Jacobians
-    (K, 4, 3, nv) and, with qd, (dJ/dt) qd (K, 4, 3): one Kinematics call per side (the left feet share the
-    point (0, 0.008, -0.16) in their lower leg's frame, the right ones its mirror)."""
-    K = q.shape[0]
-    pos, jac, acc = np.zeros((K, 4, 3)), np.zeros((K, 4, 3, solo.nv)), np.zeros((K, 4, 3))
-    for side in (("FL", "HL"), ("FR", "HR")):
-        point = np.array(FOOT[side[0]])
-        k = client.kinematics(solo, q, qd, links=[f"{leg}_LOWER_LEG" for leg in side], point=point,
-                              reference="world", jacobian=True, jdot_qd=qd is not None)
-        for s, leg in enumerate(side):
-            i = LEGS.index(leg)
-            pos[:, i] = k.origin[:, s] + np.einsum("kij,j->ki", k.rotation[:, s], point)
-            jac[:, i] = k.jacobian[:, s, 3:]
-            if qd is not None:
-                acc[:, i] = k.jdot_qd[:, s, 3:]
-    return pos, jac, acc
+    (K, 4, 3, nv) and, with qd, (dJ/dt) qd (K, 4, 3): one Kinematics call for the four foot frames."""
+    k = client.kinematics(solo, q, qd, links=FEET, reference="world", jacobian=True, jdot_qd=qd is not None)
+    return k.origin, k.jacobian[:, :, 3:], None if qd is None else k.jdot_qd[:, :, 3:]
 
 
 def contact_split(tau, jac):
@@ -75,18 +62,10 @@ def contact_split(tau, jac):
     return forces, joints
 
 
-def foot_wrenches(solo, client, q, forces):
-    """The foot forces as LinkWrench values on the lower legs: [m; f] in world axes with the moment about
-    the lower leg's origin (the force acts at the foot point, r = R p from the origin)."""
-    out = []
-    for side in (("FL", "HL"), ("FR", "HR")):
-        point = np.array(FOOT[side[0]])
-        k = client.kinematics(solo, q, links=[f"{leg}_LOWER_LEG" for leg in side])
-        for s, leg in enumerate(side):
-            r = np.einsum("kij,j->ki", k.rotation[:, s], point)
-            f = forces[:, LEGS.index(leg)]
-            out.append((f"{leg}_LOWER_LEG", np.hstack([np.cross(r, f), f]), "world"))
-    return out
+def foot_wrenches(forces):
+    """The foot forces (K, 4, 3) as external wrenches on the foot frames: [m; f] in world axes, no moment
+    about the foot's origin (a point contact), one per state."""
+    return [(name, np.hstack([np.zeros_like(forces[:, i]), forces[:, i]]), "world") for i, name in enumerate(FEET)]
 
 
 def main() -> None:
@@ -112,7 +91,7 @@ def main() -> None:
         # (a) standing still: the base wrench of inverse dynamics without contacts, split among the feet
         tau = client.inverse_dynamics(solo, q0[None])
         forces, joints = contact_split(tau, jac0)
-        held = client.inverse_dynamics(solo, q0[None], wrenches=foot_wrenches(solo, client, q0[None], forces))
+        held = client.inverse_dynamics(solo, q0[None], wrenches=foot_wrenches(forces))
         static_residual = float(np.max(np.abs(held[0, :6])))
         assert np.allclose(held[0, 6:], joints[0], rtol=0, atol=1e-9)
         print(f"solo12: {solo.nq} q, {solo.nv} qd, {solo.nu} joints, mass {com.mass:.4f} kg, weight {weight:.4f} N,"
@@ -160,7 +139,7 @@ def main() -> None:
 
         tau = client.inverse_dynamics(solo, q, qd, qdd)
         forces_t, joints_t = contact_split(tau, jac)
-        held = client.inverse_dynamics(solo, q, qd, qdd, wrenches=foot_wrenches(solo, client, q, forces_t))
+        held = client.inverse_dynamics(solo, q, qd, qdd, wrenches=foot_wrenches(forces_t))
         squat_residual = float(np.max(np.abs(held[:, :6])))
         joint_check = float(np.max(np.abs(held[:, 6:] - joints_t)))
         com_t = client.kinematics(solo, q, center_of_mass=True).com

@@ -65,10 +65,12 @@ def test_bad_urdf(client):
     with pytest.raises(denoc.InvalidArgumentError) as e:
         client.register_urdf(text, tip_link=PANDA_TIP)
     assert e.value.message.startswith("invalid model:") and "mass" in e.value.message
-    with pytest.raises(denoc.InvalidArgumentError) as e:
-        client.register_urdf(PANDA_HAND)  # several leaves: the server asks for tip_link
-    assert "tip_link" in e.value.message
     assert str(e.value) == f"INVALID_ARGUMENT: {e.value.message}"
+    # several leaves without tip_link: the whole tree (docs/trees.md), the two fingers on the hand's link
+    tree = client.register_urdf(PANDA_HAND)
+    assert (tree.nq, tree.nv, tree.nu, tree.root) == (9, 9, 9, "fixed")
+    assert [j.parent for j in tree.joints][-2:] == [6, 6] and tree.joint_names[-2:] == ["panda_finger_joint1",
+                                                                                        "panda_finger_joint2"]
 
 
 def test_limits_and_preconditions(client, arm):

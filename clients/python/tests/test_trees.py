@@ -66,9 +66,15 @@ def test_model_tables_are_the_urdfs(client, models):
             assert j.parent == expected, j
             assert j.depth == (m.joints[j.parent].depth if j.parent >= 0 else 0) + 1
         assert m.depth in (3, 4) and max(j.depth for j in m.joints) == 3 + r
-        assert m.frame_names == m.link_names + ["tip", "base_link"]
+        # the links, the tip, the root link, then the URDF's fixed frames (the feet) fixed to their lower legs
+        feet = [j.find("child").get("link") for j in root.iter("joint") if j.get("type") == "fixed"]
+        assert feet == ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+        assert m.frame_names == m.link_names + ["tip", "base_link"] + feet
         assert [f.joint for f in m.frames[:12]] == list(range(r, 12 + r))
-        assert m.frames[-1].joint == (0 if r else -1)
+        assert m.frames[13].joint == (0 if r else -1) and all(f.fixed_to == "" for f in m.frames[:14])
+        for f in m.frames[14:]:
+            assert f.fixed_to == parent_of[f.name] and f.joint == m.joints.index(
+                next(j for j in m.joints if j.link == f.fixed_to))
         # the server's description round trips
         assert client.get_model(m).joints == m.joints and client.get_model(m.model_id).frames == m.frames
         listed = {x.model_id: x for x in client.list_models()}
@@ -155,10 +161,31 @@ def test_external_wrenches_are_jacobian_transposes(client, solo):
                                        atol=1e-9)
 
 
+def test_a_fixed_frame_is_its_point_on_the_link(client, solo):
+    """FL_FOOT, welded to FL_LOWER_LEG at (0, 0.008, -0.16) by the URDF's fixed joint FL_ANKLE: its pose, its
+    Jacobian, a wrench on it and a payload on it are those of that point of the lower leg."""
+    q, qd = states(solo, 4)
+    p = np.array([0.0, 0.008, -0.16])
+    foot = client.kinematics(solo, q, qd, link="FL_FOOT", jacobian=True, jdot_qd=True)
+    leg = client.kinematics(solo, q, qd, link="FL_LOWER_LEG", point=p, jacobian=True, jdot_qd=True)
+    np.testing.assert_allclose(foot.rotation, leg.rotation, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(foot.origin, leg.origin + np.einsum("kij,j->ki", leg.rotation, p), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(foot.jacobian, leg.jacobian, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(foot.jdot_qd, leg.jdot_qd, rtol=0, atol=1e-13)
+    f = RNG.uniform(-5, 5, (4, 3))
+    r = np.einsum("kij,j->ki", leg.rotation, p)
+    on_foot = client.inverse_dynamics(solo, q, qd, wrenches=[("FL_FOOT", np.hstack([np.zeros((4, 3)), f]))])
+    on_leg = client.inverse_dynamics(solo, q, qd, wrenches=[("FL_LOWER_LEG", np.hstack([np.cross(r, f), f]))])
+    np.testing.assert_allclose(on_foot, on_leg, rtol=0, atol=1e-12)
+    held = client.inverse_dynamics(solo, q, payload=denoc.Payload(mass=0.4, link="FL_FOOT"))
+    np.testing.assert_allclose(held, client.inverse_dynamics(solo, q, payload=denoc.Payload(
+        mass=0.4, com=p, link="FL_LOWER_LEG")), rtol=0, atol=1e-12)
+
+
 def test_several_frames_in_one_call_are_the_single_frame_calls(client, solo):
     q, qd = states(solo, 5)
     point = (0.01, -0.02, 0.03)
-    names = FEET + ["base_link", "tip", "FR_SHOULDER"]
+    names = FEET + ["base_link", "tip", "FR_SHOULDER", "HR_FOOT"]
     args = dict(point=point, jacobian=True, jdot_qd=True)
     for reference in ("world", "local"):
         many = client.kinematics(solo, q, qd, links=names, reference=reference, **args)
@@ -387,3 +414,22 @@ def test_hostile_shapes_name_their_field(client, solo):
         client.register_urdf(SOLO, root="spherical")
     with pytest.raises(denoc.InvalidArgumentError, match="fixed root"):
         client.register(MODELS / "stanford_arm.json", root="floating")
+
+
+def test_a_tree_is_registered_again_with_its_root(start_server):
+    """The client's source of a floating model carries its root: a server that lost it gets it back as it was
+    (same id, same sizes), and a client that only has the id learns the sizes with one GetModel."""
+    a, b = start_server(store="a"), start_server("--examples", "false", store="b")
+    with denoc.Client(a.target) as ca:
+        m = ca.register_urdf(SOLO, root="floating")
+        q, qd = states(m, 3)
+        tau = ca.inverse_dynamics(m, q, qd)
+        sources = ca.model_sources
+    with denoc.Client(b.target, model_sources=sources) as cb:
+        np.testing.assert_array_equal(cb.inverse_dynamics(m.model_id, q, qd), tau)  # re-registered on b
+        again = cb.get_model(m.model_id)
+        assert (again.nq, again.nv, again.root, again.frames) == (19, 18, "floating", m.frames)
+    with denoc.Client(b.target) as plain:  # knows nothing but the id: qd and qdd default to nv zeros
+        zeros = np.zeros((3, 18))
+        np.testing.assert_array_equal(plain.inverse_dynamics(m.model_id, q), plain.inverse_dynamics(m, q, zeros, zeros))
+        assert plain.rollout(m.model_id, np.hstack([q, qd]), np.zeros((2, 12)), dt=0.01).states.shape == (3, 3, 37)

@@ -38,7 +38,7 @@ def case(request, server):
     qd, qdd, tau = (rng.uniform(-1, 1, (COUNT, model.nv)) for _ in range(3))
     # two wrenches on named frames: a link far down the tree in world axes, the root link (or, for a fixed
     # root, the first link) in its own axes; the same for every state (the CLI's --wrench)
-    links = [model.link_names[-1], model.frames[-1].name if root != "fixed" else model.link_names[0]]
+    links = [model.link_names[-1], model.frames[model.nu + 1].name if root != "fixed" else model.link_names[0]]
     wrenches = [(links[0], rng.uniform(-3, 3, 6), "world"), (links[1], rng.uniform(-3, 3, 6), "local")]
     return path, root, model, q, qd, qdd, tau, wrenches
 
