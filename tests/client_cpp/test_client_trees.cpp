@@ -593,6 +593,27 @@ TEST_F(ClientTrees, HostileShapesAreRefusedNamingTheField) {
   const std::vector<client::LinkWrench> short_wrench = {
       client::LinkWrench("FL_LOWER_LEG", Eigen::MatrixXd::Zero(1, 5))};
   expectRefusal(refusal([&] { client_->inverseDynamics(id_, s.Q, s.V, s.A, short_wrench); }), {"wrenches"});
+  // more wrenches or frames than the server's limits: RESOURCE_EXHAUSTED naming the field and the limit
+  const client::ServerInfo limits = client_->serverInfo();
+  const std::vector<client::LinkWrench> many(limits.max_wrenches + 1,
+                                             client::LinkWrench("FL_LOWER_LEG", Eigen::MatrixXd::Zero(1, 6)));
+  const auto too_many = refusal([&] { client_->inverseDynamics(id_, s.Q, s.V, s.A, many); });
+  EXPECT_EQ(too_many.first, grpc::StatusCode::RESOURCE_EXHAUSTED) << too_many.second;
+  EXPECT_NE(too_many.second.find("max_wrenches"), std::string::npos) << too_many.second;
+  client::KinematicsOptions crowd;
+  crowd.links.assign(limits.max_frames + 1, "FL_LOWER_LEG");
+  const auto too_many_frames = refusal([&] { client_->kinematics(id_, s.Q, crowd); });
+  EXPECT_EQ(too_many_frames.first, grpc::StatusCode::RESOURCE_EXHAUSTED) << too_many_frames.second;
+  EXPECT_NE(too_many_frames.second.find("max_frames"), std::string::npos) << too_many_frames.second;
+  // the stream: a zero quaternion ends it with INVALID_ARGUMENT naming q
+  {
+    auto stream = client_->openStream();
+    Eigen::VectorXd q = row(s.Q, 0);
+    q.segment(3, 4).setZero();
+    const auto bad_stream = refusal([&] { stream->inverseDynamics(id_, q, row(s.V, 0), row(s.A, 0)); });
+    EXPECT_EQ(bad_stream.first, grpc::StatusCode::INVALID_ARGUMENT) << bad_stream.second;
+    EXPECT_NE(bad_stream.second.find("q"), std::string::npos) << bad_stream.second;
+  }
   // a payload on a link the model does not have
   client::Payload p;
   p.mass = 1.0;
