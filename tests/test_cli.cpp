@@ -456,6 +456,38 @@ TEST(Cli, TreeInverseDynamicsWithWrenchesMatchesTheCore) {
   }
 }
 
+TEST(Cli, AWrenchOnAFixedFrameActsAtItsOrigin) {
+  // FL_FOOT is merged into FL_LOWER_LEG by a fixed joint: its wrench is J^T w of the Jacobian of its origin
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  Data data(model);
+  const TreeState s = randomTreeState(model, 21);
+  const FixedFrameSpec* foot = nullptr;
+  for (const FixedFrameSpec& f : model.spec.fixed_frames) {
+    if (f.name == "FL_FOOT") foot = &f;
+  }
+  ASSERT_NE(foot, nullptr);
+  Vector6d w;
+  w << 0.03, -0.02, 0.01, 1.0, -2.0, 9.0;
+  const std::vector<std::string> base = {
+      "id",       kSolo, "--floating", "--q=" + list(s.q), "--qd=" + list(s.v), "--qdd=" + list(s.a),
+      "--format", "json"};
+  const Eigen::VectorXd plain = vec(parseJson(denoc(base)).at("states").at(0).at("tau"));
+  for (const bool local : {false, true}) {
+    SCOPED_TRACE(local ? "local" : "world");
+    std::vector<std::string> args = base;
+    args.push_back("--wrench=" + wrenchArg("FL_FOOT", w, local));
+    const Eigen::VectorXd tau = vec(parseJson(denoc(args)).at("states").at(0).at("tau"));
+    // world axes: the Jacobian of the foot's origin in world axes; the foot's axes: the link's Jacobian (its
+    // axes) with the wrench turned from the foot's axes into the link's
+    Eigen::Matrix<double, 6, 1> turned = w;
+    turned.head<3>() = foot->rotation * w.head<3>();
+    turned.tail<3>() = foot->rotation * w.tail<3>();
+    const Eigen::MatrixXd J = computeFrameJacobian(model, data, s.q, foot->joint, foot->origin,
+                                                   local ? ReferenceFrame::Local : ReferenceFrame::Base);
+    EXPECT_TRUE(close(tau, plain - J.transpose() * (local ? turned : w), 1e-11));
+  }
+}
+
 TEST(Cli, TreeForwardDynamicsWithWrenchesInvertsInverseDynamics) {
   const Model model = treeModel(kSolo, RootJoint::Floating);
   Data data(model);
@@ -565,7 +597,7 @@ TEST(Cli, TreeBadInputNamesTheFieldAtFault) {
       {{"id", kSolo, "--floating", "--states", wide_json}, "states[0].qd: expected an array of 18 numbers"},
       {{"id", kSolo, "--floating", "--states", q20}, "the model has 19 configuration coordinates"},
       {{"id", kSolo, "--floating", "--wrench", "NO_SUCH_LINK:1,2,3,4,5,6"},
-       "--wrench: frameIndex: link 'NO_SUCH_LINK'"},
+       "--wrench: 'NO_SUCH_LINK' is not a frame of model 'solo'"},
       {{"id", kSolo, "--floating", "--wrench", "FL_LOWER_LEG:1,2,3"}, "has 3 numbers, expected 6"},
       {{"id", kSolo, "--floating", "--wrench", "1,2,3,4,5,6"}, "names no link"},
       {{"id", kSolo, "--floating", "--wrench", "FL_LOWER_LEG:1,2,3,nan,5,6"}, "not a finite number"},
@@ -626,6 +658,37 @@ Csv parseCsv(const std::string& text) {
     csv.rows.push_back(row);
   }
   return csv;
+}
+
+TEST(Cli, SimulateATreeUnderAFloatingRootGivesTheCoresRk4Samples) {
+  const Model model = treeModel(kSolo, RootJoint::Floating);
+  const TreeState s = randomTreeState(model, 22);
+  const Eigen::VectorXd qd0 = 0.2 * s.v;
+  const Outcome r = denoc({"simulate", kSolo, "--floating", "--integrator", "rk4", "--step", "0.002",
+                           "--t-end", "0.05", "--dt-out", "0.01", "--q0=" + list(s.q), "--qd0=" + list(qd0)});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Csv csv = parseCsv(r.out);
+  ASSERT_EQ(csv.header.size(), static_cast<std::size_t>(1 + model.nq + model.nv + 1));
+  EXPECT_EQ(csv.header[static_cast<std::size_t>(model.nq)], "q18");
+  EXPECT_EQ(csv.header[static_cast<std::size_t>(model.nq + 1)], "qd0");
+  SimulationOptions o;
+  o.integrator = Integrator::RK4;
+  o.step = 0.002;
+  o.t_end = 0.05;
+  o.dt_out = 0.01;
+  const SimulationResult want = simulate(model, s.q, qd0, o);
+  ASSERT_EQ(csv.rows.size(), static_cast<std::size_t>(want.t.size()));
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+    const auto ki = static_cast<Eigen::Index>(k);
+    for (int j = 0; j < model.nq; ++j)
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(1 + j)], want.q(ki, j)) << k;
+    for (int j = 0; j < model.nv; ++j) {
+      EXPECT_EQ(csv.rows[k][static_cast<std::size_t>(1 + model.nq + j)], want.qd(ki, j)) << k;
+    }
+    // the quaternion stays a unit one
+    EXPECT_NEAR(Eigen::Vector4d(csv.rows[k][4], csv.rows[k][5], csv.rows[k][6], csv.rows[k][7]).norm(), 1.0,
+                1e-12);
+  }
 }
 
 TEST(Cli, SimulateCsvMatchesTheCoreAndConservesEnergy) {

@@ -55,6 +55,8 @@ struct Options {
 
   // planning (remote): fk, jacobian, derivatives, rollout
   std::string link, point;
+  std::vector<std::string> links;  // fk: --link, repeatable
+  bool com = false;                // fk: also the centre of mass; jacobian: also its Jacobian and A_G
   bool local = false;
   std::string of = "id";
   std::uint32_t steps = 100;
@@ -109,6 +111,10 @@ class Progress {
 /// CSV of a simulation: t, q0.., qd0.., energy.
 void writeSampleHeader(std::ostream& out, int n);
 void writeSample(std::ostream& out, double t, const double* q, const double* qd, int n, double energy);
+/// The same for a tree: q of nq entries, qd of nv.
+void writeSampleHeader(std::ostream& out, int nq, int nv);
+void writeSample(std::ostream& out, double t, const double* q, const double* qd, int nq, int nv,
+                 double energy);
 
 /// denoc simulate MODEL (local).
 int runSimulate(const Options& o);

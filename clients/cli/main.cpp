@@ -200,6 +200,7 @@ int main(int argc, char** argv) {
       ->required();
   simulate->add_option("--base-link", o.base_link, "URDF only: base link of the chain");
   simulate->add_option("--tip-link", o.tip_link, "URDF only: tip link of the chain");
+  addRoot(simulate, o);
   simulate->add_option("--t-end", o.t_end, "end time, s (default 1)");
   simulate->add_option("--dt-out", o.dt_out, "time between samples, s (default 0.01)");
   simulate
@@ -255,6 +256,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("get", "with --server: describe a model (id, unique id prefix, or name)");
   get->add_option("MODEL", o.model, "model id, unique id prefix (6+ digits), name, or a model file")
       ->required();
+  addRoot(get, o);
   get->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   CLI::App* del = app.add_subcommand("delete", "with --server: delete a model");
@@ -267,12 +269,23 @@ int main(int argc, char** argv) {
   CLI::App* fk = app.add_subcommand("fk", "with --server: pose of a link frame (rotation, origin) per state");
   CLI::App* jacobian = app.add_subcommand(
       "jacobian", "with --server: Jacobian [angular; linear] of a point on a link per state");
+  fk->add_option(
+        "--link", o.links,
+        "a frame: a link name, the root link's or tip (default: the tip frame); repeat it for several "
+        "frames at once (four feet)")
+      ->allow_extra_args(false);
+  fk->add_flag("--com", o.com, "also the centre of mass (world) and the total mass");
+  jacobian->add_option("--link", o.link,
+                       "a frame: a link name, the root link's or tip (default: the tip frame)");
+  jacobian->add_flag(
+      "--com", o.com,
+      "also the centre of mass's Jacobian (3 x nv) and the centroidal momentum matrix A_G (6 x nv)");
   for (CLI::App* sub : {fk, jacobian}) {
     sub->add_option("MODEL", o.model, model_help)->required();
-    sub->add_option("--link", o.link, "link name (default: the tip frame)");
     sub->add_option("--format", o.format, "output: table (default), json or csv")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     addStates(sub, o, kQ);
+    addRoot(sub, o);
   }
   jacobian->add_option("--point", o.point, "x,y,z of the point in the link's frame, m (default its origin)");
   jacobian->add_flag("--local", o.local, "in the link frame's axes (default: the base frame's)");
@@ -285,12 +298,17 @@ int main(int argc, char** argv) {
   derivatives->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   addStates(derivatives, o, kQ | kQd | kQdd | kTau);
+  addRoot(derivatives, o);
   CLI::App* rollout = app.add_subcommand(
       "rollout", "with --server: a fixed-step rollout under constant torques; CSV out: step, q0.., qd0..");
   rollout->add_option("MODEL", o.model, model_help)->required();
-  rollout->add_option("--q0", o.q0, "initial positions (comma-separated, default zeros)");
-  rollout->add_option("--qd0", o.qd0, "initial velocities (comma-separated, default zeros)");
-  rollout->add_option("--tau", o.tau, "constant joint torques/forces (comma-separated, default zero)");
+  rollout->add_option("--q0", o.q0,
+                      "initial positions, nq (comma-separated, default zeros; a floating root upright at the "
+                      "origin)");
+  rollout->add_option("--qd0", o.qd0, "initial velocities, nv (comma-separated, default zeros)");
+  rollout->add_option("--tau", o.tau,
+                      "constant torques/forces of the nu actuated joints (comma-separated, default zero)");
+  addRoot(rollout, o);
   rollout->add_option("--steps", o.steps, "steps T (default 100)");
   rollout->add_option("--dt", o.dt, "step, s (default 0.1; give e.g. 0.001)");
   rollout->add_option("--scheme", o.scheme, "rk4 (default) or euler (semi-implicit)")
@@ -310,6 +328,7 @@ int main(int argc, char** argv) {
   bench->add_option("--format", o.format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   bench->add_flag("!--no-progress", o.progress, "no progress line on a terminal");
+  addRoot(bench, o);
 
   // the server, for every command that can run remotely (before or after the command)
   app.add_option("--server", o.server,

@@ -68,18 +68,34 @@ std::vector<ExternalWrench> wrenchOptions(const Options& o, const Model& model) 
   for (const std::string& text : o.wrenches) {
     const WrenchOption w = parseWrench(text, "--wrench");
     ExternalWrench e;
-    if (w.link.empty()) {
-      e.frame = model.n;
-    } else {
-      try {
-        e.frame = frameIndex(model, w.link);
-      } catch (const std::invalid_argument& err) {
-        if (w.link != "tip") throw InputError(std::string("--wrench: ") + err.what());
-        e.frame = model.n;
-      }
-    }
     e.wrench = w.wrench;
     e.reference = w.local ? ReferenceFrame::Local : ReferenceFrame::Base;
+    // the names in the service's order (docs/cli.md): a link, the tip, the root link, a fixed frame
+    e.frame = -1;
+    for (int i = 0; i < model.n && e.frame < 0; ++i) {
+      if (model.spec.joints[static_cast<std::size_t>(i)].link == w.link) e.frame = i;
+    }
+    if (e.frame < 0 && (w.link.empty() || w.link == "tip")) e.frame = model.n;
+    if (e.frame < 0 && w.link == model.spec.root_link) e.frame = model.n + 1;
+    for (const FixedFrameSpec& f : model.spec.fixed_frames) {
+      if (e.frame >= 0) break;
+      if (f.name != w.link) continue;
+      // a frame fixed to a link: the wrench acts at its origin; in its own axes, turned into the link's
+      e.frame = f.joint >= 0 ? f.joint : model.n + 1;
+      e.point = f.origin;
+      if (w.local) {
+        e.wrench.head<3>() = f.rotation * w.wrench.head<3>();
+        e.wrench.tail<3>() = f.rotation * w.wrench.tail<3>();
+      }
+    }
+    if (e.frame < 0) {
+      std::string names;
+      for (const JointSpec& j : model.spec.joints) names += (names.empty() ? "'" : ", '") + j.link + "'";
+      names += ", 'tip', '" + model.spec.root_link + "'";
+      for (const FixedFrameSpec& f : model.spec.fixed_frames) names += ", '" + f.name + "'";
+      throw InputError("--wrench: '" + w.link + "' is not a frame of model '" + model.spec.name +
+                       "' (its links, tip, the root link and its fixed frames: " + names + ")");
+    }
     wrenches.push_back(e);
   }
   return wrenches;

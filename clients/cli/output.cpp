@@ -342,6 +342,14 @@ void writeInfo(std::ostream& out, const Model& model, const std::string& source,
              j.armature == 0.0 ? std::string("0") : fmt(j.armature) + " " + unit(Quantity::Inertia, t)});
       }
       printGrid(out, rows);
+      if (!spec.fixed_frames.empty()) {
+        out << "\nfixed frames (URDF links merged by fixed joints, named by --wrench):";
+        for (const FixedFrameSpec& f : spec.fixed_frames) {
+          out << (&f == &spec.fixed_frames.front() ? " " : ", ") << f.name << " on "
+              << (f.joint >= 0 ? spec.joints[static_cast<std::size_t>(f.joint)].link : root_link);
+        }
+        out << '\n';
+      }
       break;
     }
     case Format::Json: {
@@ -392,6 +400,13 @@ void writeInfo(std::ostream& out, const Model& model, const std::string& source,
         joints.push_back(o);
       }
       doc["joints"] = joints;
+      ojson fixed = ojson::array();
+      for (const FixedFrameSpec& f : spec.fixed_frames) {
+        fixed.push_back(
+            {{"name", f.name},
+             {"fixed_to", f.joint >= 0 ? spec.joints[static_cast<std::size_t>(f.joint)].link : root_link}});
+      }
+      doc["fixed_frames"] = fixed;
       out << doc.dump(2) << '\n';
       break;
     }

@@ -74,11 +74,24 @@ std::optional<Eigen::Vector3d> gravityOption(const Options& o) {
   return Eigen::Vector3d(vectorOption(o.gravity, 3, "--gravity"));
 }
 
+dc::RootJoint clientRoot(RootJoint r) {
+  return r == RootJoint::Floating ? dc::RootJoint::Floating
+         : r == RootJoint::Planar ? dc::RootJoint::Planar
+                                  : dc::RootJoint::Fixed;
+}
+
+RootJoint coreRoot(dc::RootJoint r) {
+  return r == dc::RootJoint::Floating ? RootJoint::Floating
+         : r == dc::RootJoint::Planar ? RootJoint::Planar
+                                      : RootJoint::Fixed;
+}
+
 /// The model a dynamics command names: a model file (registered first), an id, a unique id prefix or a name.
 dc::ModelInfo resolve(dc::Client& c, const Options& o) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(o.model, ec)) {
-    return c.registerModelFile(o.model, o.base_link, o.tip_link, gravityOption(o)).model;
+    return c.registerModelFile(o.model, o.base_link, o.tip_link, gravityOption(o), clientRoot(rootOption(o)))
+        .model;
   }
   if (isId(o.model)) return c.getModel(o.model);
   std::vector<dc::ModelInfo> hits;
@@ -102,7 +115,10 @@ JointType jointType(dc::JointType t) {
 ModelView viewOf(const dc::ModelInfo& m, const dc::AnswerInfo& a) {
   ModelView v;
   v.name = m.name;
-  v.n = m.dof;
+  v.n = m.nu;
+  v.nq = m.nq;
+  v.nv = m.nv;
+  v.root = coreRoot(m.root);
   v.joint_names = m.joint_names;
   for (dc::JointType t : m.joint_types) v.type.push_back(jointType(t));
   v.gravity = a.gravity;
@@ -118,7 +134,30 @@ Eigen::MatrixXd stack(const std::vector<State>& states, Eigen::VectorXd State::*
   return m;
 }
 
-const char* typeName(dc::JointType t) { return cli::typeName(jointType(t)); }
+const char* typeName(dc::JointType t) {
+  if (t == dc::JointType::Floating) return "floating";
+  if (t == dc::JointType::Planar) return "planar";
+  return cli::typeName(jointType(t));
+}
+
+/// The states of the options for a model on a server: q of nq (a moving root upright at the origin when not
+/// given), qd, qdd and tau of nv.
+std::vector<State> remoteStates(const Options& o, const dc::ModelInfo& m, unsigned fields) {
+  Eigen::VectorXd q0 = Eigen::VectorXd::Zero(m.nq);
+  if (m.root == dc::RootJoint::Floating && m.nq >= 7) q0[6] = 1.0;
+  return readStateOptions(o, m.nq, m.nv, fields, q0, coreRoot(m.root));
+}
+
+/// The --wrench options as LinkWrench, each the same for every state (the server resolves the names).
+std::vector<dc::LinkWrench> remoteWrenches(const Options& o) {
+  std::vector<dc::LinkWrench> out;
+  for (const std::string& text : o.wrenches) {
+    const WrenchOption w = parseWrench(text, "--wrench");
+    out.emplace_back(w.link, Eigen::MatrixXd(w.wrench.transpose()),
+                     w.local ? dc::Reference::Local : dc::Reference::Base);
+  }
+  return out;
+}
 
 ojson limit(const Eigen::VectorXd& v, int i) { return i < v.size() ? limitJson(v[i]) : ojson(nullptr); }
 
@@ -136,8 +175,37 @@ ojson infoJson(const dc::ModelInfo& m) {
   doc["source"] = m.source;
   doc["pinned"] = m.pinned;
   doc["gravity"] = {m.gravity.x(), m.gravity.y(), m.gravity.z()};
+  doc["nq"] = m.nq;
+  doc["nv"] = m.nv;
+  doc["nu"] = m.nu;
+  doc["root"] = rootName(coreRoot(m.root));
+  doc["depth"] = m.depth;
+  // the tree: joints (m.joints, a moving root first) by the joint_names they describe
+  const int offset = m.root == dc::RootJoint::Fixed ? 0 : 1;
+  const auto treeJoint = [&](int k) -> const dc::Joint* {
+    return k >= 0 && static_cast<std::size_t>(k) < m.joints.size() ? &m.joints[static_cast<std::size_t>(k)]
+                                                                   : nullptr;
+  };
+  const auto parentName = [&](const dc::Joint& j) {
+    const dc::Joint* p = treeJoint(j.parent);
+    return p ? ojson(p->name) : ojson(nullptr);
+  };
+  if (offset == 1 && !m.joints.empty()) {
+    const dc::Joint& r = m.joints.front();
+    doc["root_joint"] = {{"name", r.name},    {"link", r.link},       {"type", typeName(r.type)},
+                         {"parent", nullptr}, {"q_index", r.q_index}, {"v_index", r.v_index},
+                         {"nq", r.nq},        {"nv", r.nv},           {"depth", r.depth}};
+  }
+  ojson frames = ojson::array();
+  for (const dc::Frame& f : m.frames) {
+    const dc::Joint* j = treeJoint(f.joint);
+    frames.push_back({{"name", f.name},
+                      {"joint", j ? ojson(j->name) : ojson(nullptr)},
+                      {"fixed_to", f.fixed_to.empty() ? ojson(nullptr) : ojson(f.fixed_to)}});
+  }
+  doc["frames"] = frames;
   ojson joints = ojson::array();
-  for (int i = 0; i < m.dof; ++i) {
+  for (int i = 0; i < m.nu; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     ojson j = ojson::object();
     j["name"] = ui < m.joint_names.size() ? m.joint_names[ui] : "";
@@ -148,6 +216,12 @@ ojson infoJson(const dc::ModelInfo& m) {
     j["velocity_limit"] = limit(m.velocity_limit, i);
     j["effort_limit"] = limit(m.effort_limit, i);
     j["armature"] = i < m.armature.size() ? m.armature[i] : 0.0;
+    if (const dc::Joint* t = treeJoint(i + offset)) {
+      j["parent"] = parentName(*t);
+      j["q_index"] = t->q_index;
+      j["v_index"] = t->v_index;
+      j["depth"] = t->depth;
+    }
     joints.push_back(j);
   }
   doc["joints"] = joints;
@@ -162,34 +236,80 @@ void writeRemoteInfo(std::ostream& out, const dc::ModelInfo& m, Format format) {
     out << infoJson(m).dump(2) << '\n';
     return;
   }
+  const int offset = m.root == dc::RootJoint::Fixed ? 0 : 1;
+  const auto treeJoint = [&](int k) -> const dc::Joint* {
+    return k >= 0 && static_cast<std::size_t>(k) < m.joints.size() ? &m.joints[static_cast<std::size_t>(k)]
+                                                                   : nullptr;
+  };
+  const auto range = [](int first, int count) {
+    return count <= 1 ? std::to_string(first)
+                      : std::to_string(first) + ".." + std::to_string(first + count - 1);
+  };
   if (format == Format::Csv) {
-    out << "index,joint,link,type,lower,upper,velocity_limit,effort_limit,armature\n";
-    for (int i = 0; i < m.dof; ++i) {
+    out << "index,joint,link,type,lower,upper,velocity_limit,effort_limit,armature,parent,depth,q_index,v_"
+           "index\n";
+    if (offset == 1 && !m.joints.empty()) {
+      const dc::Joint& r = m.joints.front();
+      out << "-1," << r.name << ',' << r.link << ',' << typeName(r.type) << ",,,,,,," << r.depth << ','
+          << r.q_index << ',' << r.v_index << '\n';
+    }
+    for (int i = 0; i < m.nu; ++i) {
       const auto ui = static_cast<std::size_t>(i);
       out << i << ',' << m.joint_names[ui] << ',' << m.link_names[ui] << ',' << typeName(m.joint_types[ui])
           << ',' << full(m.lower[i]) << ',' << full(m.upper[i]) << ',' << full(m.velocity_limit[i]) << ','
-          << full(m.effort_limit[i]) << ',' << full(m.armature[i]) << '\n';
+          << full(m.effort_limit[i]) << ',' << full(m.armature[i]);
+      if (const dc::Joint* t = treeJoint(i + offset)) {
+        const dc::Joint* p = treeJoint(t->parent);
+        out << ',' << (p ? p->name : std::string()) << ',' << t->depth << ',' << t->q_index << ','
+            << t->v_index;
+      } else {
+        out << ",,,,";
+      }
+      out << '\n';
     }
     return;
   }
+  const std::string root = rootName(coreRoot(m.root));
   out << "model:   '" << m.name << "' (" << m.source << (m.pinned ? ", built in" : "") << ")\n";
   out << "id:      " << m.model_id << '\n';
-  out << "joints:  " << m.dof << '\n';
+  out << "root:    " << root << "\n";
+  out << "sizes:   nq " << m.nq << ", nv " << m.nv << ", nu " << m.nu << "; depth " << m.depth
+      << " (most joints on a path from the root link)\n";
+  out << "joints:  " << m.nu << '\n';
   out << "gravity: [" << num(m.gravity.x()) << ", " << num(m.gravity.y()) << ", " << num(m.gravity.z())
-      << "] m/s^2 in the base frame\n\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"#", "joint", "link", "type", "lower", "upper", "max velocity", "max effort", "armature"}};
-  for (int i = 0; i < m.dof; ++i) {
+      << "] m/s^2 in the " << (offset ? "world" : "base frame") << "\n\n";
+  std::vector<std::vector<std::string>> rows = {{"#", "joint", "link", "type", "q", "v", "parent", "lower",
+                                                 "upper", "max velocity", "max effort", "armature"}};
+  if (offset == 1 && !m.joints.empty()) {
+    const dc::Joint& r = m.joints.front();
+    rows.push_back({"0", r.name, r.link, typeName(r.type), range(r.q_index, r.nq), range(r.v_index, r.nv),
+                    "world", "", "", "", "", ""});
+  }
+  for (int i = 0; i < m.nu; ++i) {
     const auto ui = static_cast<std::size_t>(i);
-    rows.push_back({std::to_string(i + 1), m.joint_names[ui], m.link_names[ui], typeName(m.joint_types[ui]),
-                    num(m.lower[i]), num(m.upper[i]), num(m.velocity_limit[i]), num(m.effort_limit[i]),
-                    num(m.armature[i])});
+    const dc::Joint* t = treeJoint(i + offset);
+    const dc::Joint* p = t ? treeJoint(t->parent) : nullptr;
+    const int depth = t ? t->depth : i + 1;
+    rows.push_back(
+        {std::to_string(i + 1),
+         std::string(2 * static_cast<std::size_t>(std::max(depth - 1, 0)), ' ') + m.joint_names[ui],
+         m.link_names[ui], typeName(m.joint_types[ui]), std::to_string(t ? t->q_index : i),
+         std::to_string(t ? t->v_index : i), p ? p->name : std::string("base"), num(m.lower[i]),
+         num(m.upper[i]), num(m.velocity_limit[i]), num(m.effort_limit[i]), num(m.armature[i])});
   }
   printGrid(out, rows);
+  if (!m.frames.empty()) {
+    out << "\nframes:  ";
+    for (std::size_t k = 0; k < m.frames.size(); ++k) {
+      out << (k ? ", " : "") << m.frames[k].name;
+      if (!m.frames[k].fixed_to.empty()) out << " (on " << m.frames[k].fixed_to << ")";
+    }
+    out << '\n';
+  }
 }
 
 int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
-  const int n = m.dof;
+  const int n = m.nu;  // torques and damping of the actuated joints; q0 of nq, qd0 of nv
   dc::SimulateOptions s;
   s.t_end = o.t_end;
   s.dt_out = o.dt_out;
@@ -203,14 +323,17 @@ int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
     throw InputError("--tau-schedule is for local runs (give --tau for a constant torque)");
   if (!o.tau.empty()) s.torque = vectorOption(o.tau, n, "--tau").transpose();
   if (!o.damping.empty()) s.damping = vectorOption(o.damping, n, "--damping");
-  const Eigen::VectorXd q0 = vectorOption(o.q0, n, "--q0"), qd0 = vectorOption(o.qd0, n, "--qd0");
+  Eigen::VectorXd q0 = Eigen::VectorXd::Zero(m.nq);
+  if (m.root == dc::RootJoint::Floating && m.nq >= 7) q0[6] = 1.0;
+  if (!o.q0.empty()) q0 = vectorOption(o.q0, m.nq, "--q0", m.nq == n ? "one per joint" : "nq");
+  const Eigen::VectorXd qd0 = vectorOption(o.qd0, m.nv, "--qd0", m.nv == n ? "one per joint" : "nv");
   std::ostream& out = std::cout;
-  writeSampleHeader(out, n);
+  writeSampleHeader(out, m.nq, m.nv);
   Progress progress("simulate on " + o.server, s.t_end, o.progress);
   const dc::SimulationSummary sum = c.simulate(m.model_id, q0, qd0, s, [&](const dc::SimulationBatch& b) {
     for (Eigen::Index k = 0; k < b.t.size(); ++k) {
       const Eigen::VectorXd q = b.q.row(k).transpose(), qd = b.qd.row(k).transpose();
-      writeSample(out, b.t[k], q.data(), qd.data(), n, b.energy[k]);
+      writeSample(out, b.t[k], q.data(), qd.data(), m.nq, m.nv, b.energy[k]);
     }
     if (b.t.size() > 0) progress.update(b.t[b.t.size() - 1]);
     return static_cast<bool>(out);
@@ -232,12 +355,16 @@ int benchRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, Format 
   const int n = m.dof;
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const auto random = [&] {
-    Eigen::MatrixXd a(o.bench_batch, n);
+  const auto random = [&](int cols) {
+    Eigen::MatrixXd a(o.bench_batch, cols);
     for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = u(rng);
     return a;
   };
-  const Eigen::MatrixXd Q = random(), Qd = random(), X = random();
+  Eigen::MatrixXd Q = random(m.nq);
+  if (m.root == dc::RootJoint::Floating) {  // unit quaternions
+    for (Eigen::Index k = 0; k < Q.rows(); ++k) Q.row(k).segment(3, 4).normalize();
+  }
+  const Eigen::MatrixXd Qd = random(n), X = random(n);
   const auto call = [&]() -> std::chrono::nanoseconds {
     return fd ? c.forwardDynamics(m.model_id, Q, Qd, X).compute_time
               : c.inverseDynamics(m.model_id, Q, Qd, X).compute_time;
@@ -311,7 +438,7 @@ void writeMatrix(std::ostream& out, const std::string& label, const Eigen::Matri
 // denoc --server ... fk | jacobian | derivatives | rollout MODEL ...
 int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, const std::string& command,
                    Format format) {
-  const int n = m.dof;
+  const int n = m.nv, nq = m.nq, nu = m.nu;
   std::ostream& out = std::cout;
   ojson doc = ojson::object();
   doc["model_id"] = m.model_id;
@@ -321,9 +448,13 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
     r.dt = o.dt;
     r.scheme = o.scheme == "euler" ? dc::StepScheme::SemiImplicitEuler : dc::StepScheme::RK4;
     r.linearize = o.linearize;
-    Eigen::MatrixXd x0(1, 2 * n);
-    x0 << vectorOption(o.q0, n, "--q0").transpose(), vectorOption(o.qd0, n, "--qd0").transpose();
-    const Eigen::RowVectorXd tau = vectorOption(o.tau, n, "--tau").transpose();
+    Eigen::VectorXd q0 = Eigen::VectorXd::Zero(nq);
+    if (m.root == dc::RootJoint::Floating && nq >= 7) q0[6] = 1.0;  // upright at the origin
+    if (!o.q0.empty()) q0 = vectorOption(o.q0, nq, "--q0", nq == nu ? "one per joint" : "nq");
+    Eigen::MatrixXd x0(1, nq + n);
+    x0 << q0.transpose(), vectorOption(o.qd0, n, "--qd0", n == nu ? "one per joint" : "nv").transpose();
+    const Eigen::RowVectorXd tau =
+        vectorOption(o.tau, nu, "--tau", nu == n ? "one per joint" : "nu: the actuated joints").transpose();
     const Eigen::MatrixXd U = tau.replicate(static_cast<Eigen::Index>(o.steps), 1);
     const dc::RolloutResult res = c.rollout(m.model_id, x0, {U}, r);
     const Eigen::MatrixXd& states = res.states.at(0);
@@ -341,7 +472,7 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
       return 0;
     }
     out << "step";
-    for (int j = 0; j < n; ++j) out << ",q" << j;
+    for (int j = 0; j < nq; ++j) out << ",q" << j;
     for (int j = 0; j < n; ++j) out << ",qd" << j;
     out << '\n';
     for (Eigen::Index t = 0; t < states.rows(); ++t) {
@@ -352,24 +483,41 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
     return 0;
   }
   const unsigned fields = command == "derivatives" ? (o.of == "fd" ? kQ | kQd | kTau : kQ | kQd | kQdd) : kQ;
-  const std::vector<State> states = readStateOptions(o, n, fields);
-  const Eigen::MatrixXd Q = stack(states, &State::q, n);
+  const std::vector<State> states = remoteStates(o, m, fields);
+  const Eigen::MatrixXd Q = stack(states, &State::q, nq);
   ojson list = ojson::array();
   std::vector<std::vector<std::pair<std::string, Eigen::MatrixXd>>> blocks(states.size());
   if (command == "fk" || command == "jacobian") {
     dc::KinematicsOptions k;
     k.link = o.link;
+    if (o.links.size() == 1) k.link = o.links.front();
+    if (o.links.size() > 1) k.links = o.links;
     if (!o.point.empty()) k.point = vectorOption(o.point, 3, "--point");
     k.reference = o.local ? dc::Reference::Local : dc::Reference::Base;
     k.jacobian = command == "jacobian";
+    k.center_of_mass = o.com && command == "fk";
+    k.com_jacobian = k.centroidal = o.com && command == "jacobian";
     const dc::KinematicsResult res = c.kinematics(m.model_id, Q, k);
+    const std::size_t L = static_cast<std::size_t>(res.frames);
     for (std::size_t s = 0; s < states.size(); ++s) {
-      blocks[s].emplace_back("rotation", res.rotation[s]);
-      blocks[s].emplace_back("origin", res.origin.row(static_cast<Eigen::Index>(s)));
-      if (k.jacobian) blocks[s].emplace_back("jacobian", res.jacobian[s]);
+      for (std::size_t l = 0; l < L; ++l) {
+        // several frames: keys suffixed by the frame's name ("origin FL_FOOT")
+        const std::string suffix = k.links.empty() ? std::string() : " " + k.links[l];
+        const std::size_t b = s * L + l;
+        blocks[s].emplace_back("rotation" + suffix, res.rotation[b]);
+        blocks[s].emplace_back("origin" + suffix, res.origin.row(static_cast<Eigen::Index>(b)));
+        if (k.jacobian) blocks[s].emplace_back("jacobian" + suffix, res.jacobian[b]);
+      }
+      if (k.center_of_mass) {
+        blocks[s].emplace_back("com", res.com.row(static_cast<Eigen::Index>(s)));
+        blocks[s].emplace_back("mass",
+                               Eigen::MatrixXd::Constant(1, 1, res.mass[static_cast<Eigen::Index>(s)]));
+      }
+      if (k.com_jacobian) blocks[s].emplace_back("com_jacobian", res.com_jacobian[s]);
+      if (k.centroidal) blocks[s].emplace_back("centroidal", res.centroidal[s]);
     }
   } else {
-    const Eigen::MatrixXd Qd = stack(states, &State::qd, n);
+    const Eigen::MatrixXd Qd = stack(states, &State::qd, n);  // nv columns, as tau and qdd
     if (o.of == "fd") {
       const auto res = c.forwardDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::tau, n));
       for (std::size_t s = 0; s < states.size(); ++s) {
@@ -390,7 +538,13 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
   for (std::size_t s = 0; s < states.size(); ++s) {
     if (format == Format::Json) {
       ojson state = ojson::object();
-      for (const auto& [name, mat] : blocks[s]) state[name] = mat.rows() == 1 ? toJson(mat)[0] : toJson(mat);
+      for (const auto& [name, mat] : blocks[s]) {
+        if (name == "mass") {
+          state[name] = mat(0, 0);
+        } else {
+          state[name] = mat.rows() == 1 ? toJson(mat)[0] : toJson(mat);
+        }
+      }
       list.push_back(state);
     } else {
       if (states.size() > 1) out << (format == Format::Csv ? "# state " : "state ") << s << '\n';
@@ -444,13 +598,17 @@ int runRemote(const Options& o, const std::string& command) {
       doc["max_send_message_bytes"] = s.max_send_message_bytes;
       doc["max_streams"] = s.max_streams;
       doc["tokens_required"] = s.tokens_required;
+      doc["max_depth"] = s.max_depth;
+      doc["max_wrenches"] = s.max_wrenches;
+      doc["max_frames"] = s.max_frames;
       out << doc.dump(2) << '\n';
     } else if (format == Format::Csv) {
       out << "version,proto_package,max_dof,max_states,max_receive_message_bytes,max_send_message_bytes,"
-             "max_streams,tokens_required\n"
+             "max_streams,tokens_required,max_depth,max_wrenches,max_frames\n"
           << s.version << ',' << s.proto_package << ',' << s.max_dof << ',' << s.max_states << ','
           << s.max_receive_message_bytes << ',' << s.max_send_message_bytes << ',' << s.max_streams << ','
-          << (s.tokens_required ? 1 : 0) << '\n';
+          << (s.tokens_required ? 1 : 0) << ',' << s.max_depth << ',' << s.max_wrenches << ',' << s.max_frames
+          << '\n';
     } else {
       out << "server:         " << o.server << '\n'
           << "version:        denocd " << s.version << " (" << s.proto_package << ")\n"
@@ -459,7 +617,10 @@ int runRemote(const Options& o, const std::string& command) {
           << "max message:    " << s.max_receive_message_bytes << " bytes in, " << s.max_send_message_bytes
           << " bytes out\n"
           << "max streams:    " << s.max_streams << '\n'
-          << "tokens:         " << (s.tokens_required ? "required" : "not required") << '\n';
+          << "tokens:         " << (s.tokens_required ? "required" : "not required") << '\n'
+          << "max depth:      " << s.max_depth << " joints on a path from a model's root\n"
+          << "max wrenches:   " << s.max_wrenches << " per call\n"
+          << "max frames:     " << s.max_frames << " per kinematics call\n";
     }
     return 0;
   }
@@ -473,15 +634,19 @@ int runRemote(const Options& o, const std::string& command) {
       std::string ext = std::filesystem::path(o.model).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
       if (ext == ".urdf") {
-        r = cc.registerUrdf(readText(o.model), o.base_link, o.tip_link, gravityOption(o), o.name);
+        r = cc.registerUrdf(readText(o.model), o.base_link, o.tip_link, gravityOption(o), o.name, {},
+                            clientRoot(rootOption(o)));
       } else {
+        if (rootOption(o) != RootJoint::Fixed) {
+          throw InputError("--root: a floating or planar root is for URDF files only (" + o.model + ")");
+        }
         DHSpec dh = loadDHJsonFile(o.model);
         dh.name = o.name;
         if (const auto g = gravityOption(o)) dh.gravity = *g;
         r = cc.registerDH(dh);
       }
     } else {
-      r = c.registerModelFile(o.model, o.base_link, o.tip_link, gravityOption(o));
+      r = c.registerModelFile(o.model, o.base_link, o.tip_link, gravityOption(o), clientRoot(rootOption(o)));
     }
     if (o.quiet) {
       out << r.model_id << '\n';
@@ -521,29 +686,30 @@ int runRemote(const Options& o, const std::string& command) {
     return planningRemote(c, o, m, command, format);
   if (command == "bench") return benchRemote(c, o, m, format);
 
-  const int n = m.dof;
+  const int n = m.nv, nq = m.nq;
   std::vector<Result> results;
+  const std::vector<dc::LinkWrench> wrenches = remoteWrenches(o);
   if (command == "id") {
-    const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kQdd);
-    const auto a = c.inverseDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
-                                     stack(states, &State::qdd, n));
+    const std::vector<State> states = remoteStates(o, m, kQ | kQd | kQdd);
+    const auto a = c.inverseDynamics(m.model_id, stack(states, &State::q, nq), stack(states, &State::qd, n),
+                                     stack(states, &State::qdd, n), wrenches);
     for (std::size_t k = 0; k < states.size(); ++k)
       results.push_back(
           inverseDynamicsResult(states[k], a.tau.row(static_cast<Eigen::Index>(k)).transpose()));
     writeResults(out, viewOf(m, a), "id", results, format);
   } else if (command == "fd") {
-    const std::vector<State> states = readStateOptions(o, n, kQ | kQd | kTau);
-    const auto a = c.forwardDynamics(m.model_id, stack(states, &State::q, n), stack(states, &State::qd, n),
-                                     stack(states, &State::tau, n), routeOption(o));
+    const std::vector<State> states = remoteStates(o, m, kQ | kQd | kTau);
+    const auto a = c.forwardDynamics(m.model_id, stack(states, &State::q, nq), stack(states, &State::qd, n),
+                                     stack(states, &State::tau, n), wrenches, routeOption(o));
     for (std::size_t k = 0; k < states.size(); ++k)
       results.push_back(
           forwardDynamicsResult(states[k], a.qdd.row(static_cast<Eigen::Index>(k)).transpose()));
     writeResults(out, viewOf(m, a), "fd", results, format);
   } else if (command == "factor") {
-    const std::vector<State> states = readStateOptions(o, n, kQ);
+    const std::vector<State> states = remoteStates(o, m, kQ);
     dc::FactorFlags flags;
     flags.inverse = o.inverse;
-    const auto a = c.fullFactor(m.model_id, stack(states, &State::q, n), flags);
+    const auto a = c.fullFactor(m.model_id, stack(states, &State::q, nq), flags);
     const ModelView v = viewOf(m, a);
     for (std::size_t k = 0; k < states.size(); ++k) {
       const auto ki = static_cast<Eigen::Index>(k);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "denoc/configuration.hpp"
 #include "denoc/trajectory.hpp"
 #include "dynamics.hpp"
 
@@ -34,21 +35,28 @@ void Progress::update(double done) {
   std::fflush(stderr);
 }
 
-void writeSampleHeader(std::ostream& out, int n) {
+void writeSampleHeader(std::ostream& out, int n) { writeSampleHeader(out, n, n); }
+
+void writeSampleHeader(std::ostream& out, int nq, int nv) {
   out << "t";
-  for (int i = 0; i < n; ++i) out << ",q" << i;
-  for (int i = 0; i < n; ++i) out << ",qd" << i;
+  for (int i = 0; i < nq; ++i) out << ",q" << i;
+  for (int i = 0; i < nv; ++i) out << ",qd" << i;
   out << ",energy\n";
 }
 
 void writeSample(std::ostream& out, double t, const double* q, const double* qd, int n, double energy) {
+  writeSample(out, t, q, qd, n, n, energy);
+}
+
+void writeSample(std::ostream& out, double t, const double* q, const double* qd, int nq, int nv,
+                 double energy) {
   std::string line = full(t);
   const auto cell = [&](double x) {
     line += ',';
     line += full(x);
   };
-  for (int i = 0; i < n; ++i) cell(q[i]);
-  for (int i = 0; i < n; ++i) cell(qd[i]);
+  for (int i = 0; i < nq; ++i) cell(q[i]);
+  for (int i = 0; i < nv; ++i) cell(qd[i]);
   cell(energy);
   line += '\n';
   out << line;
@@ -122,14 +130,19 @@ int runSimulate(const Options& o) {
   const int n = model.n;
   if (o.route == "fixman") throw InputError("--route: simulate uses saha or cholesky");
   const SimulationOptions s = simulationOptions(o, n);
-  const Eigen::VectorXd q0 = vectorOption(o.q0, n, "--q0"), qd0 = vectorOption(o.qd0, n, "--qd0");
+  // a tree: q0 of nq (a moving root upright at the origin when not given), qd0 of nv; torques and damping
+  // of the nu = n actuated joints
+  Eigen::VectorXd q0 = Eigen::VectorXd::Zero(model.nq);
+  if (model.root != RootJoint::Fixed) q0.head(model.nqr) = neutralConfiguration(model).head(model.nqr);
+  if (!o.q0.empty()) q0 = vectorOption(o.q0, model.nq, "--q0", model.nq == n ? "one per joint" : "nq");
+  const Eigen::VectorXd qd0 = vectorOption(o.qd0, model.nv, "--qd0", model.nv == n ? "one per joint" : "nv");
   validateSimulation(model, q0, qd0, s);  // std::invalid_argument naming the option's field
   Simulator sim(model);
   std::ostream& out = std::cout;
-  writeSampleHeader(out, n);
+  writeSampleHeader(out, model.nq, model.nv);
   Progress progress("simulate", s.t_end, o.progress);
   const SimulationStats stats = sim.run(q0, qd0, s, [&](const Sample& x) {
-    writeSample(out, x.t, x.q.data(), x.qd.data(), n, x.energy);
+    writeSample(out, x.t, x.q.data(), x.qd.data(), model.nq, model.nv, x.energy);
     progress.update(x.t);
     return static_cast<bool>(out);
   });

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
 
 #include "denoc/denoc.hpp"
 #include "server/server_process.hpp"
@@ -269,6 +271,171 @@ TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
   const Outcome down = denoc(dir, {"--server", "127.0.0.1:1", "--deadline", "2", "list"});
   EXPECT_EQ(down.code, 1);
   EXPECT_NE(down.err.find("UNAVAILABLE"), std::string::npos) << down.err;
+}
+
+// ------------------------------------------------------------------------------ trees and moving roots
+
+std::string csvList(const Eigen::VectorXd& v) {
+  std::string out;
+  char buf[40];
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.17g", v[i]);
+    out += (i ? "," : "") + std::string(buf);
+  }
+  return out;
+}
+
+TEST(CliRemote, TreesRegisterFloatingAndAnswerWithTheTreeShapes) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const std::string s = "--server=" + server.address();
+  const std::string solo = std::string(DENOC_MODELS_DIR) + "/trees/solo12.urdf";
+  UrdfOptions uo;
+  uo.root = RootJoint::Floating;
+  const Model model = buildModelFromUrdfFile(solo, uo);
+  Data data(model);
+
+  const Outcome reg = denoc(dir, {s, "register", solo, "--floating", "--name", "solo", "--quiet"});
+  ASSERT_EQ(reg.code, 0) << reg.err;
+  const std::string id = reg.out.substr(0, reg.out.find('\n'));
+  ASSERT_EQ(id.size(), 64u) << reg.out;
+  // the tree from ModelInfo
+  const json info = parse(denoc(dir, {s, "get", id, "--format", "json"}));
+  EXPECT_EQ(info.at("nq"), model.nq);
+  EXPECT_EQ(info.at("nv"), model.nv);
+  EXPECT_EQ(info.at("nu"), model.nu);
+  EXPECT_EQ(info.at("root"), "floating");
+  EXPECT_EQ(info.at("root_joint").at("nq"), 7);
+  ASSERT_EQ(info.at("joints").size(), static_cast<std::size_t>(model.n));
+  for (int i = 0; i < model.n; ++i) {
+    const json& j = info["joints"][static_cast<std::size_t>(i)];
+    EXPECT_EQ(j.at("q_index"), model.nqr + i);
+    EXPECT_EQ(j.at("v_index"), model.nr + i);
+    const int p = model.parent[static_cast<std::size_t>(i)];
+    EXPECT_EQ(j.at("parent"),
+              p < 0 ? std::string("root_joint") : model.spec.joints[static_cast<std::size_t>(p)].name);
+  }
+  const Outcome table = denoc(dir, {s, "get", "solo"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  for (const char* want : {"nq 19, nv 18, nu 12", "root_joint", "0..6", "    FL_HFE"}) {
+    EXPECT_NE(table.out.find(want), std::string::npos) << want << "\n" << table.out;
+  }
+
+  // inverse dynamics with a wrench on a foot, by name
+  std::mt19937_64 rng(5);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(model.nv, -0.5, 0.7);
+  const Eigen::VectorXd a = Eigen::VectorXd::LinSpaced(model.nv, 1.0, -1.2);
+  Eigen::Matrix<double, 6, 1> w;
+  w << 0.1, -0.2, 0.05, 2.0, -1.0, 11.0;
+  const json id_doc =
+      parse(denoc(dir, {s, "id", "solo", "--q=" + csvList(q), "--qd=" + csvList(v), "--qdd=" + csvList(a),
+                        "--wrench=FL_LOWER_LEG:" + csvList(w) + ":local", "--format", "json"}));
+  std::vector<ExternalWrench> core(1);
+  core[0].frame = frameIndex(model, "FL_LOWER_LEG");
+  core[0].wrench = w;
+  core[0].reference = ReferenceFrame::Local;
+  EXPECT_EQ(id_doc.at("nq"), model.nq);
+  EXPECT_TRUE(close(vec(id_doc.at("states").at(0).at("tau")), inverseDynamics(model, data, q, v, a, core)));
+  const json fd_doc =
+      parse(denoc(dir, {s, "fd", "solo", "--q=" + csvList(q), "--qd=" + csvList(v), "--tau=" + csvList(a),
+                        "--wrench=FL_LOWER_LEG:" + csvList(w) + ":local", "--format", "json"}));
+  EXPECT_TRUE(
+      close(vec(fd_doc.at("states").at(0).at("qdd")), forwardDynamics(model, data, q, v, a, core), 1e-9));
+
+  // fk of the four feet at once, and the centre of mass
+  const json fk = parse(
+      denoc(dir, {s, "fk", "solo", "--q=" + csvList(q), "--link", "FL_LOWER_LEG", "--link", "FR_LOWER_LEG",
+                  "--link", "HL_LOWER_LEG", "--link", "HR_LOWER_LEG", "--com", "--format", "json"}));
+  const json& st = fk.at("states").at(0);
+  for (const char* link : {"FL_LOWER_LEG", "FR_LOWER_LEG", "HL_LOWER_LEG", "HR_LOWER_LEG"}) {
+    Eigen::Matrix3d R;
+    Eigen::Vector3d p;
+    framePlacement(model, data, q, frameIndex(model, link), R, p);
+    EXPECT_TRUE(close(vec(st.at(std::string("origin ") + link)), p)) << link;
+    EXPECT_TRUE(close(mat(st.at(std::string("rotation ") + link)), R)) << link;
+  }
+  EXPECT_TRUE(close(vec(st.at("com")), computeCenterOfMass(model, data, q)));
+
+  // the Jacobian of a foot (6 x nv) and derivatives (nv x nv)
+  const json jac = parse(
+      denoc(dir, {s, "jacobian", "solo", "--q=" + csvList(q), "--link", "HR_LOWER_LEG", "--format", "json"}));
+  EXPECT_TRUE(close(
+      mat(jac.at("states").at(0).at("jacobian")),
+      computeFrameJacobian(model, data, q, frameIndex(model, "HR_LOWER_LEG"), Eigen::Vector3d::Zero())));
+  const json der = parse(denoc(dir, {s, "derivatives", "solo", "--q=" + csvList(q), "--qd=" + csvList(v),
+                                     "--qdd=" + csvList(a), "--format", "json"}));
+  computeInverseDynamicsDerivatives(model, data, q, v, a);
+  EXPECT_TRUE(close(mat(der.at("states").at(0).at("dtau_dq")), data.dtau_dq));
+  EXPECT_TRUE(close(mat(der.at("states").at(0).at("dtau_dqd")), data.dtau_dqd));
+
+  // a rollout: states of nq + nv, the torques of the nu joints
+  const Outcome roll = denoc(dir, {s, "rollout", "solo", "--steps", "3", "--dt", "0.01", "--q0=" + csvList(q),
+                                   "--tau=" + csvList(Eigen::VectorXd::Constant(model.nu, 0.2))});
+  ASSERT_EQ(roll.code, 0) << roll.err;
+  EXPECT_NE(roll.out.find(",q18,qd0,"), std::string::npos) << roll.out;
+  EXPECT_NE(roll.out.find(",qd17\n"), std::string::npos) << roll.out;
+  RolloutWorkspace ws(model);
+  RolloutOptions ro;
+  ro.step = 0.01;
+  ro.steps = 3;
+  Eigen::VectorXd x0(model.nq + model.nv);
+  x0 << q, Eigen::VectorXd::Zero(model.nv);
+  const Eigen::VectorXd u = Eigen::VectorXd::Constant(3 * model.nu, 0.2);
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> states(4, model.nq + model.nv);
+  rollout(model, ws, ro, x0.data(), u.data(), states.data());
+  std::istringstream lines(roll.out);
+  std::string line;
+  std::getline(lines, line);  // header
+  for (int t = 0; t <= 3; ++t) {
+    ASSERT_TRUE(std::getline(lines, line));
+    std::vector<double> cells;
+    std::stringstream cs(line);
+    for (std::string cell; std::getline(cs, cell, ',');) cells.push_back(std::stod(cell));
+    ASSERT_EQ(cells.size(), static_cast<std::size_t>(1 + model.nq + model.nv));
+    EXPECT_TRUE(close(Eigen::Map<const Eigen::VectorXd>(cells.data() + 1, model.nq + model.nv),
+                      states.row(t).transpose()))
+        << "step " << t;
+  }
+
+  // hostile: a missing link in a wrench, a zero quaternion, nq entries counted
+  Eigen::VectorXd q0 = q;
+  q0.segment(3, 4).setZero();
+  const Outcome bad_link = denoc(dir, {s, "id", "solo", "--wrench=NO_SUCH_LINK:0,0,0,0,0,1"});
+  EXPECT_EQ(bad_link.code, 2);
+  EXPECT_NE(bad_link.err.find("NO_SUCH_LINK"), std::string::npos) << bad_link.err;
+  const Outcome bad_q = denoc(dir, {s, "id", "solo", "--q=" + csvList(q0)});
+  EXPECT_EQ(bad_q.code, 2);
+  EXPECT_NE(bad_q.err.find("q"), std::string::npos) << bad_q.err;
+  const Outcome short_q = denoc(dir, {s, "id", "solo", "--q=" + csvList(q.head(model.nv))});
+  EXPECT_EQ(short_q.code, 2);
+  EXPECT_NE(short_q.err.find("expected 19"), std::string::npos) << short_q.err;
+
+  // a simulation (RK4 on the manifold): samples of nq + nv, the first the initial state
+  const Outcome sim = denoc(dir, {s, "simulate", "solo", "--integrator", "rk4", "--t-end", "0.02", "--dt-out",
+                                  "0.01", "--q0=" + csvList(q), "--no-progress"});
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  std::istringstream sim_lines(sim.out);
+  std::string header;
+  std::getline(sim_lines, header);
+  EXPECT_NE(header.find(",q18,qd0,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",qd17,energy"), std::string::npos) << header;
+  std::getline(sim_lines, line);
+  std::vector<double> first;
+  std::stringstream fs(line);
+  for (std::string cell; std::getline(fs, cell, ',');) first.push_back(std::stod(cell));
+  ASSERT_EQ(first.size(), static_cast<std::size_t>(1 + model.nq + model.nv + 1));
+  EXPECT_TRUE(close(Eigen::Map<const Eigen::VectorXd>(first.data() + 1, model.nq), q));
+  // bench with random states of the tree (unit quaternions)
+  const json bench = parse(
+      denoc(dir, {s, "bench", "solo", "--calls", "3", "--batch", "2", "--format", "json", "--no-progress"}));
+  EXPECT_EQ(bench.at("calls"), 3);
+
+  // the server's limits
+  const json limits = parse(denoc(dir, {s, "info", "--format", "json"}));
+  EXPECT_GT(limits.at("max_depth").get<int>(), 0);
+  EXPECT_GT(limits.at("max_wrenches").get<int>(), 0);
+  EXPECT_GT(limits.at("max_frames").get<int>(), 0);
 }
 
 }  // namespace

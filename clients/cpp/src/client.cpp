@@ -204,6 +204,7 @@ Registration Client::registerRaw(const v1::RegisterModelRequest& request, bool r
   Registration r;
   r.model_id = response.model_id();
   r.model = convert::modelInfo(response.model());
+  rememberShape(r.model);
   r.created = response.created();
   r.compute_time = std::chrono::nanoseconds(response.compute_time_ns());
   if (remember) sources_->put(r.model_id, request);
@@ -216,12 +217,13 @@ Registration Client::registerModel(const v1::RegisterModelRequest& request) {
 
 Registration Client::registerUrdf(const std::string& urdf_text, const std::string& base_link,
                                   const std::string& tip_link, const std::optional<Eigen::Vector3d>& gravity,
-                                  const std::optional<std::string>& name,
-                                  const std::vector<double>& armature) {
+                                  const std::optional<std::string>& name, const std::vector<double>& armature,
+                                  RootJoint root) {
   v1::RegisterModelRequest r;
   r.mutable_urdf()->set_text(urdf_text);
   r.mutable_urdf()->set_base_link(base_link);
   r.mutable_urdf()->set_tip_link(tip_link);
+  r.mutable_urdf()->set_root(convert::wireRoot(root));
   if (gravity) *r.mutable_gravity() = convert::vec3(*gravity);
   if (name) r.set_name(*name);
   for (double a : armature) r.add_armature(a);
@@ -232,11 +234,17 @@ Registration Client::registerDH(const DHSpec& dh) { return registerModel(convert
 
 Registration Client::registerModelFile(const std::string& path, const std::string& base_link,
                                        const std::string& tip_link,
-                                       const std::optional<Eigen::Vector3d>& gravity) {
+                                       const std::optional<Eigen::Vector3d>& gravity, RootJoint root) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == ".urdf") return registerUrdf(readFile(path, "URDF model"), base_link, tip_link, gravity);
+  if (ext == ".urdf") {
+    return registerUrdf(readFile(path, "URDF model"), base_link, tip_link, gravity, std::nullopt, {}, root);
+  }
   if (ext == ".json") {
+    if (root != RootJoint::Fixed) {
+      throw Error(grpc::StatusCode::INVALID_ARGUMENT,
+                  path + ": a floating or planar root is for URDF models, not DH tables", "RegisterModel");
+    }
     if (!base_link.empty() || !tip_link.empty()) {
       throw Error(grpc::StatusCode::INVALID_ARGUMENT,
                   path + ": base and tip links are for URDF models, not DH tables", "RegisterModel");
@@ -264,7 +272,9 @@ ModelInfo Client::getModel(const std::string& model_id) {
     response.Clear();
     return stub.GetModel(&ctx, request, &response);
   });
-  return convert::modelInfo(response.model());
+  ModelInfo info = convert::modelInfo(response.model());
+  rememberShape(info);
+  return info;
 }
 
 std::vector<ModelInfo> Client::listModels() {
@@ -276,7 +286,10 @@ std::vector<ModelInfo> Client::listModels() {
       response.Clear();
       return stub.ListModels(&ctx, request, &response);
     });
-    for (const auto& m : response.models()) out.push_back(convert::modelInfo(m));
+    for (const auto& m : response.models()) {
+      out.push_back(convert::modelInfo(m));
+      rememberShape(out.back());
+    }
     if (!response.next_page_token().empty() && response.next_page_token() <= request.page_token()) {
       throw Error(grpc::StatusCode::INTERNAL, "the server's next_page_token does not advance", "ListModels");
     }
@@ -317,6 +330,9 @@ ServerInfo Client::serverInfo() {
   s.max_send_message_bytes = response.max_send_message_bytes();
   s.max_streams = response.max_streams();
   s.tokens_required = response.tokens_required();
+  s.max_depth = response.max_depth();
+  s.max_wrenches = response.max_wrenches();
+  s.max_frames = response.max_frames();
   return s;
 }
 
@@ -334,6 +350,23 @@ std::uint32_t Client::maxStates() {
   std::lock_guard lock(mutex_);
   max_states_ = limit;
   return limit;
+}
+
+void Client::rememberShape(const ModelInfo& info) const {
+  if (info.model_id.empty()) return;
+  std::lock_guard lock(mutex_);
+  q_extra_[info.model_id] = info.nq - info.nv;
+}
+
+int Client::dofOf(const std::string& model_id, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd) {
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = q_extra_.find(model_id);
+    if (it != q_extra_.end()) return static_cast<int>(Q.cols()) - it->second;
+  }
+  if (Qd.size() != 0) return static_cast<int>(Qd.cols());
+  const ModelInfo info = getModel(model_id);  // remembers it
+  return static_cast<int>(Q.cols()) - (info.nq - info.nv);
 }
 
 std::vector<std::pair<Eigen::Index, Eigen::Index>> Client::chunks(Eigen::Index rows,
@@ -360,18 +393,20 @@ void Client::deleteModel(const std::string& model_id) {
 InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                       const Eigen::MatrixXd& tip_wrench,
+                                      const std::vector<LinkWrench>& wrenches,
                                       const std::optional<Payload>& payload) {
   const auto parts = Qd.rows() == Q.rows() && Qdd.rows() == Q.rows() &&
-                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
+                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows()) &&
+                             split::wrenchesFit(wrenches, Q.rows())
                          ? chunks(Q.rows())
                          : decltype(chunks(0)){{0, Q.rows()}};  // a shape the server refuses: as it is
   if (parts.size() > 1) {
     InverseDynamicsResult r;
     std::vector<Eigen::MatrixXd> tau;
     for (const auto& [first, size] : parts) {
-      InverseDynamicsResult p =
-          idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
-                  Qdd.middleRows(first, size), split::rowsOf(tip_wrench, first, size), payload);
+      InverseDynamicsResult p = idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+                                        Qdd.middleRows(first, size), split::rowsOf(tip_wrench, first, size),
+                                        split::wrenchesOf(wrenches, Q.rows(), first, size), payload);
       split::joinInfo(r, p, tau.empty());
       tau.push_back(std::move(p.tau));
     }
@@ -381,11 +416,12 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
   v1::InverseDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dofOf(model_id, Q, Qd)));
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
   convert::append(request.mutable_qdd(), Qdd);
   convert::append(request.mutable_tip_wrench(), tip_wrench);
+  convert::appendWrenches(request.mutable_wrenches(), wrenches);
   if (payload) convert::writePayload(request.mutable_payload(), *payload);
   v1::InverseDynamicsResponse response;
   call("InverseDynamics", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
@@ -402,15 +438,18 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
 
 ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_,
+                                      const std::vector<LinkWrench>& wrenches,
                                       const std::optional<Payload>& payload) {
-  const auto parts =
-      Qd.rows() == Q.rows() && Tau.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
+  const auto parts = Qd.rows() == Q.rows() && Tau.rows() == Q.rows() && split::wrenchesFit(wrenches, Q.rows())
+                         ? chunks(Q.rows())
+                         : decltype(chunks(0)){{0, Q.rows()}};
   if (parts.size() > 1) {
     ForwardDynamicsResult r;
     std::vector<Eigen::MatrixXd> qdd;
     for (const auto& [first, size] : parts) {
       ForwardDynamicsResult p = fdBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
-                                        Tau.middleRows(first, size), route_, payload);
+                                        Tau.middleRows(first, size), route_,
+                                        split::wrenchesOf(wrenches, Q.rows(), first, size), payload);
       split::joinInfo(r, p, qdd.empty());
       r.route = p.route;
       qdd.push_back(std::move(p.qdd));
@@ -421,10 +460,11 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
   v1::ForwardDynamicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dofOf(model_id, Q, Qd)));
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
   convert::append(request.mutable_tau(), Tau);
+  convert::appendWrenches(request.mutable_wrenches(), wrenches);
   request.set_route(convert::wireRoute(route_));
   if (payload) convert::writePayload(request.mutable_payload(), *payload);
   v1::ForwardDynamicsResponse response;
@@ -471,7 +511,7 @@ FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::M
   v1::FullFactorRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dofOf(model_id, Q, Qd)));
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
   request.set_convective(flags.convective);

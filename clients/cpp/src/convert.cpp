@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "convert_internal.hpp"
 #include "denoc/client/errors.hpp"
@@ -48,6 +49,29 @@ void writePayload(v1::Payload* out, const Payload& p) {
   out->set_mass(p.mass);
   *out->mutable_com() = vec3(p.com);
   *out->mutable_inertia() = inertia(p.inertia);
+  out->set_link(p.link);
+}
+
+void appendWrenches(google::protobuf::RepeatedPtrField<v1::LinkWrench>* out,
+                    const std::vector<LinkWrench>& wrenches) {
+  for (const LinkWrench& w : wrenches) {
+    v1::LinkWrench* m = out->Add();
+    m->set_link(w.link);
+    m->set_reference(w.reference == Reference::Local ? v1::REFERENCE_FRAME_LOCAL : v1::REFERENCE_FRAME_BASE);
+    append(m->mutable_wrench(), w.wrench);
+  }
+}
+
+v1::RootJoint wireRoot(RootJoint root) {
+  switch (root) {
+    case RootJoint::Floating:
+      return v1::ROOT_JOINT_FLOATING;
+    case RootJoint::Planar:
+      return v1::ROOT_JOINT_PLANAR;
+    case RootJoint::Fixed:
+      break;
+  }
+  return v1::ROOT_JOINT_FIXED;
 }
 
 v1::ForwardRoute wireRoute(Route r) {
@@ -130,9 +154,13 @@ ModelInfo modelInfo(const v1::ModelInfo& m) {
   info.dof = static_cast<int>(m.dof());
   info.joint_names.assign(m.joint_names().begin(), m.joint_names().end());
   info.link_names.assign(m.link_names().begin(), m.link_names().end());
-  for (int t : m.joint_types()) {
-    info.joint_types.push_back(t == v1::JOINT_TYPE_PRISMATIC ? JointType::Prismatic : JointType::Revolute);
-  }
+  const auto type = [](int t) {
+    return t == v1::JOINT_TYPE_PRISMATIC  ? JointType::Prismatic
+           : t == v1::JOINT_TYPE_FLOATING ? JointType::Floating
+           : t == v1::JOINT_TYPE_PLANAR   ? JointType::Planar
+                                          : JointType::Revolute;
+  };
+  for (int t : m.joint_types()) info.joint_types.push_back(type(t));
   info.gravity = vec3(m.gravity());
   info.lower = vector(m.lower());
   info.upper = vector(m.upper());
@@ -141,6 +169,28 @@ ModelInfo modelInfo(const v1::ModelInfo& m) {
   info.armature = vector(m.armature());
   info.pinned = m.pinned();
   info.source = m.source();
+  // the tree; a server from before trees leaves the sizes 0: a fixed-root chain of dof joints
+  info.nv = m.nv() != 0 ? static_cast<int>(m.nv()) : info.dof;
+  info.nq = m.nq() != 0 ? static_cast<int>(m.nq()) : info.nv;
+  info.nu = m.nu() != 0 || m.nv() != 0 ? static_cast<int>(m.nu()) : info.dof;
+  info.root = m.root() == v1::ROOT_JOINT_FLOATING ? RootJoint::Floating
+              : m.root() == v1::ROOT_JOINT_PLANAR ? RootJoint::Planar
+                                                  : RootJoint::Fixed;
+  for (const v1::Joint& j : m.joints()) {
+    Joint joint;
+    joint.name = j.name();
+    joint.type = type(j.type());
+    joint.parent = j.parent();
+    joint.q_index = static_cast<int>(j.q_index());
+    joint.v_index = static_cast<int>(j.v_index());
+    joint.nq = static_cast<int>(j.nq());
+    joint.nv = static_cast<int>(j.nv());
+    joint.link = j.link();
+    joint.depth = static_cast<int>(j.depth());
+    info.joints.push_back(std::move(joint));
+  }
+  for (const v1::Frame& f : m.frames()) info.frames.push_back({f.name(), f.joint(), f.fixed_to()});
+  info.depth = m.depth() != 0 ? static_cast<int>(m.depth()) : (m.nv() != 0 ? 0 : info.dof);
   return info;
 }
 

@@ -21,6 +21,10 @@ v1::Vec3 vec3(const Eigen::Vector3d& v);
 v1::Inertia inertia(const Eigen::Matrix3d& m);
 /// The one conversion of a Payload to its message (every call that carries one).
 void writePayload(v1::Payload* out, const Payload& p);
+/// External wrenches appended to a request's repeated LinkWrench field (row-major values).
+void appendWrenches(google::protobuf::RepeatedPtrField<v1::LinkWrench>* out,
+                    const std::vector<LinkWrench>& wrenches);
+v1::RootJoint wireRoot(RootJoint root);
 
 v1::ForwardRoute wireRoute(Route r);
 Route route(v1::ForwardRoute r);

@@ -13,14 +13,14 @@ namespace {
 
 // the parts of a Derivatives request both directions share: model, shape, direction, q, qd, tip wrench,
 // payload (the caller adds qdd or tau)
-v1::DerivativesRequest derivativesRequest(const std::string& model_id, v1::DerivativeOf of,
+v1::DerivativesRequest derivativesRequest(const std::string& model_id, int dof, v1::DerivativeOf of,
                                           const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
                                           const std::optional<Payload>& payload,
                                           const Eigen::MatrixXd& tip_wrench) {
   v1::DerivativesRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dof));
   request.set_of(of);
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
@@ -37,29 +37,44 @@ KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::Ma
       Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
   if (parts.size() > 1) {
     KinematicsResult r;
-    std::vector<Eigen::MatrixXd> origin, jdot_qd;
+    std::vector<Eigen::MatrixXd> origin, jdot_qd, com, mass, momentum;
     for (const auto& [first, size] : parts) {
       KinematicsResult p = kinematics(model_id, Q.middleRows(first, size), o, split::rowsOf(Qd, first, size));
       split::joinInfo(r, p, origin.empty());
+      r.frames = p.frames;
       split::moveAppend(r.rotation, p.rotation);
       split::moveAppend(r.jacobian, p.jacobian);
       split::moveAppend(r.lambda, p.lambda);
       split::moveAppend(r.frame_rotations, p.frame_rotations);
       split::moveAppend(r.frame_origins, p.frame_origins);
+      split::moveAppend(r.com_jacobian, p.com_jacobian);
+      split::moveAppend(r.centroidal, p.centroidal);
       origin.push_back(std::move(p.origin));
       jdot_qd.push_back(std::move(p.jdot_qd));
+      com.push_back(std::move(p.com));
+      mass.emplace_back(p.mass);
+      momentum.push_back(std::move(p.centroidal_momentum));
     }
     r.origin = split::stackRows(origin);
     r.jdot_qd = split::stackRows(jdot_qd);
+    r.com = split::stackRows(com);
+    const Eigen::MatrixXd m = split::stackRows(mass);
+    if (m.size() != 0) r.mass = m.col(0);
+    r.centroidal_momentum = split::stackRows(momentum);
     return r;
   }
   v1::KinematicsRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(Q.rows()));
-  request.set_dof(static_cast<std::uint32_t>(Q.cols()));
+  request.set_dof(static_cast<std::uint32_t>(dofOf(model_id, Q, Qd)));
   convert::append(request.mutable_q(), Q);
   convert::append(request.mutable_qd(), Qd);
   request.set_link(o.link);
+  for (const std::string& link : o.links) request.add_links(link);
+  request.set_center_of_mass(o.center_of_mass);
+  request.set_com_jacobian(o.com_jacobian);
+  request.set_centroidal(o.centroidal);
+  request.set_centroidal_momentum(o.centroidal_momentum);
   *request.mutable_point() = convert::vec3(o.point);
   request.set_reference(o.reference == Reference::Local ? v1::REFERENCE_FRAME_LOCAL
                                                         : v1::REFERENCE_FRAME_BASE);
@@ -80,26 +95,38 @@ KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::Ma
   convert::fillInfo(r, response);
   const int count = static_cast<int>(response.count()), n = static_cast<int>(response.dof());
   const char* call = "Kinematics";
-  for (const auto& m : convert::checkedBlocks(response.rotation(), count, 3, 3, "rotation", call))
+  const int L = o.links.empty() ? 1 : static_cast<int>(o.links.size());
+  const std::int64_t blocks = static_cast<std::int64_t>(count) * L;
+  r.frames = L;
+  for (const auto& m : convert::checkedBlocks(response.rotation(), blocks, 3, 3, "rotation", call))
     r.rotation.emplace_back(m);
-  convert::expectSize(response.rotation_size(), 9LL * count, "rotation", call);
-  r.origin = convert::checkedRows(response.origin(), count, 3, "origin", call);
-  r.jacobian = convert::checkedBlocks(response.jacobian(), count, 6, n, "jacobian", call);
-  r.jdot_qd = convert::checkedRows(response.jdot_qd(), count, 6, "jdot_qd", call);
+  convert::expectSize(response.rotation_size(), 9LL * blocks, "rotation", call);
+  r.origin = convert::checkedRows(response.origin(), static_cast<int>(blocks), 3, "origin", call);
+  r.jacobian = convert::checkedBlocks(response.jacobian(), blocks, 6, n, "jacobian", call);
+  r.jdot_qd = convert::checkedRows(response.jdot_qd(), static_cast<int>(blocks), 6, "jdot_qd", call);
   const int rr = o.lambda_rows == TaskRows::Full ? 6 : 3;
-  r.lambda = convert::checkedBlocks(response.lambda(), count, rr, rr, "lambda", call);
+  r.lambda = convert::checkedBlocks(response.lambda(), blocks, rr, rr, "lambda", call);
   if (!response.frame_rotations().empty()) {
-    const auto rot =
-        convert::checkedBlocks(response.frame_rotations(), static_cast<std::int64_t>(count) * (n + 1), 3, 3,
-                               "frame_rotations", call);
-    r.frame_origins =
-        convert::checkedBlocks(response.frame_origins(), count, n + 1, 3, "frame_origins", call);
+    // F frames per state: nu + 1 for a fixed root, nu + 2 with a moving root's link; the answer says which
+    const int F = count > 0 ? response.frame_origins_size() / (3 * count) : 0;
+    const auto rot = convert::checkedBlocks(response.frame_rotations(), static_cast<std::int64_t>(count) * F,
+                                            3, 3, "frame_rotations", call);
+    r.frame_origins = convert::checkedBlocks(response.frame_origins(), count, F, 3, "frame_origins", call);
     for (int k = 0; k < count; ++k) {
       r.frame_rotations.emplace_back();
-      for (int i = 0; i <= n; ++i)
-        r.frame_rotations.back().emplace_back(rot[static_cast<std::size_t>(k * (n + 1) + i)]);
+      for (int i = 0; i < F; ++i)
+        r.frame_rotations.back().emplace_back(rot[static_cast<std::size_t>(k * F + i)]);
     }
   }
+  r.com = convert::checkedRows(response.com(), count, 3, "com", call);
+  if (!response.mass().empty()) {
+    convert::expectSize(response.mass_size(), count, "mass", call);
+    r.mass = convert::vector(response.mass());
+  }
+  r.com_jacobian = convert::checkedBlocks(response.com_jacobian(), count, 3, n, "com_jacobian", call);
+  r.centroidal = convert::checkedBlocks(response.centroidal(), count, 6, n, "centroidal", call);
+  r.centroidal_momentum =
+      convert::checkedRows(response.centroidal_momentum(), count, 6, "centroidal_momentum", call);
   return r;
 }
 
@@ -146,9 +173,10 @@ DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inv
     r.qdd = split::stackRows(qdd);
     return r;
   }
-  v1::DerivativesRequest request = derivativesRequest(
-      model_id, inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q, Qd,
-      payload, tip_wrench);
+  v1::DerivativesRequest request =
+      derivativesRequest(model_id, dofOf(model_id, Q, Qd),
+                         inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q,
+                         Qd, payload, tip_wrench);
   convert::append(inverse ? request.mutable_qdd() : request.mutable_tau(), Third);
   v1::DerivativesResponse response;
   call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
@@ -203,6 +231,7 @@ RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd
   v1::RolloutRequest request;
   request.set_model_id(model_id);
   request.set_count(static_cast<std::uint32_t>(X0.rows()));
+  // x = [q; qd] has nq + nv = 2 nv values, or 2 nv + 1 for a floating root (its quaternion): nv = x / 2
   request.set_dof(static_cast<std::uint32_t>(X0.cols() / 2));
   request.set_steps(options.steps);
   request.set_dt(options.dt);
@@ -222,11 +251,15 @@ RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd
   convert::fillInfo(r, response);
   r.steps = response.steps();
   const std::int64_t K = response.count(), T = response.steps();
-  const int n = static_cast<int>(response.dof()), x = 2 * n;
+  const int n = static_cast<int>(response.dof()), t = 2 * n;  // the tangent space: 2 nv
+  // a state has nq + nv values: 2 nv, or 2 nv + 1 for a floating root; the controls nu (B's columns)
+  const int x = K * (T + 1) > 0 && response.states_size() == K * (T + 1) * (t + 1) ? t + 1 : t;
   r.states = convert::checkedBlocks(response.states(), K, static_cast<int>(T + 1), x, "states", "Rollout");
   convert::expectSize(response.states_size(), K * (T + 1) * x, "states", "Rollout");
-  const auto a = convert::checkedBlocks(response.a(), K * T, x, x, "a", "Rollout");
-  const auto b = convert::checkedBlocks(response.b(), K * T, x, n, "b", "Rollout");
+  const std::int64_t b_rows = K * T * t;
+  const int nu = b_rows > 0 ? static_cast<int>(response.b_size() / b_rows) : 0;
+  const auto a = convert::checkedBlocks(response.a(), K * T, t, t, "a", "Rollout");
+  const auto b = convert::checkedBlocks(response.b(), K * T, t, nu, "b", "Rollout");
   if (!a.empty() && !b.empty()) {
     r.A.resize(static_cast<std::size_t>(K));
     r.B.resize(static_cast<std::size_t>(K));

@@ -12,7 +12,8 @@ SimulationSummary Client::simulate(const std::string& model_id, const Eigen::Vec
                                    const BatchCallback& on_batch) {
   v1::SimulateRequest request;
   request.set_model_id(model_id);
-  request.set_dof(static_cast<std::uint32_t>(q0.size()));
+  // dof is nv, qd0's size (q0 has nq: one more for a floating root's quaternion)
+  request.set_dof(static_cast<std::uint32_t>(qd0.size() != 0 ? qd0.size() : q0.size()));
   for (Eigen::Index i = 0; i < q0.size(); ++i) request.add_q0(q0[i]);
   for (Eigen::Index i = 0; i < qd0.size(); ++i) request.add_qd0(qd0[i]);
   request.set_t_end(o.t_end);
@@ -50,7 +51,8 @@ SimulationSummary Client::simulate(const std::string& model_id, const Eigen::Vec
       const int count = static_cast<int>(message.count()), dof = static_cast<int>(message.dof());
       convert::expectSize(message.t_size(), count, "t", "Simulate");
       b.t = convert::vector(message.t());
-      b.q = convert::checkedRows(message.q(), count, dof, "q", "Simulate");
+      const int nq = count > 0 && message.q_size() == count * (dof + 1) ? dof + 1 : dof;  // a floating root
+      b.q = convert::checkedRows(message.q(), count, nq, "q", "Simulate");
       b.qd = convert::checkedRows(message.qd(), count, dof, "qd", "Simulate");
       b.energy = convert::vector(message.energy());
       b.kinetic = convert::vector(message.kinetic());

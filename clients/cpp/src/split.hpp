@@ -16,6 +16,24 @@ inline Eigen::MatrixXd rowsOf(const Eigen::MatrixXd& m, Eigen::Index first, Eige
   return m.size() == 0 ? m : Eigen::MatrixXd(m.middleRows(first, size));
 }
 
+/// Whether every wrench has one row per state (count) or one row for all (1): a batch that can be split.
+inline bool wrenchesFit(const std::vector<LinkWrench>& wrenches, Eigen::Index count) {
+  return std::all_of(wrenches.begin(), wrenches.end(), [&](const LinkWrench& w) {
+    return w.wrench.cols() == 6 && (w.wrench.rows() == count || w.wrench.rows() == 1);
+  });
+}
+
+/// The wrenches of rows [first, first + size) of a batch of count states: a wrench per state is cut, one
+/// shared by every state goes whole.
+inline std::vector<LinkWrench> wrenchesOf(const std::vector<LinkWrench>& wrenches, Eigen::Index count,
+                                          Eigen::Index first, Eigen::Index size) {
+  std::vector<LinkWrench> out = wrenches;
+  for (LinkWrench& w : out) {
+    if (w.wrench.rows() == count && count != 1) w.wrench = Eigen::MatrixXd(w.wrench.middleRows(first, size));
+  }
+  return out;
+}
+
 /// The parts' rows one after the other (the empty matrix when the parts are empty).
 inline Eigen::MatrixXd stackRows(const std::vector<Eigen::MatrixXd>& parts) {
   Eigen::Index rows = 0, cols = 0;

@@ -103,6 +103,26 @@ Eigen::VectorXd StreamSession::forwardDynamics(const std::string& model_id, cons
   return exchange(std::move(request), info);
 }
 
+Eigen::VectorXd StreamSession::inverseDynamics(const std::string& model_id, const Eigen::VectorXd& q,
+                                               const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                                               const std::vector<LinkWrench>& wrenches, AnswerInfo* info) {
+  v1::StreamRequest request = stateRequest(model_id, v1::COMPUTATION_INVERSE_DYNAMICS, q, qd);
+  put(request.mutable_qdd(), qdd);
+  convert::appendWrenches(request.mutable_wrenches(), wrenches);
+  return exchange(std::move(request), info);
+}
+
+Eigen::VectorXd StreamSession::forwardDynamics(const std::string& model_id, const Eigen::VectorXd& q,
+                                               const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                               const std::vector<LinkWrench>& wrenches, Route route,
+                                               AnswerInfo* info) {
+  v1::StreamRequest request = stateRequest(model_id, v1::COMPUTATION_FORWARD_DYNAMICS, q, qd);
+  put(request.mutable_tau(), tau);
+  request.set_route(convert::wireRoute(route));
+  convert::appendWrenches(request.mutable_wrenches(), wrenches);
+  return exchange(std::move(request), info);
+}
+
 void StreamSession::close() {
   if (closed_) return;
   closed_ = true;

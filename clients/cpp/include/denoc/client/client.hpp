@@ -71,19 +71,22 @@ class Client {
   bool waitForConnected(std::chrono::milliseconds timeout) const;
 
   // --- models
-  /// A URDF model: the chain from base_link (empty: the root) to tip_link (empty: the single leaf).
+  /// A URDF model: the whole tree below base_link (empty: the root link), or the chain from base_link to
+  /// tip_link; `root` says how base_link moves (fixed, floating or planar; docs/trees.md).
   Registration registerUrdf(const std::string& urdf_text, const std::string& base_link = {},
                             const std::string& tip_link = {},
                             const std::optional<Eigen::Vector3d>& gravity = std::nullopt,
                             const std::optional<std::string>& name = std::nullopt,
-                            const std::vector<double>& armature = {});
+                            const std::vector<double>& armature = {}, RootJoint root = RootJoint::Fixed);
   /// A DH model (its gravity and name are sent).
   Registration registerDH(const DHSpec& dh);
-  /// A model file: ".json" (denoc-dh/1) or ".urdf" (with base_link/tip_link). Throws Error
-  /// (INVALID_ARGUMENT) for an unreadable file or a DH file that does not parse.
+  /// A model file: ".json" (denoc-dh/1) or ".urdf" (with base_link/tip_link and root). Throws Error
+  /// (INVALID_ARGUMENT) for an unreadable file, a DH file that does not parse or a DH file with a moving
+  /// root.
   Registration registerModelFile(const std::string& path, const std::string& base_link = {},
                                  const std::string& tip_link = {},
-                                 const std::optional<Eigen::Vector3d>& gravity = std::nullopt);
+                                 const std::optional<Eigen::Vector3d>& gravity = std::nullopt,
+                                 RootJoint root = RootJoint::Fixed);
   /// Any registration request.
   Registration registerModel(const v1::RegisterModelRequest& request);
   ModelInfo getModel(const std::string& model_id);
@@ -104,14 +107,25 @@ class Client {
   /// source is forgotten too, so it is not re-registered behind the caller's back.
   void deleteModel(const std::string& model_id);
 
-  // --- dynamics: batches are count x dof matrices, one state per row (any Eigen matrix expression); a single
-  // state may be given as vectors (any expression with one column at compile time), answered as a 1-row
-  // batch. payload: a body held by the tip for this call only (none: the model as registered).
+  // --- dynamics: batches are matrices with one state per row (any Eigen matrix expression), count x nq for
+  // Q and count x nv (dof) for Qd, Qdd and Tau (nq = nv for a fixed root); a single state may be given as
+  // vectors (any expression with one column at compile time), answered as a 1-row batch. payload: a body
+  // held by a frame (the tip by default) for this call only (none: the model as registered). wrenches:
+  // external wrenches on named frames (LinkWrench, at most ServerInfo::max_wrenches).
   template <typename A, typename B, typename C>
   InverseDynamicsResult inverseDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
                                         const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd,
                                         const std::optional<Payload>& payload = std::nullopt) {
-    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), Eigen::MatrixXd(), payload);
+    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), Eigen::MatrixXd(), {}, payload);
+  }
+  /// With external wrenches on named frames (a foot's contact force, world axes by default): tau less the
+  /// wrenches' joint forces, sum of J_k^T f_k.
+  template <typename A, typename B, typename C>
+  InverseDynamicsResult inverseDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
+                                        const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd,
+                                        const std::vector<LinkWrench>& wrenches,
+                                        const std::optional<Payload>& payload = std::nullopt) {
+    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), Eigen::MatrixXd(), wrenches, payload);
   }
   /// With a wrench on the last link per state (count x 6: moment, force; tip frame, moment about its origin).
   template <typename A, typename B, typename C, typename W>
@@ -119,14 +133,22 @@ class Client {
                                         const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Qdd,
                                         const Eigen::MatrixBase<W>& tip_wrench,
                                         const std::optional<Payload>& payload = std::nullopt) {
-    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), batchOf(tip_wrench), payload);
+    return idBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Qdd), batchOf(tip_wrench), {}, payload);
   }
   template <typename A, typename B, typename C>
   ForwardDynamicsResult forwardDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
                                         const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Tau,
                                         Route route = Route::Saha,
                                         const std::optional<Payload>& payload = std::nullopt) {
-    return fdBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Tau), route, payload);
+    return fdBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Tau), route, {}, payload);
+  }
+  /// With external wrenches on named frames: qdd = I^-1 (tau + sum of J_k^T f_k - C qd - g).
+  template <typename A, typename B, typename C>
+  ForwardDynamicsResult forwardDynamics(const std::string& model_id, const Eigen::MatrixBase<A>& Q,
+                                        const Eigen::MatrixBase<B>& Qd, const Eigen::MatrixBase<C>& Tau,
+                                        const std::vector<LinkWrench>& wrenches, Route route = Route::Saha,
+                                        const std::optional<Payload>& payload = std::nullopt) {
+    return fdBatch(model_id, batchOf(Q), batchOf(Qd), batchOf(Tau), route, wrenches, payload);
   }
   /// I, U, D, log det per state, and the terms flags asks for (convective and bias need Qd).
   template <typename A>
@@ -142,12 +164,13 @@ class Client {
     return factorBatch(model_id, batchOf(Q), flags, batchOf(Qd), payload);
   }
 
-  // --- for planners: batches of count x dof matrices as above. Batches above maxStates() are split like the
-  // dynamics ones: kinematics and derivatives by states, rollouts by rollouts (floor(max_states / steps) per
-  // call; a shared control sequence goes whole to every call).
+  // --- for planners: batches as above (Q count x nq, the others count x nv). Batches above maxStates() are
+  // split like the dynamics ones: kinematics and derivatives by states, rollouts by rollouts
+  // (floor(max_states / steps) per call; a shared control sequence goes whole to every call).
 
-  /// The pose of a link frame (options.link; empty: the tip) per state, and on request the Jacobian of a
-  /// point on it, (dJ/dt) qd (needs Qd), the operational-space inertia and the poses of every frame.
+  /// The pose of a frame (options.link; empty: the tip), or of several (options.links), per state, and on
+  /// request the Jacobian of a point on it, (dJ/dt) qd (needs Qd), the operational-space inertia, the poses
+  /// of every frame, the centre of mass, its Jacobian, the centroidal map and momentum (needs Qd).
   KinematicsResult kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
                               const KinematicsOptions& options,
                               const Eigen::MatrixXd& Qd = Eigen::MatrixXd());
@@ -161,7 +184,7 @@ class Client {
                                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
                                                const std::optional<Payload>& payload = std::nullopt,
                                                const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd());
-  /// K rollouts from X0 (K x 2n, rows [q; qd]) under U: K matrices T x n, or one shared by all.
+  /// K rollouts from X0 (K x (nq + nv), rows [q; qd]) under U: K matrices T x nu, or one shared by all.
   RolloutResult rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
                         const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options);
 
@@ -200,10 +223,18 @@ class Client {
   Registration registerRaw(const v1::RegisterModelRequest& request, bool remember) const;
   InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
-                                const Eigen::MatrixXd& tip_wrench, const std::optional<Payload>& payload);
+                                const Eigen::MatrixXd& tip_wrench, const std::vector<LinkWrench>& wrenches,
+                                const std::optional<Payload>& payload);
   ForwardDynamicsResult fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route,
+                                const std::vector<LinkWrench>& wrenches,
                                 const std::optional<Payload>& payload);
+  /// Remembers what a model's root adds to q (nq - nv: 1 for a floating root, else 0).
+  void rememberShape(const ModelInfo& info) const;
+  /// The velocity coordinates (dof) of a call on model_id with Q (count x nq): Q's columns less what the
+  /// root adds to q when this client has seen the model's description (so a wrong Qd is named by the
+  /// server, as for a serial arm), else Qd's columns when given, else as Q's after asking GetModel once.
+  int dofOf(const std::string& model_id, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd);
   FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                const FactorFlags& flags, const Eigen::MatrixXd& Qd,
                                const std::optional<Payload>& payload);
@@ -222,8 +253,9 @@ class Client {
 
   ClientOptions options_;
   std::shared_ptr<ModelSources> sources_;
-  std::optional<std::uint32_t> max_states_;  // guarded by mutex_
-  mutable std::mutex mutex_;                 // guards channel_ and stub_
+  std::optional<std::uint32_t> max_states_;     // guarded by mutex_
+  mutable std::map<std::string, int> q_extra_;  // model id -> nq - nv; guarded by mutex_
+  mutable std::mutex mutex_;                    // guards channel_ and stub_
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::Dynamics::Stub> stub_;
 };

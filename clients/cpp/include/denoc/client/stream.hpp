@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "denoc/client/types.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
@@ -34,8 +35,16 @@ class StreamSession {
   Eigen::VectorXd forwardDynamics(const std::string& model_id, const Eigen::VectorXd& q,
                                   const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                   Route route = Route::Saha, AnswerInfo* info = nullptr);
-  /// The payload held by the tip that every following message declares (none: the model as registered); the
-  /// server keeps the model with it while it stays the same.
+  /// The same with external wrenches on named frames (LinkWrench of 6 values each).
+  Eigen::VectorXd inverseDynamics(const std::string& model_id, const Eigen::VectorXd& q,
+                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                                  const std::vector<LinkWrench>& wrenches, AnswerInfo* info = nullptr);
+  Eigen::VectorXd forwardDynamics(const std::string& model_id, const Eigen::VectorXd& q,
+                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                  const std::vector<LinkWrench>& wrenches, Route route = Route::Saha,
+                                  AnswerInfo* info = nullptr);
+  /// The payload held by a frame (Payload::link; the tip by default) that every following message declares
+  /// (none: the model as registered); the server keeps the model with it while it stays the same.
   void setPayload(const std::optional<Payload>& payload);
   /// Ends the stream (WritesDone, then the final status); throws Error if the server ended it with an error.
   void close();

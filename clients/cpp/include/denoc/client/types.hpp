@@ -1,5 +1,7 @@
 // denoc::client types: the options of a client and the values its calls take and answer. Batches are
-// Eigen::MatrixXd with one state per row (count x dof); units are SI (m, kg, s, rad, N, N m).
+// Eigen::MatrixXd with one state per row: count x nq for q, count x nv (= dof) for qd, qdd and tau (nq = nv =
+// dof for a fixed root; a floating root's 7 coordinates and 6 velocities come first, a planar root's 3:
+// docs/trees.md); units are SI (m, kg, s, rad, N, N m).
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -11,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace denoc::client {
@@ -63,19 +66,54 @@ struct ClientOptions {
   int max_send_message_bytes = 64 << 20;
 };
 
-enum class JointType { Revolute, Prismatic };
+/// A joint's kind; Floating and Planar only for a moving root (ModelInfo::joints[0]).
+enum class JointType { Revolute, Prismatic, Floating, Planar };
+
+/// How a model's root link moves relative to the world (v1::RootJoint, docs/trees.md): Fixed (q and qd hold
+/// the joints only), Floating (q starts with [x y z qx qy qz qw], qd with [wx wy wz vx vy vz] in the root
+/// link's axes), Planar (q and qd start with [x y yaw]).
+enum class RootJoint { Fixed, Floating, Planar };
+
+/// One joint of a model's tree (v1::Joint): a moving root is joints[0] ("root_joint"), the others follow in
+/// the order of their coordinates, every parent before its children.
+struct Joint {
+  std::string name;
+  JointType type = JointType::Revolute;
+  int parent = -1;  // index in ModelInfo::joints of the joint that moves this one's parent link; -1: none
+  int q_index = 0, v_index = 0;  // its first coordinate in q and in qd (qdd, tau)
+  int nq = 1, nv = 1;            // 1, or 7 and 6 (floating), or 3 and 3 (planar)
+  std::string link;              // the link it moves
+  int depth = 1;                 // joints on its path from the world, itself included
+};
+
+/// A frame a request may name (v1::Frame): a link, "tip", the root link, or a link merged into one of these
+/// by fixed joints (a foot, a flange: a fixed frame).
+struct Frame {
+  std::string name;
+  int joint = -1;        // index in ModelInfo::joints of the joint that moves it; -1: fixed to the world
+  std::string fixed_to;  // a fixed frame: the frame (link) it is fixed to; else empty
+};
 
 /// A registered model as the server describes it (v1::ModelInfo).
 struct ModelInfo {
   std::string model_id;
   std::string name;
-  int dof = 0;
-  std::vector<std::string> joint_names, link_names;
+  int dof = 0;                                       // velocity coordinates nv
+  std::vector<std::string> joint_names, link_names;  // the nu non-root joints, in their order in q
   std::vector<JointType> joint_types;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
   Eigen::VectorXd lower, upper, velocity_limit, effort_limit, armature;  // -inf/+inf: unlimited
   bool pinned = false;
   std::string source;  // "urdf", "dh" or "builtin"
+  // the tree (a fixed-root serial arm: nq = nv = nu = dof, root Fixed, depth = dof)
+  int nq = 0;  // configuration coordinates: q has nq values per state
+  int nv = 0;  // velocity coordinates (= dof)
+  int nu = 0;  // actuated coordinates (the joints besides the root)
+  RootJoint root = RootJoint::Fixed;
+  std::vector<Joint> joints;  // a moving root first, then the joints of joint_names
+  std::vector<Frame> frames;  // the links of joint_names (0 .. nu-1), "tip" (nu), the root link (nu + 1),
+                              // then the fixed frames
+  int depth = 0;              // most joints on a path from the root link to a leaf
 };
 
 /// What every dynamics answer carries.
@@ -94,6 +132,9 @@ struct ServerInfo {
   std::uint64_t max_receive_message_bytes = 0, max_send_message_bytes = 0;
   std::uint32_t max_streams = 0;
   bool tokens_required = false;
+  std::uint32_t max_depth = 0;     // most joints on a path from a model's root
+  std::uint32_t max_wrenches = 0;  // most external wrenches (LinkWrench) in one request
+  std::uint32_t max_frames = 0;    // most frames named in one kinematics request (KinematicsOptions::links)
 };
 
 struct Registration {
@@ -101,6 +142,24 @@ struct Registration {
   ModelInfo model;
   bool created = false;  // false when the server already had the model
   std::chrono::nanoseconds compute_time{0};
+};
+
+/// Axes of a Jacobian, (dJ/dt) qd, operational-space inertia or external wrench.
+enum class Reference { Base, Local };
+
+/// An external wrench the environment applies on a frame of the model (v1::LinkWrench): a foot's contact
+/// force, a tool's load. Rows [mx, my, mz, fx, fy, fz], the moment about the frame's origin; one row per
+/// state (count x 6), or one row for every state (1 x 6).
+struct LinkWrench {
+  std::string link;                       // a name of ModelInfo::frames; empty: the tip frame
+  Reference reference = Reference::Base;  // Base: world axes; Local: the frame's own axes
+  Eigen::MatrixXd wrench;                 // count x 6 or 1 x 6
+
+  LinkWrench() = default;
+  LinkWrench(std::string link_, const Eigen::MatrixXd& wrench_, Reference reference_ = Reference::Base)
+      : link(std::move(link_)), reference(reference_), wrench(wrench_) {
+    if (wrench.cols() == 1 && wrench.rows() == 6) wrench.transposeInPlace();  // a 6-vector: one row
+  }
 };
 
 struct InverseDynamicsResult : AnswerInfo {
@@ -156,7 +215,7 @@ struct SimulateOptions {
 /// One streamed batch of samples.
 struct SimulationBatch : AnswerInfo {
   Eigen::VectorXd t;      // count sample times
-  Eigen::MatrixXd q, qd;  // count x dof
+  Eigen::MatrixXd q, qd;  // count x nq, count x dof
   Eigen::VectorXd energy, kinetic, potential;
   bool last = false;
 };
@@ -182,40 +241,56 @@ struct SimulationResult {
   AnswerInfo info;
 };
 
-/// A rigid body held by the tip for one call (v1::Payload): merged into the last link of the model for that
-/// call only. Checked by the server as a link's inertia; an all-zero inertia is a point mass.
+/// A rigid body held by a frame for one call (v1::Payload): merged into that frame's link (the tip's by
+/// default) for that call only. Checked by the server as a link's inertia; an all-zero inertia is a point
+/// mass.
 struct Payload {
-  double mass = 0.0;                                  // kg, > 0
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();      // mass centre in the tip frame, m
-  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();  // about the mass centre, tip-frame axes, kg m^2
+  double mass = 0.0;                              // kg, > 0
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();  // mass centre in the holding frame, m
+  Eigen::Matrix3d inertia =
+      Eigen::Matrix3d::Zero();  // about the mass centre, the holding frame's axes, kg m^2
+  std::string link;             // the holding frame (ModelInfo::frames); empty: the tip
 };
-
-/// Axes of a Jacobian, (dJ/dt) qd or operational-space inertia.
-enum class Reference { Base, Local };
 /// The rows of a task for its operational-space inertia: 6 x 6 (Full) or 3 x 3.
 enum class TaskRows { Full, Linear, Angular };
 
 /// What Client::kinematics computes besides the frame's pose (v1::KinematicsRequest).
 struct KinematicsOptions {
-  std::string link;                                 // a link name of ModelInfo::link_names; empty: the tip
+  std::string link;  // a name of ModelInfo::frames; empty: the tip
+  // several frames at once (four feet, two hands; at most ServerInfo::max_frames), instead of `link`: the
+  // result's rotation, origin, jacobian, jdot_qd and lambda then hold L = links.size() entries per state
+  std::vector<std::string> links;
   Eigen::Vector3d point = Eigen::Vector3d::Zero();  // a point on that link, in the frame's coordinates
   Reference reference = Reference::Base;
   bool jacobian = false;  // 6 x dof, rows [angular; linear]
   bool jdot_qd = false;   // (dJ/dt) qd: needs Qd
   bool lambda = false;    // operational-space inertia (J I^-1 J^T)^-1
   TaskRows lambda_rows = TaskRows::Full;
-  bool all_frames = false;  // the poses of every link frame and the tip frame
+  bool all_frames =
+      false;  // the poses of every frame (ModelInfo::frames: the links, the tip, a moving root's)
   std::optional<Payload> payload;
+  bool center_of_mass = false;       // the centre of mass (world) and the total mass
+  bool com_jacobian = false;         // the 3 x dof Jacobian of the centre of mass (world axes)
+  bool centroidal = false;           // the centroidal momentum matrix A_G (6 x dof, rows [angular; linear])
+  bool centroidal_momentum = false;  // h_G = A_G qd: needs Qd
 };
 
+/// The frames' entries are state by state: with L frames (KinematicsOptions::links, or 1), entry k * L + l
+/// (row k * L + l of origin and jdot_qd) is frame l of state k.
 struct KinematicsResult : AnswerInfo {
-  std::vector<Eigen::Matrix3d> rotation;                      // count: base <- frame
-  Eigen::MatrixXd origin;                                     // count x 3
-  std::vector<Eigen::MatrixXd> jacobian;                      // count matrices 6 x dof when requested
-  Eigen::MatrixXd jdot_qd;                                    // count x 6 when requested
-  std::vector<Eigen::MatrixXd> lambda;                        // count matrices r x r when requested
-  std::vector<std::vector<Eigen::Matrix3d>> frame_rotations;  // all_frames: count x (dof + 1)
-  std::vector<Eigen::MatrixXd> frame_origins;                 // all_frames: count matrices (dof + 1) x 3
+  int frames = 1;                                             // L
+  std::vector<Eigen::Matrix3d> rotation;                      // count * L: world <- frame
+  Eigen::MatrixXd origin;                                     // (count * L) x 3
+  std::vector<Eigen::MatrixXd> jacobian;                      // count * L matrices 6 x dof when requested
+  Eigen::MatrixXd jdot_qd;                                    // (count * L) x 6 when requested
+  std::vector<Eigen::MatrixXd> lambda;                        // count * L matrices r x r when requested
+  std::vector<std::vector<Eigen::Matrix3d>> frame_rotations;  // all_frames: count x F (F = frames.size())
+  std::vector<Eigen::MatrixXd> frame_origins;                 // all_frames: count matrices F x 3
+  Eigen::MatrixXd com;                                        // center_of_mass: count x 3
+  Eigen::VectorXd mass;                                       // center_of_mass: count
+  std::vector<Eigen::MatrixXd> com_jacobian;                  // com_jacobian: count matrices 3 x dof
+  std::vector<Eigen::MatrixXd> centroidal;                    // centroidal: count matrices 6 x dof
+  Eigen::MatrixXd centroidal_momentum;                        // centroidal_momentum: count x 6
 };
 
 /// Analytic derivatives per state (entry (i, j) is d out_i / d in_j); the inverse-dynamics fields or the
@@ -234,15 +309,15 @@ struct RolloutOptions {
   std::uint32_t steps = 0;  // T
   double dt = 1e-3;         // s
   StepScheme scheme = StepScheme::RK4;
-  bool linearize = false;  // also A_t (2n x 2n) and B_t (2n x n) per step
+  bool linearize = false;  // also A_t (2 nv x 2 nv) and B_t (2 nv x nu) per step, in the tangent space
   std::optional<Payload> payload;
 };
 
 struct RolloutResult : AnswerInfo {
   std::uint32_t steps = 0;
-  std::vector<Eigen::MatrixXd> states;          // K matrices (T + 1) x 2n: x_0 .. x_T, x = [q; qd]
-  std::vector<std::vector<Eigen::MatrixXd>> A;  // linearize: K x T matrices 2n x 2n
-  std::vector<std::vector<Eigen::MatrixXd>> B;  // linearize: K x T matrices 2n x n
+  std::vector<Eigen::MatrixXd> states;          // K matrices (T + 1) x (nq + nv): x_0 .. x_T, x = [q; qd]
+  std::vector<std::vector<Eigen::MatrixXd>> A;  // linearize: K x T matrices 2 nv x 2 nv
+  std::vector<std::vector<Eigen::MatrixXd>> B;  // linearize: K x T matrices 2 nv x nu
 };
 
 }  // namespace denoc::client
