@@ -60,7 +60,7 @@ RUN if ldd /usr/bin/denocd /usr/bin/denoc /usr/bin/denoc-health /usr/bin/denoc_p
 
 ENV DENOC_LISTEN=0.0.0.0:50051 \
     DENOC_STORE_DIR=/var/lib/denoc/store \
-    DENOC_PRELOAD=/usr/share/denoc/models/panda.urdf \
+    DENOC_PRELOAD=/usr/share/denoc/models/panda.urdf,/usr/share/denoc/models/trees/solo12.urdf#floating \
     DENOC_LOG_LEVEL=info \
     DENOC_HEALTH_TIMEOUT_MS=2000
 EXPOSE 50051 8443

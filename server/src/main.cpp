@@ -71,11 +71,21 @@ int serve(const ds::ServerOptions& options) {
       spdlog::info("example model {} ({} dof): {}", entry->info.name(), entry->info.dof(), entry->id);
     }
   }
-  for (const std::string& item : options.models.preload) {
-    // FILE or FILE@TIP_LINK
+  for (const std::string& entry_text : options.models.preload) {
+    // FILE, FILE@TIP_LINK, each with #fixed, #floating or #planar for the root joint
+    const std::size_t hash = entry_text.rfind('#');
+    const std::string item = entry_text.substr(0, hash);
+    const std::string root = hash == std::string::npos ? "fixed" : entry_text.substr(hash + 1);
     const std::size_t at = item.rfind('@');
     const std::string path = at == std::string::npos ? item : item.substr(0, at);
     denoc::v1::RegisterModelRequest request;
+    if (root != "fixed" && root != "floating" && root != "planar") {
+      spdlog::critical("cannot preload {}: root '{}' is not fixed, floating or planar", entry_text, root);
+      return 1;
+    }
+    request.mutable_urdf()->set_root(root == "floating" ? denoc::v1::ROOT_JOINT_FLOATING
+                                     : root == "planar" ? denoc::v1::ROOT_JOINT_PLANAR
+                                                        : denoc::v1::ROOT_JOINT_FIXED);
     request.mutable_urdf()->set_text(readFile(path));
     if (at != std::string::npos) request.mutable_urdf()->set_tip_link(item.substr(at + 1));
     try {

@@ -80,8 +80,10 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   // the models and the request limits
   app.add_option("--store-dir", o.models.store_dir, "model store directory (created if missing)")
       ->envname("DENOC_STORE_DIR");
-  app.add_option("--preload", o.models.preload,
-                 "URDF files (FILE or FILE@TIP_LINK) to register and pin at start")
+  app.add_option(
+         "--preload", o.models.preload,
+         "URDF files (FILE or FILE@TIP_LINK, with #floating or #planar for a moving root) to register "
+         "and pin at start")
       ->envname("DENOC_PRELOAD")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->delimiter(',');

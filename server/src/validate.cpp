@@ -15,9 +15,9 @@ namespace denoc::server {
 
 namespace {
 
-std::string num(double v) {
+std::string num(double v, int digits = 17) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 
@@ -43,7 +43,8 @@ void checkName(const std::string& s, const std::string& field) {
 void checkDof(std::uint32_t dof, const Model& model) {
   if (dof != static_cast<std::uint32_t>(model.nv)) {
     fail(ErrorCode::InvalidArgument,
-         "dof is " + std::to_string(dof) + ", expected the model's dof (nv) = " + std::to_string(model.nv));
+         "dof is " + std::to_string(dof) + ", expected the model's dof = " + std::to_string(model.nv) +
+             (model.nq != model.nv || model.n != model.nv ? " (nv: the velocity coordinates)" : ""));
   }
 }
 
@@ -66,6 +67,8 @@ void checkDHLink(const v1::DHLink& l, const std::string& f) {
   checkNumber(l.alpha(), f + ".alpha");
   checkNumber(l.theta(), f + ".theta");
   checkNumber(l.mass(), f + ".mass");
+  // the proto's contract for a DH link (a URDF may carry massless links: they make a tree model)
+  if (!(l.mass() > 0.0)) fail(ErrorCode::InvalidArgument, f + ".mass is " + num(l.mass()) + ", expected > 0");
   checkNumber(l.armature(), f + ".armature");
   checkVec3(l.com(), f + ".com");
   const v1::Inertia& I = l.inertia();
@@ -726,7 +729,7 @@ void checkConfigurations(const Doubles& values, const char* name, std::uint64_t 
       fail(ErrorCode::InvalidArgument,
            std::string(name) + "[" + std::to_string(at) + ".." + std::to_string(at + 3) + "] (state " +
                std::to_string(k) + "): the floating root's quaternion [qx, qy, qz, qw] has norm " +
-               num(norm) + ", expected 1 within " + num(kQuaternionTolerance) + " (normalize it)");
+               num(norm, 9) + ", expected 1 within " + num(kQuaternionTolerance, 3) + " (normalize it)");
     }
   }
 }

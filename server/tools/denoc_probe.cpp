@@ -11,8 +11,10 @@
 //  The batched rows compare with the core in this process: a plain loop on one thread, and the batch API on
 //  a pool of all cores (what denocd does with a large batch).
 // Timing only: no pass/fail. Usage: denoc_probe --server 127.0.0.1:PORT [--iterations N] [--urdf FILE
-// --tip LINK] [--server-pid PID --register-models N] [--parts unary,batch,pipelined,stream,rollout]
-// [--grpc-arg NAME=INT ...]
+// [--tip LINK] [--root fixed|floating|planar]] [--server-pid PID --register-models N]
+// [--parts unary,batch,pipelined,stream,rollout] [--grpc-arg NAME=INT ...]. A URDF under a floating or planar
+// root (a legged robot) is measured with its configurations on the manifold: q of nq, qd of nv, controls of
+// nu.
 #include <grpcpp/grpcpp.h>
 
 #include <Eigen/Geometry>
@@ -29,10 +31,12 @@
 
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/batch.hpp"
+#include "denoc/configuration.hpp"
 #include "denoc/dh.hpp"
 #include "denoc/rollout.hpp"
 #include "denoc/urdf.hpp"
 #include "denoc/v1/dynamics.grpc.pb.h"
+#include "denoc/version.hpp"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tool_support.hpp"
 
@@ -48,11 +52,37 @@ std::unique_ptr<grpc::ClientContext> ctx() {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: denoc_probe [--server HOST:PORT] [--iterations N] [--urdf FILE [--tip LINK] [--root "
+    "fixed|floating|planar]]\n"
+    "                   [--server-pid PID --register-models N] [--parts "
+    "unary,batch,pipelined,stream,rollout]\n"
+    "                   [--grpc-arg NAME=INT ...]\n"
+    "Latency and throughput of a running denocd from one client (timing only). It registers a model on the\n"
+    "server (a 7-DOF DH arm, or --urdf) and calls it for about a minute. Defaults: --server "
+    "127.0.0.1:50051,\n"
+    "--iterations 2000, every part.\n";
+
 int main(int argc, char** argv) {
-  std::string server = "127.0.0.1:50051", urdf, tip;
+  std::string server = "127.0.0.1:50051", urdf, tip, root = "fixed";
   int iterations = 2000, pid = 0, register_models = 0;
   std::string parts = "unary,batch,pipelined,stream,rollout";
   std::vector<std::string> grpc_args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    if (a == "--version") {
+      std::printf("denoc_probe %s\n", DENOC_VERSION_STRING);
+      return 0;
+    }
+  }
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "%s has no value\n%s", argv[argc - 1], kUsage);
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--server")
@@ -63,6 +93,8 @@ int main(int argc, char** argv) {
       urdf = v;
     else if (k == "--tip")
       tip = v;
+    else if (k == "--root")
+      root = v;
     else if (k == "--server-pid")
       pid = std::stoi(v);
     else if (k == "--register-models")
@@ -72,9 +104,13 @@ int main(int argc, char** argv) {
     else if (k == "--grpc-arg")
       grpc_args.push_back(v);
     else {
-      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      std::fprintf(stderr, "unknown option %s\n%s", k.c_str(), kUsage);
       return 2;
     }
+  }
+  if (root != "fixed" && root != "floating" && root != "planar") {
+    std::fprintf(stderr, "--root %s: expected fixed, floating or planar\n", root.c_str());
+    return 2;
   }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);        // answers of 10^5 states
@@ -109,6 +145,12 @@ int main(int argc, char** argv) {
     reg.mutable_urdf()->set_tip_link(tip);
     denoc::UrdfOptions options;
     options.tip_link = tip;
+    options.root = root == "floating" ? denoc::RootJoint::Floating
+                   : root == "planar" ? denoc::RootJoint::Planar
+                                      : denoc::RootJoint::Fixed;
+    reg.mutable_urdf()->set_root(root == "floating" ? denoc::v1::ROOT_JOINT_FLOATING
+                                 : root == "planar" ? denoc::v1::ROOT_JOINT_PLANAR
+                                                    : denoc::v1::ROOT_JOINT_FIXED);
     model = std::make_unique<denoc::Model>(denoc::buildModelFromUrdf(ss.str(), options));
   } else {
     reg = dhRequest(sevenDof(0));
@@ -121,8 +163,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string id = reg_resp.model_id();
+  // n: velocity coordinates (dof); nq: configuration coordinates; nu: controls (a rollout's)
   const int n = static_cast<int>(reg_resp.model().dof());
-  std::printf("server %s, model %s (%d dof)\n", server.c_str(), id.substr(0, 12).c_str(), n);
+  const int nq = static_cast<int>(reg_resp.model().nq()), nu = static_cast<int>(reg_resp.model().nu());
+  std::printf("server %s, model %s (%d dof, nq %d, root %s)\n", server.c_str(), id.substr(0, 12).c_str(), n,
+              nq, root.c_str());
   if (pid > 0) std::printf("server RSS idle: %.1f MiB\n", rssKiB(pid) / 1024.0);
 
   std::mt19937 rng(1);
@@ -130,6 +175,17 @@ int main(int argc, char** argv) {
   auto randomVec = [&](std::size_t k) {
     std::vector<double> v(k);
     for (double& x : v) x = u(rng);
+    return v;
+  };
+  // count configurations (nq each): uniform in [-1, 1] for a fixed root, on the manifold for a moving one
+  std::mt19937_64 rng64(2);
+  auto randomQ = [&](std::size_t count) {
+    if (nq == n) return randomVec(count * static_cast<std::size_t>(nq));
+    std::vector<double> v;
+    for (std::size_t k = 0; k < count; ++k) {
+      const Eigen::VectorXd q = denoc::randomConfiguration(*model, rng64);
+      v.insert(v.end(), q.data(), q.data() + q.size());
+    }
     return v;
   };
 
@@ -141,10 +197,10 @@ int main(int argc, char** argv) {
     req.set_model_id(id);
     req.set_count(1);
     req.set_dof(n);
-    const auto q = randomVec(n);
+    const auto q = randomQ(1), v = randomVec(static_cast<std::size_t>(n));
     *req.mutable_q() = {q.begin(), q.end()};
-    *req.mutable_qd() = {q.begin(), q.end()};
-    *req.mutable_qdd() = {q.begin(), q.end()};
+    *req.mutable_qd() = {v.begin(), v.end()};
+    *req.mutable_qdd() = {v.begin(), v.end()};
     denoc::v1::InverseDynamicsResponse resp;
     std::vector<double> th, tid, compute;
     for (int i = 0; i < iterations + 200; ++i) {
@@ -187,10 +243,11 @@ int main(int argc, char** argv) {
     req.set_model_id(id);
     req.set_count(count);
     req.set_dof(n);
-    const auto q = randomVec(static_cast<std::size_t>(count) * n);
+    const auto q = randomQ(static_cast<std::size_t>(count)),
+               v = randomVec(static_cast<std::size_t>(count) * n);
     *req.mutable_q() = {q.begin(), q.end()};
-    *req.mutable_qd() = {q.begin(), q.end()};
-    *req.mutable_qdd() = {q.begin(), q.end()};
+    *req.mutable_qd() = {v.begin(), v.end()};
+    *req.mutable_qdd() = {v.begin(), v.end()};
     denoc::v1::InverseDynamicsResponse resp;
     const int calls = std::max(5, std::min(iterations, 200000 / count));
     double compute_ns = 0;
@@ -215,18 +272,19 @@ int main(int argc, char** argv) {
       double sink = 0;
       for (int r = 0; r < reps; ++r) {
         for (int k = 0; k < count; ++k) {
-          const Eigen::Map<const Eigen::VectorXd> Q(&q[static_cast<std::size_t>(k) * n], n);
-          sink += denoc::inverseDynamics(*model, d, Q, Q, Q)[0];
+          const Eigen::Map<const Eigen::VectorXd> Q(&q[static_cast<std::size_t>(k) * nq], nq),
+              V(&v[static_cast<std::size_t>(k) * n], n);
+          sink += denoc::inverseDynamics(*model, d, Q, V, V)[0];
         }
       }
       local_us = micros(Clock::now() - l0) / (static_cast<double>(reps) * count);
       if (sink == 12345.678) std::printf(" ");
       // the core's batch API on a pool of all cores, as an in-process caller would run the same batch
-      std::vector<double> tau(q.size());
-      denoc::inverseDynamicsBatch(pool, shared, count, q.data(), q.data(), q.data(), tau.data());
+      std::vector<double> tau(v.size());
+      denoc::inverseDynamicsBatch(pool, shared, count, q.data(), v.data(), v.data(), tau.data());
       const auto p0 = Clock::now();
       for (int r = 0; r < reps; ++r)
-        denoc::inverseDynamicsBatch(pool, shared, count, q.data(), q.data(), q.data(), tau.data());
+        denoc::inverseDynamicsBatch(pool, shared, count, q.data(), v.data(), v.data(), tau.data());
       pool_us = micros(Clock::now() - p0) / (static_cast<double>(reps) * count);
     }
     std::printf("  %6d states per call     %6d  %10.0f  %10.3f  %14.3f  %11.3f  %11.3f  %6.2f  %6.2f\n",
@@ -237,8 +295,7 @@ int main(int argc, char** argv) {
   // 2b. a 10^4-state batch as concurrent chunk calls on the one channel
   if (wants("pipelined") && model) {
     constexpr int kCount = 10000;
-    const auto q = randomVec(static_cast<std::size_t>(kCount) * n);
-    std::vector<double> tau(q.size());
+    const auto q = randomQ(kCount), v = randomVec(static_cast<std::size_t>(kCount) * n);
     denoc::Data d(*model);
     std::printf(
         "\n10^4-state inverse dynamics in chunks, concurrent calls   us/state  in-process loop  ratio\n");
@@ -250,10 +307,11 @@ int main(int argc, char** argv) {
         r.set_model_id(id);
         r.set_count(per);
         r.set_dof(n);
-        const auto* b = q.data() + static_cast<std::size_t>(c) * per * n;
-        r.mutable_q()->Add(b, b + static_cast<std::size_t>(per) * n);
-        *r.mutable_qd() = r.q();
-        *r.mutable_qdd() = r.q();
+        const auto* b = q.data() + static_cast<std::size_t>(c) * per * nq;
+        r.mutable_q()->Add(b, b + static_cast<std::size_t>(per) * nq);
+        const auto* bv = v.data() + static_cast<std::size_t>(c) * per * n;
+        r.mutable_qd()->Add(bv, bv + static_cast<std::size_t>(per) * n);
+        *r.mutable_qdd() = r.qd();
       }
       const auto once = [&] {
         std::vector<std::future<grpc::Status>> f;
@@ -282,8 +340,9 @@ int main(int argc, char** argv) {
       double sink = 0;
       for (int r = 0; r < 4; ++r) {
         for (int k = 0; k < kCount; ++k) {
-          const Eigen::Map<const Eigen::VectorXd> Q(&q[static_cast<std::size_t>(k) * n], n);
-          sink += denoc::inverseDynamics(*model, d, Q, Q, Q)[0];
+          const Eigen::Map<const Eigen::VectorXd> Q(&q[static_cast<std::size_t>(k) * nq], nq),
+              V(&v[static_cast<std::size_t>(k) * n], n);
+          sink += denoc::inverseDynamics(*model, d, Q, V, V)[0];
         }
       }
       const double loop = micros(Clock::now() - l0) / (4.0 * kCount);
@@ -296,9 +355,16 @@ int main(int argc, char** argv) {
   // 2c. rollouts with their linearizations
   if (wants("rollout") && model) {
     constexpr std::size_t K = 64, T = 100;
-    const std::size_t N = 2 * static_cast<std::size_t>(n);
-    const auto x0 = randomVec(K * N);
-    const auto u = randomVec(K * T * static_cast<std::size_t>(n));
+    // a state [q; qd] of nq + nv, its tangent 2 nv, the controls nu
+    const std::size_t X = static_cast<std::size_t>(nq + n), N = 2 * static_cast<std::size_t>(n),
+                      U = static_cast<std::size_t>(nu);
+    std::vector<double> x0;
+    for (std::size_t k = 0; k < K; ++k) {
+      const auto qk = randomQ(1), vk = randomVec(static_cast<std::size_t>(n));
+      x0.insert(x0.end(), qk.begin(), qk.end());
+      x0.insert(x0.end(), vk.begin(), vk.end());
+    }
+    const auto u = randomVec(K * T * U);
     denoc::v1::RolloutRequest req;
     req.set_model_id(id);
     req.set_count(K);
@@ -313,7 +379,7 @@ int main(int argc, char** argv) {
     auto rstub = denoc::v1::Dynamics::NewStub(
         grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), big));
     denoc::v1::RolloutResponse resp;
-    std::vector<double> states(K * (T + 1) * N), A(K * T * N * N), B(K * T * N * static_cast<std::size_t>(n));
+    std::vector<double> states(K * (T + 1) * X), A(K * T * N * N), B(K * T * N * U);
     denoc::RolloutOptions o;
     o.steps = T;
     o.step = 1e-3;
@@ -370,10 +436,10 @@ int main(int argc, char** argv) {
     denoc::v1::StreamRequest req, echo;
     req.set_model_id(id);
     req.set_computation(denoc::v1::COMPUTATION_INVERSE_DYNAMICS);
-    const auto q = randomVec(n);
+    const auto q = randomQ(1), v = randomVec(static_cast<std::size_t>(n));
     *req.mutable_q() = {q.begin(), q.end()};
-    *req.mutable_qd() = {q.begin(), q.end()};
-    *req.mutable_qdd() = {q.begin(), q.end()};
+    *req.mutable_qd() = {v.begin(), v.end()};
+    *req.mutable_qdd() = {v.begin(), v.end()};
     echo.set_computation(denoc::v1::COMPUTATION_ECHO);
     denoc::v1::StreamResponse resp;
     std::vector<double> rt, rt_echo;
