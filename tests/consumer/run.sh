@@ -112,7 +112,7 @@ python3 "$here/readme_block.py" "$repo/README.md" '**Command line**' sh >"$work/
 (cd "$repo" && PATH="$prefix/bin:$PATH" DENOC_SERVER=$server bash -euo pipefail "$work/readme_cli.sh") >"$work/readme_cli.out" 2>&1 ||
   { cat "$work/readme_cli.out"; fail "the README's command-line example"; }
 if ! grep -q 'stanford_arm' "$work/readme_cli.out" || ! grep -Eq '^[0-9a-f]{64}$' "$work/readme_cli.out" ||
-  ! grep -q '^t,q0,q1,q2,qd0' "$work/readme_cli.out"; then
+  ! grep -q '^t,q0,q1,q2,qd0' "$work/readme_cli.out" || ! grep -q 'floating root (nq 19, nv 18)' "$work/readme_cli.out"; then
   cat "$work/readme_cli.out"
   fail "the command-line example's output"
 fi
