@@ -149,7 +149,10 @@ int serve(const ds::ServerOptions& options) {
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
-    spdlog::critical("cannot listen on {}", options.listen.address);
+    spdlog::critical(
+        "cannot listen on {}: the address is in use (another denocd, or another program, on this "
+        "port?) or not one of this machine's",
+        options.listen.address);
     return 1;
   }
   auto* health = server->GetHealthCheckService();

@@ -51,6 +51,9 @@ Credentials makeCredentials(const ServerOptions& options, const TokenAuth* auth)
 void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& options,
                         grpc::ResourceQuota& quota) {
   const TransportOptions& o = options.transport;
+  // one server per port: gRPC's SO_REUSEPORT would let a second denocd (start.sh run twice, or beside the
+  // Debian package's service) bind the same port and take every other connection
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // connections: keepalive pings, idle and age limits (docs/service.md "Resource protection")
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, o.keepalive_time_ms);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, o.keepalive_timeout_ms);

@@ -9,6 +9,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "server_process.hpp"
+#include "support/run_process.hpp"
 #include "test_support.hpp"
 
 namespace denoc::test {
@@ -269,6 +270,26 @@ TEST(ServerOps, ExamplesPreloadedAndPinned) {
   bool panda = false;
   for (const auto& m : list.models()) panda |= m.dof() == 7 && m.pinned() && m.source() == "urdf";
   EXPECT_TRUE(panda);
+}
+
+// A second denocd on a port another one listens on fails at start, naming the address, instead of sharing
+// the port (gRPC's SO_REUSEPORT, off): the first keeps every call.
+TEST(ServerOps, ASecondServerOnTheSamePortFailsNamingIt) {
+  TempDir dir;
+  ServerProcess first(dir.str(), dir.str("store"));
+  const std::string address = "127.0.0.1:" + std::to_string(first.port());
+  // at most 20 s: a second server that shares the port keeps running (timeout's 124)
+  const auto r = testing::runProcess("timeout",
+                                     {"20", DENOC_DENOCD, "--listen", address, "--store-dir",
+                                      dir.str("store2"), "--port-file", dir.str("second.port")},
+                                     dir.str("second"));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("cannot listen on " + address), std::string::npos) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(dir.str("second.port")));
+  auto stub = first.stub();
+  v1::GetServerInfoResponse info;
+  grpc::ClientContext ctx;
+  EXPECT_TRUE(stub->GetServerInfo(&ctx, {}, &info).ok());
 }
 
 }  // namespace
