@@ -21,9 +21,13 @@ std::string num(double v, int digits = 17) {
   return buf;
 }
 
+// every number of a request: finite and within the core's range of rates, efforts and wrenches
+// (kMaxStateValue, 1e12), so that no input makes an answer overflow (the core bounds q more tightly)
+constexpr double kMaxRequestValue = kMaxStateValue;
+
 void checkNumber(double v, const std::string& field) {
-  if (!std::isfinite(v))
-    fail(ErrorCode::InvalidArgument, field + " is " + num(v) + ", expected a finite number");
+  if (!(std::abs(v) <= kMaxRequestValue))
+    fail(ErrorCode::InvalidArgument, field + " is " + num(v) + ", expected a finite number within ±1e12");
 }
 
 void checkVec3(const v1::Vec3& v, const std::string& field) {
@@ -270,6 +274,17 @@ void checkSimulationFields(const v1::SimulateRequest& req, std::uint64_t n, cons
   if (req.max_steps() > max_steps) {
     fail(ErrorCode::ResourceExhausted, "max_steps is " + std::to_string(req.max_steps()) +
                                            ", more than the server's limit of " + std::to_string(max_steps));
+  }
+  // the steps the horizon needs at the step (RK4) or at the largest step (DOPRI5) the request allows:
+  // within max_steps, refused here rather than after running up to it
+  const double allowed = static_cast<double>(req.max_steps() != 0 ? req.max_steps() : max_steps);
+  const bool rk4 = req.integrator() == v1::INTEGRATOR_RK4;
+  const double h = rk4 ? (req.step() > 0.0 ? req.step() : 1e-3) : req.max_step();
+  if (h > 0.0 && std::isfinite(req.t_end()) && req.t_end() / h > allowed) {
+    fail(ErrorCode::ResourceExhausted,
+         std::string("t_end / ") + (rk4 ? "step" : "max_step") + " = " + num(req.t_end() / h, 6) +
+             " steps, more than max_steps = " + num(allowed, 10) + " (a larger " +
+             (rk4 ? "step" : "max_step") + " or a shorter t_end)");
   }
   checkFinite(req.torque_times(), "torque_times", 0);
   checkFinite(req.torque_values(), "torque_values", n);
@@ -668,13 +683,14 @@ void checkFinite(const Doubles& values, const char* name, std::uint64_t row) {
   const double* p = values.data();
   const int n = values.size();
   for (int i = 0; i < n; ++i) {
-    if (!std::isfinite(p[i])) [[unlikely]] {
+    if (!(std::abs(p[i]) <= kMaxRequestValue)) [[unlikely]] {
       std::string where = std::string(name) + "[" + std::to_string(i) + "]";
       if (row > 0) {
         where += " (state " + std::to_string(static_cast<std::uint64_t>(i) / row) + ", column " +
                  std::to_string(static_cast<std::uint64_t>(i) % row) + ")";
       }
-      fail(ErrorCode::InvalidArgument, where + " is " + num(p[i]) + ", expected a finite number");
+      fail(ErrorCode::InvalidArgument,
+           where + " is " + num(p[i]) + ", expected a finite number within ±1e12");
     }
   }
 }
@@ -691,9 +707,9 @@ void checkAnswerSize(std::uint64_t doubles, const Limits& limits) {
 }
 
 void checkPositive(double v, const char* name, bool allow_zero) {
-  if (!std::isfinite(v) || v < 0.0 || (!allow_zero && v == 0.0)) {
-    fail(ErrorCode::InvalidArgument,
-         std::string(name) + " is " + num(v) + ", expected a finite number " + (allow_zero ? ">= 0" : "> 0"));
+  if (!(v <= kMaxRequestValue) || v < 0.0 || (!allow_zero && v == 0.0)) {
+    fail(ErrorCode::InvalidArgument, std::string(name) + " is " + num(v) + ", expected a finite number " +
+                                         (allow_zero ? ">= 0" : "> 0") + " up to 1e12");
   }
 }
 

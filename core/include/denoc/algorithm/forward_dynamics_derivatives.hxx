@@ -125,9 +125,8 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
   detail::checkData(model, data, "computeForwardDynamicsDerivatives");
   detail::checkVectors(model, "computeForwardDynamicsDerivatives", q, "q", qd, "qd", tau, "tau");
   if constexpr (std::is_floating_point_v<S>) {
-    if (!tip_wrench.allFinite()) {
-      throw std::invalid_argument("computeForwardDynamicsDerivatives: tip_wrench has a non-finite entry");
-    }
+    // finite and within kMaxStateValue, as every dynamics route checks a tip wrench
+    detail::checkEntries<S>(tip_wrench, "computeForwardDynamicsDerivatives", "tip_wrench");
   }
   detail::abaDerivatives<S>(model, data, q, qd, tau, &tip_wrench);
 }

@@ -133,9 +133,8 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
   detail::checkData(model, data, "computeInverseDynamicsDerivatives");
   detail::checkVectors(model, "computeInverseDynamicsDerivatives", q, "q", qd, "qd", qdd, "qdd");
   if constexpr (std::is_floating_point_v<S>) {
-    if (!tip_wrench.allFinite()) {
-      throw std::invalid_argument("computeInverseDynamicsDerivatives: tip_wrench has a non-finite entry");
-    }
+    // finite and within kMaxStateValue, as every dynamics route checks a tip wrench
+    detail::checkEntries<S>(tip_wrench, "computeInverseDynamicsDerivatives", "tip_wrench");
   }
   detail::rneaDerivatives<S>(model, data, q, qd, qdd, &tip_wrench);
 }
