@@ -30,6 +30,8 @@ packages=(
   help2man
   # the raw HTTP/2 client of the transport tests (server/tools/h2_probe.py)
   python3-h2
+  # the deployment manifests read by tests/deploy/manifest_env.py
+  python3-yaml
   # the hardened front (deploy/nginx) and its tests (tests/front): Debian's nginx, with the HTTP/2
   # rapid-reset mitigation (CVE-2023-44487) and the gRPC proxy module
   nginx

@@ -207,6 +207,10 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
       ->envname("DENOC_LOG_LEVEL")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  bool check_config = false;
+  app.add_flag("--check-config", check_config,
+               "check the options and the environment (DENOC_*) as a start would, print them and exit: 0 "
+               "when denocd would start with them, 2 when not (nothing is listened on or read)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -216,6 +220,11 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   if (const std::string problem = checkOptions(o); !problem.empty()) {
     std::fprintf(stderr, "denocd: %s\n", problem.c_str());
     exit_code = 2;
+    return false;
+  }
+  if (check_config) {
+    std::printf("denocd %s: the configuration is valid: %s\n", DENOC_VERSION_STRING, o.describe().c_str());
+    exit_code = 0;
     return false;
   }
   return true;

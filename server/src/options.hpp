@@ -138,7 +138,7 @@ struct ServerOptions {
 };
 
 /// Parses argv and the environment. Returns false and sets exit_code when the program should exit (--help,
-/// a bad or unknown flag, options that do not fit together: see checkOptions).
+/// --version, --check-config, a bad or unknown flag, options that do not fit together: see checkOptions).
 bool parseOptions(int argc, char** argv, ServerOptions& options, int& exit_code);
 
 /// Empty when the options fit together, else what is wrong: a TLS certificate without its key (or the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "convert.hpp"
@@ -21,13 +22,29 @@ std::string num(double v, int digits = 17) {
   return buf;
 }
 
-// every number of a request: finite and within the core's range of rates, efforts and wrenches
-// (kMaxStateValue, 1e12), so that no input makes an answer overflow (the core bounds q more tightly)
+// The numbers of a request's arrays (rates, accelerations, efforts, wrenches, times, a point): finite and
+// within the core's range of rates, efforts and wrenches (kMaxStateValue, 1e12), so that no input makes an
+// answer overflow. Positions (q, q0, x0) are checked finite here and against the core's tighter kMaxPosition
+// by the core, whose messages name the bound; the numbers of a model (DH, gravity, armature, payload) by
+// the model's own checks.
 constexpr double kMaxRequestValue = kMaxStateValue;
+constexpr double kAnyFinite = std::numeric_limits<double>::max();
 
 void checkNumber(double v, const std::string& field) {
-  if (!(std::abs(v) <= kMaxRequestValue))
-    fail(ErrorCode::InvalidArgument, field + " is " + num(v) + ", expected a finite number within ±1e12");
+  if (!std::isfinite(v))
+    fail(ErrorCode::InvalidArgument, field + " is " + num(v) + ", expected a finite number");
+}
+
+void checkBoundedVec3(const v1::Vec3& v, const std::string& field) {
+  const double c[3] = {v.x(), v.y(), v.z()};
+  const char* axis[3] = {".x", ".y", ".z"};
+  for (int k = 0; k < 3; ++k) {
+    checkNumber(c[k], field + axis[k]);
+    if (!(std::abs(c[k]) <= kMaxRequestValue)) {
+      fail(ErrorCode::InvalidArgument,
+           field + axis[k] + " is " + num(c[k]) + ", expected a number in [-1e12, 1e12]");
+    }
+  }
 }
 
 void checkVec3(const v1::Vec3& v, const std::string& field) {
@@ -134,7 +151,7 @@ void checkStates(const Doubles& values, const char* name, std::uint64_t total, s
 void checkPositions(const Doubles& values, const char* name, std::uint64_t count, const Model& m) {
   const auto nq = static_cast<std::uint64_t>(m.nq);
   checkLength(values, name, checkedProduct(count, nq, "count*nq"), m.nq == m.nv ? "count*dof" : "count*nq");
-  checkFinite(values, name, nq);
+  checkFinite(values, name, nq, kAnyFinite);
   checkConfigurations(values, name, count, nq, 0, m);
 }
 
@@ -223,7 +240,7 @@ struct Shape {
   std::uint64_t rowQ() const { return batch ? nq() : 0; }
   void checkQ(const Doubles& q) const {
     checkLength(q, "q", totalQ(), perStateQ());
-    checkFinite(q, "q", rowQ());
+    checkFinite(q, "q", rowQ(), kAnyFinite);
     checkConfigurations(q, "q", count, nq(), 0, model);
   }
 };
@@ -442,7 +459,7 @@ KinematicsInput validateKinematics(Registry& registry, const Limits& limits, con
          "lambda: the operational-space inertia is for serial chains; this model "
          "is a tree");
   }
-  checkVec3(req.point(), "point");
+  checkBoundedVec3(req.point(), "point");
   checkName(req.link(), "link");
   if (req.links_size() == 0) {
     in.frames.push_back(resolveFrame(m, req.link(), "link"));
@@ -547,7 +564,7 @@ RolloutInput validateRollout(Registry& registry, const Limits& limits, const v1:
   }
   checkAnswerSize(doubles, limits);
   checkLength(req.x0(), "x0", K * x, tree ? "count*(nq+dof)" : "count*2*dof");
-  checkFinite(req.x0(), "x0", x);
+  checkFinite(req.x0(), "x0", x, kAnyFinite);
   checkConfigurations(req.x0(), "x0", K, x, 0, m);
   if (req.shared_controls()) {
     checkLength(req.u(), "u", T * nu, tree ? "steps*nu (shared_controls)" : "steps*dof (shared_controls)");
@@ -574,7 +591,7 @@ SimulateInput validateSimulate(Registry& registry, const Limits& limits, const v
   checkDof(req.dof(), m);
   checkLength(req.q0(), "q0", static_cast<std::uint64_t>(m.nq), m.nq == m.nv ? "dof" : "nq");
   checkLength(req.qd0(), "qd0", req.dof(), "dof");
-  checkFinite(req.q0(), "q0", 0);
+  checkFinite(req.q0(), "q0", 0, kAnyFinite);
   checkFinite(req.qd0(), "qd0", 0);
   checkConfigurations(req.q0(), "q0", 1, static_cast<std::uint64_t>(m.nq), 0, m);
   checkSimulationFields(req, static_cast<std::uint64_t>(m.n), m.n == m.nv ? "dof" : "nu");
@@ -679,18 +696,19 @@ void checkLength(const Doubles& values, const char* name, std::uint64_t expected
   }
 }
 
-void checkFinite(const Doubles& values, const char* name, std::uint64_t row) {
+void checkFinite(const Doubles& values, const char* name, std::uint64_t row, double bound) {
   const double* p = values.data();
   const int n = values.size();
   for (int i = 0; i < n; ++i) {
-    if (!(std::abs(p[i]) <= kMaxRequestValue)) [[unlikely]] {
+    if (!(std::abs(p[i]) <= bound)) [[unlikely]] {
       std::string where = std::string(name) + "[" + std::to_string(i) + "]";
       if (row > 0) {
         where += " (state " + std::to_string(static_cast<std::uint64_t>(i) / row) + ", column " +
                  std::to_string(static_cast<std::uint64_t>(i) % row) + ")";
       }
       fail(ErrorCode::InvalidArgument,
-           where + " is " + num(p[i]) + ", expected a finite number within ±1e12");
+           where + " is " + num(p[i]) +
+               (std::isfinite(p[i]) ? ", expected a number in [-1e12, 1e12]" : ", expected a finite number"));
     }
   }
 }
@@ -707,9 +725,12 @@ void checkAnswerSize(std::uint64_t doubles, const Limits& limits) {
 }
 
 void checkPositive(double v, const char* name, bool allow_zero) {
-  if (!(v <= kMaxRequestValue) || v < 0.0 || (!allow_zero && v == 0.0)) {
-    fail(ErrorCode::InvalidArgument, std::string(name) + " is " + num(v) + ", expected a finite number " +
-                                         (allow_zero ? ">= 0" : "> 0") + " up to 1e12");
+  if (!std::isfinite(v) || v < 0.0 || (!allow_zero && v == 0.0)) {
+    fail(ErrorCode::InvalidArgument,
+         std::string(name) + " is " + num(v) + ", expected a finite number " + (allow_zero ? ">= 0" : "> 0"));
+  }
+  if (v > kMaxRequestValue) {
+    fail(ErrorCode::InvalidArgument, std::string(name) + " is " + num(v) + ", expected at most 1e12");
   }
 }
 

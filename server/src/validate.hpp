@@ -178,8 +178,10 @@ std::uint64_t checkedProduct(std::uint64_t a, std::uint64_t b, const char* what)
 void checkLength(const Doubles& values, const char* name, std::uint64_t expected, const char* expected_text);
 
 /// INVALID_ARGUMENT "qd[5] (state 0, column 5) is nan, expected a finite number" at the first non-finite
-/// entry; row is the number of values per state (the state and column are named when row > 0).
-void checkFinite(const Doubles& values, const char* name, std::uint64_t row);
+/// entry, or "... is 1.7e+308, expected a number in [-1e12, 1e12]" at the first beyond `bound` (the core's
+/// kMaxStateValue by default; positions pass the largest double: the core bounds them by kMaxPosition,
+/// naming that bound); row is the number of values per state (the state and column are named when row > 0).
+void checkFinite(const Doubles& values, const char* name, std::uint64_t row, double bound = 1e12);
 
 /// RESOURCE_EXHAUSTED when an answer of this many doubles would exceed max_message_bytes.
 void checkAnswerSize(std::uint64_t doubles, const Limits& limits);
