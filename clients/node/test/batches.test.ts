@@ -5,12 +5,11 @@
 // limit; the number of calls read from the limited server's metrics).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { DenocClient, DenocError, Status, type DHLink, type Payload } from '../src/index';
-import { PANDA_HAND, PANDA_TIP, expectClose, randomBatch, rng, startServer, tempDir } from './support';
+import { PANDA_HAND, PANDA_TIP, calls, expectClose, randomBatch, rng, startServer, tempDir } from './support';
 
 type M3 = [[number, number, number], [number, number, number], [number, number, number]];
 
@@ -78,24 +77,6 @@ function differs(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
     if (Math.abs((a[k] as number) - (b[k] as number)) > 1e-6 * Math.max(1, Math.abs(b[k] as number))) return true;
   }
   return false;
-}
-
-/** denoc_requests_total{code, rpc} from the server's metrics endpoint. */
-function calls(port: number, rpc: string, code = 'OK'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path: '/metrics', agent: false, headers: { connection: 'close' } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (s: string) => (body += s));
-        res.on('end', () => {
-          const series = `denoc_requests_total{code="${code}",rpc="${rpc}"} `;
-          const line = body.split('\n').find((l) => l.startsWith(series));
-          resolve(line === undefined ? 0 : Number(line.slice(series.length)));
-        });
-      })
-      .on('error', reject);
-  });
 }
 
 describe('payloads on dynamics batches, split planning batches', { timeout: 180_000 }, () => {

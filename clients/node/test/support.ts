@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -194,3 +195,21 @@ export function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, wha
 
 /** A well-formed model id (64 lower-case hex digits) no server has. */
 export const UNKNOWN_ID = 'ab'.repeat(32);
+
+/** denoc_requests_total{code, rpc} from the server's metrics endpoint. */
+export function calls(port: number, rpc: string, code = 'OK'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/metrics', agent: false, headers: { connection: 'close' } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (s: string) => (body += s));
+        res.on('end', () => {
+          const series = `denoc_requests_total{code="${code}",rpc="${rpc}"} `;
+          const line = body.split('\n').find((l) => l.startsWith(series));
+          resolve(line === undefined ? 0 : Number(line.slice(series.length)));
+        });
+      })
+      .on('error', reject);
+  });
+}

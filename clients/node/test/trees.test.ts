@@ -16,7 +16,6 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -34,7 +33,18 @@ import {
   type LinkWrench,
   type RegisteredModel,
 } from '../src/index';
-import { MODELS_DIR, PACKAGE_DIR, expectClose, randomBatch, rng, runCli, startServer, tempDir, type Server } from './support';
+import {
+  MODELS_DIR,
+  PACKAGE_DIR,
+  calls,
+  expectClose,
+  randomBatch,
+  rng,
+  runCli,
+  startServer,
+  tempDir,
+  type Server,
+} from './support';
 
 const SOLO = path.join(MODELS_DIR, 'trees', 'solo12.urdf');
 const FEET = ['FL', 'FR', 'HL', 'HR'].map((leg) => `${leg}_LOWER_LEG`);
@@ -128,24 +138,6 @@ function randomStates(random: () => number, count: number, nu: number): Float64A
     for (let i = 0; i < nu; i++) q[k * nq + 7 + i] = 3 * random() - 1.5;
   }
   return q;
-}
-
-/** denoc_requests_total{code, rpc} from the server's metrics endpoint. */
-function calls(port: number, rpc: string, code = 'OK'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path: '/metrics', agent: false, headers: { connection: 'close' } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (s: string) => (body += s));
-        res.on('end', () => {
-          const series = `denoc_requests_total{code="${code}",rpc="${rpc}"} `;
-          const line = body.split('\n').find((l) => l.startsWith(series));
-          resolve(line === undefined ? 0 : Number(line.slice(series.length)));
-        });
-      })
-      .on('error', reject);
-  });
 }
 
 async function rejectsWith(p: Promise<unknown>, code: number, message: RegExp): Promise<void> {
