@@ -55,8 +55,9 @@ std::string ServerOptions::describe() const {
 bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   CLI::App app{"denocd: the denoc rigid-body dynamics gRPC service"};
   app.set_version_flag("--version", "denocd " DENOC_VERSION_STRING, "print the version and exit");
-  app.option_defaults()->multi_option_policy(
-      CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
+  app.option_defaults()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // a repeated flag: the last wins
+      ->always_capture_default();                              // --help shows every default
   // where it listens, and its security
   app.add_option("--listen", o.listen.address, "host:port to listen on (port 0: a free port), or unix:PATH")
       ->envname("DENOC_LISTEN");
