@@ -42,8 +42,31 @@ std::string readToken(const Options& o) {
   return line;
 }
 
+// A gRPC target as a person types it: HOST:PORT, or a scheme gRPC knows (unix:, dns:, ipv4:, ipv6:). A URL
+// or a host without a port is refused here with what to type, not with gRPC's resolver error.
+void checkTarget(const std::string& target) {
+  for (const char* url : {"http://", "https://", "grpc://"}) {
+    if (target.rfind(url, 0) == 0) {
+      throw InputError("--server " + target + ": give HOST:PORT (a gRPC target), not a URL: --server " +
+                       target.substr(std::string(url).size()) +
+                       (std::string(url) == "https://" ? " --tls" : ""));
+    }
+  }
+  for (const char* scheme : {"unix:", "unix-abstract:", "dns:", "ipv4:", "ipv6:"}) {
+    if (target.rfind(scheme, 0) == 0) return;
+  }
+  const std::size_t close = target.rfind(']');
+  const std::size_t colon = target.rfind(':');
+  if (colon == std::string::npos || (close != std::string::npos && colon < close) ||
+      colon + 1 == target.size()) {
+    throw InputError("--server " + target + " has no port: give HOST:PORT, e.g. --server " +
+                     (target.empty() ? std::string("127.0.0.1") : target) + ":50051");
+  }
+}
+
 dc::Client connect(const Options& o) {
   dc::ClientOptions c;
+  checkTarget(o.server);
   c.target = o.server;
   if (!(o.deadline_s > 0) || !std::isfinite(o.deadline_s))
     throw InputError("--deadline: expected seconds > 0");
@@ -443,6 +466,9 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
   ojson doc = ojson::object();
   doc["model_id"] = m.model_id;
   if (command == "rollout") {
+    if (o.linearize && format != Format::Json) {
+      throw InputError("rollout --linearize: A and B are written in JSON only; add --format json");
+    }
     dc::RolloutOptions r;
     r.steps = o.steps;
     r.dt = o.dt;

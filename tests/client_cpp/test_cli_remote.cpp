@@ -267,6 +267,17 @@ TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
   const Outcome pinned = denoc(dir, {s, "delete", "stanford_arm"});
   EXPECT_NE(pinned.code, 0);
   EXPECT_FALSE(pinned.err.empty());
+  // a person's targets: no port, a URL; rollout --linearize without JSON (A and B would be dropped)
+  const Outcome portless = denoc(dir, {"--server", "127.0.0.1", "list"});
+  EXPECT_EQ(portless.code, 2);
+  EXPECT_NE(portless.err.find("--server 127.0.0.1 has no port: give HOST:PORT"), std::string::npos)
+      << portless.err;
+  const Outcome url = denoc(dir, {"--server", "http://" + server.address(), "list"});
+  EXPECT_EQ(url.code, 2);
+  EXPECT_NE(url.err.find("not a URL: --server " + server.address()), std::string::npos) << url.err;
+  const Outcome linear = denoc(dir, {s, "rollout", "stanford_arm", "--steps", "2", "--linearize"});
+  EXPECT_EQ(linear.code, 2);
+  EXPECT_NE(linear.err.find("add --format json"), std::string::npos) << linear.err;
   // no server there: UNAVAILABLE after the bounded retries, exit code 1
   const Outcome down = denoc(dir, {"--server", "127.0.0.1:1", "--deadline", "2", "list"});
   EXPECT_EQ(down.code, 1);
