@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "commands.hpp"
@@ -351,16 +352,22 @@ int simulateRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m) {
   if (!o.q0.empty()) q0 = vectorOption(o.q0, m.nq, "--q0", m.nq == n ? "one per joint" : "nq");
   const Eigen::VectorXd qd0 = vectorOption(o.qd0, m.nv, "--qd0", m.nv == n ? "one per joint" : "nv");
   std::ostream& out = std::cout;
-  writeSampleHeader(out, m.nq, m.nv);
-  Progress progress("simulate on " + o.server, s.t_end, o.progress);
+  // the header with the first samples: a run the server refuses writes nothing to the CSV
+  bool header = false;
+  std::optional<Progress> progress(std::in_place, "simulate on " + o.server, s.t_end, o.progress);
   const dc::SimulationSummary sum = c.simulate(m.model_id, q0, qd0, s, [&](const dc::SimulationBatch& b) {
+    if (!header) {
+      writeSampleHeader(out, m.nq, m.nv);
+      header = true;
+    }
     for (Eigen::Index k = 0; k < b.t.size(); ++k) {
       const Eigen::VectorXd q = b.q.row(k).transpose(), qd = b.qd.row(k).transpose();
       writeSample(out, b.t[k], q.data(), qd.data(), m.nq, m.nv, b.energy[k]);
     }
-    if (b.t.size() > 0) progress.update(b.t[b.t.size() - 1]);
+    if (b.t.size() > 0) progress->update(b.t[b.t.size() - 1]);
     return static_cast<bool>(out);
   });
+  progress.reset();  // the progress line cleared before the summary is printed on its own line
   if (::isatty(STDERR_FILENO) == 1) {
     std::fprintf(stderr,
                  "%zu samples in %zu batches, %llu steps (%llu rejected), server compute time %.3f ms\n",

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -140,12 +141,13 @@ int runSimulate(const Options& o) {
   Simulator sim(model);
   std::ostream& out = std::cout;
   writeSampleHeader(out, model.nq, model.nv);
-  Progress progress("simulate", s.t_end, o.progress);
+  std::optional<Progress> progress(std::in_place, "simulate", s.t_end, o.progress);
   const SimulationStats stats = sim.run(q0, qd0, s, [&](const Sample& x) {
     writeSample(out, x.t, x.q.data(), x.qd.data(), model.nq, model.nv, x.energy);
-    progress.update(x.t);
+    progress->update(x.t);
     return static_cast<bool>(out);
   });
+  progress.reset();  // the progress line cleared before the summary is printed on its own line
   if (::isatty(STDERR_FILENO) == 1) {
     std::fprintf(stderr, "%zu samples, %lld steps (%lld rejected), %lld evaluations\n", stats.samples,
                  static_cast<long long>(stats.steps), static_cast<long long>(stats.rejected),

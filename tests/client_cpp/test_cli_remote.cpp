@@ -278,6 +278,12 @@ TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
   const Outcome linear = denoc(dir, {s, "rollout", "stanford_arm", "--steps", "2", "--linearize"});
   EXPECT_EQ(linear.code, 2);
   EXPECT_NE(linear.err.find("add --format json"), std::string::npos) << linear.err;
+  // a simulation the server refuses (more steps than max_steps) writes no CSV header
+  const Outcome refused = denoc(dir, {s, "simulate", "stanford_arm", "--t-end", "1e6", "--integrator", "rk4",
+                                      "--step", "1e-3", "--no-progress"});
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("max_steps"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out, "");
   // no server there: UNAVAILABLE after the bounded retries, exit code 1
   const Outcome down = denoc(dir, {"--server", "127.0.0.1:1", "--deadline", "2", "list"});
   EXPECT_EQ(down.code, 1);
