@@ -264,6 +264,10 @@ TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
   EXPECT_NE(wrong.err.find("--q: 3 entries, expected 6"), std::string::npos) << wrong.err;
   const Outcome unknown = denoc(dir, {s, "get", "no_such_model"});
   EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("`denoc list` shows the"), std::string::npos) << unknown.err;
+  const Outcome typo = denoc(dir, {s, "id", "stanfrd_arm", "--q=0,0,0,0,0,0"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("did you mean 'stanford_arm'"), std::string::npos) << typo.err;
   const Outcome pinned = denoc(dir, {s, "delete", "stanford_arm"});
   EXPECT_NE(pinned.code, 0);
   EXPECT_FALSE(pinned.err.empty());
@@ -278,6 +282,12 @@ TEST(CliRemote, ErrorsGiveExitCodesAndTheServersMessage) {
   const Outcome linear = denoc(dir, {s, "rollout", "stanford_arm", "--steps", "2", "--linearize"});
   EXPECT_EQ(linear.code, 2);
   EXPECT_NE(linear.err.find("add --format json"), std::string::npos) << linear.err;
+  // --name on a model registered before under another name: a note, not silence
+  const std::string ur5 = std::string(DENOC_MODELS_DIR) + "/ur5.urdf";
+  ASSERT_EQ(denoc(dir, {s, "register", ur5, "--name", "first", "-q"}).code, 0);
+  const Outcome renamed = denoc(dir, {s, "register", ur5, "--name", "second", "-q"});
+  EXPECT_EQ(renamed.code, 0);
+  EXPECT_NE(renamed.err.find("registered before as 'first'"), std::string::npos) << renamed.err;
   // a simulation the server refuses (more steps than max_steps) writes no CSV header
   const Outcome refused = denoc(dir, {s, "simulate", "stanford_arm", "--t-end", "1e6", "--integrator", "rk4",
                                       "--step", "1e-3", "--no-progress"});
