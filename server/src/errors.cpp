@@ -1,10 +1,13 @@
 #include "errors.hpp"
 
+#include <array>
 #include <new>
+#include <string>
 
 #include "denoc/integrator.hpp"
 #include "denoc/model.hpp"
 #include "denoc/stop.hpp"
+#include "denoc/v1/status_name.hpp"
 #include "log.hpp"
 
 namespace denoc::server {
@@ -74,44 +77,16 @@ grpc::Status toStatus(ErrorCode code, const std::string& message) {
 std::string safeMessage(std::string_view message) { return escaped(message, kMaxStatusMessage); }
 
 const char* codeName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN:
-      return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED:
-      return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS:
-      return "DATA_LOSS";
-    default:
-      return "UNKNOWN";
-  }
+  // the wire's names (denoc/v1/status_name.hpp), kept for the life of the process: the log limiter and the
+  // metrics keep the pointers
+  static const std::array<std::string, 17> names = [] {
+    std::array<std::string, 17> n;
+    for (int c = 0; c < 17; ++c)
+      n[static_cast<std::size_t>(c)] = v1::statusName(static_cast<grpc::StatusCode>(c));
+    return n;
+  }();
+  const int c = static_cast<int>(code);
+  return c >= 0 && c < 17 ? names[static_cast<std::size_t>(c)].c_str() : "UNKNOWN";
 }
 
 }  // namespace denoc::server

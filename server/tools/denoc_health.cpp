@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "denoc/v1/status_name.hpp"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace {
@@ -199,35 +200,6 @@ const char* statusName(grpc::health::v1::HealthCheckResponse::ServingStatus s) {
   }
 }
 
-const char* codeName(grpc::StatusCode c) {
-  switch (c) {
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN:
-      return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    default:
-      return "error";
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,8 +237,8 @@ int main(int argc, char** argv) {
                              "certificate: --tls-ca, --tls-server-name, --tls-cert/--tls-key)"
                            : "";
     std::fprintf(stderr, "denoc-health: %s: %s: %s: %s%s\n", what.c_str(),
-                 connect ? "cannot connect" : "health check failed", codeName(status.error_code()),
-                 status.error_message().c_str(), hint);
+                 connect ? "cannot connect" : "health check failed",
+                 denoc::v1::statusName(status.error_code()).c_str(), status.error_message().c_str(), hint);
     return connect ? kConnectFailed : kRpcFailed;
   }
   if (response.status() != grpc::health::v1::HealthCheckResponse::SERVING) {
