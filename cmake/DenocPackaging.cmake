@@ -19,14 +19,15 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/copyright ${PROJECT_BINARY_DIR
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # manual pages of the programs from their --help (help2man, Debian help2man; runs the programs at build time,
-# so only where asked: the package preset); denoc_probe has no --help
+# so only where asked: the package preset)
 option(DENOC_MAN_PAGES "Write and install manual pages of the programs with help2man" OFF)
 if(DENOC_MAN_PAGES)
   find_program(DENOC_HELP2MAN help2man REQUIRED)
   set(denoc_man_denocd "the denoc dynamics service (gRPC)")
   set(denoc_man_denoc "dynamics of robot manipulators, locally or on a denocd server")
   set(denoc_man_denoc-health "grpc.health.v1 check of a denocd")
-  foreach(program denocd denoc denoc-health)
+  set(denoc_man_denoc_probe "latency and throughput of a running denocd")
+  foreach(program denocd denoc denoc-health denoc_probe)
     set(page ${PROJECT_BINARY_DIR}/man/${program}.1)
     add_custom_command(
       OUTPUT ${page}.gz
