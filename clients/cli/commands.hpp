@@ -48,6 +48,7 @@ struct Options {
   // remote
   std::string server;
   double deadline_s = 30.0;
+  std::string lb_policy;  // --lb-policy: ClientOptions::load_balancing
   std::string tls_ca, tls_cert, tls_key, tls_server_name, token, token_file;
   bool tls = false;
   std::string name, gravity;

@@ -336,6 +336,10 @@ int main(int argc, char** argv) {
                  "(MODEL may then be a model id or name; a model file is registered first)")
       ->envname("DENOC_SERVER");
   app.add_option("--deadline", o.deadline_s, "with --server: seconds per call (default 30)");
+  app.add_option("--lb-policy", o.lb_policy,
+                 "with --server: gRPC load balancing, round_robin or pick_first (default: round_robin for "
+                 "dns:/// and ipv4:/ipv6: targets, which may name several servers)")
+      ->check(CLI::IsMember({"round_robin", "pick_first"}));
   app.add_flag("--tls", o.tls, "with --server: TLS with the system's root certificates");
   app.add_option("--tls-ca", o.tls_ca, "with --server: TLS, trusting the CA certificates in this PEM file");
   app.add_option("--tls-cert", o.tls_cert, "with --server: client certificate (PEM) for mutual TLS");

@@ -69,6 +69,7 @@ dc::Client connect(const Options& o) {
   dc::ClientOptions c;
   checkTarget(o.server);
   c.target = o.server;
+  c.load_balancing = o.lb_policy;
   if (!(o.deadline_s > 0) || !std::isfinite(o.deadline_s))
     throw InputError("--deadline: expected seconds > 0");
   c.deadline = std::chrono::milliseconds(static_cast<long long>(o.deadline_s * 1000.0));

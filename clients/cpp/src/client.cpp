@@ -108,6 +108,14 @@ void Client::retarget(const std::string& target) {
   const int max = static_cast<int>(std::max<std::int64_t>(options_.retry.max_backoff.count(), initial));
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max);
+  // calls spread over a fleet's replicas by default when the target names several (docs/clients.md)
+  std::string policy = options_.load_balancing;
+  if (policy.empty()) {
+    for (const char* scheme : {"dns:", "ipv4:", "ipv6:"}) {
+      if (target.rfind(scheme, 0) == 0) policy = "round_robin";
+    }
+  }
+  if (!policy.empty()) args.SetLoadBalancingPolicyName(policy);
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (options_.tls) {
     const TlsOptions& t = *options_.tls;

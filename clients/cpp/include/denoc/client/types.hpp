@@ -64,6 +64,10 @@ struct ClientOptions {
   std::shared_ptr<ModelSources> sources;
   int max_receive_message_bytes = 64 << 20;  // largest answer accepted (-1: unlimited)
   int max_send_message_bytes = 64 << 20;
+  /// gRPC's load-balancing policy: "round_robin" spreads calls over every address of the target,
+  /// "pick_first" sends them all to one. Empty: round_robin for the targets that name several servers
+  /// (dns:///..., such as a headless service, and ipv4:/ipv6: address lists), pick_first otherwise.
+  std::string load_balancing;
 };
 
 /// A joint's kind; Floating and Planar only for a moving root (ModelInfo::joints[0]).
