@@ -111,6 +111,12 @@ class Client(Planning, Simulation):
                            *options]
         if server_name:
             channel_options.append(("grpc.ssl_target_name_override", server_name))
+        # calls spread over a fleet by default when the target names several servers (a headless service's
+        # dns:///, an ipv4:/ipv6: list), unless the caller chose a policy (docs/clients.md)
+        chosen = {name for name, _ in options}
+        if (target.startswith(("dns:", "ipv4:", "ipv6:"))
+                and not chosen & {"grpc.lb_policy_name", "grpc.service_config"}):
+            channel_options.append(("grpc.lb_policy_name", "round_robin"))
         if (tls or root_certificates is not None or private_key is not None or certificate_chain is not None
                 or server_name):
             creds = grpc.ssl_channel_credentials(root_certificates=_read_bytes(root_certificates),
