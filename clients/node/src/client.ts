@@ -197,6 +197,15 @@ export class DenocClient {
       throw invalid('token: only visible ASCII characters are allowed (no spaces, newlines or control characters)');
     }
     this.channelOptions = { ...(options.channelOptions ?? {}) };
+    // calls spread over a fleet by default when the target names several servers (a headless service's
+    // dns:///, an ipv4:/ipv6: list), unless the caller chose a policy (docs/clients.md)
+    if (
+      /^(dns|ipv4|ipv6):/.test(address) &&
+      this.channelOptions['grpc.service_config'] === undefined &&
+      this.channelOptions['grpc.lb_policy_name'] === undefined
+    ) {
+      this.channelOptions['grpc.service_config'] = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+    }
     this.credentials = this.makeCredentials(options);
     this.stub = this.connect(address);
   }
