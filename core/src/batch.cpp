@@ -453,18 +453,24 @@ void checkBatchWrenches(const char* function, const Model& m, const std::vector<
   }
 }
 
-/// Runs `per_state(k, data, wrenches, count)` with state k's external wrenches gathered on the stack.
-template <typename PerState>
-void withStateWrenches(const std::vector<BatchWrench>& wrenches, std::size_t k, PerState&& per_state) {
-  std::array<ExternalWrench, kMaxBatchWrenches> ws;
-  for (std::size_t j = 0; j < wrenches.size(); ++j) {
-    const BatchWrench& w = wrenches[j];
-    ws[j].frame = w.frame;
-    ws[j].reference = w.reference;
-    ws[j].wrench = Wrench(w.values + k * w.stride);
-    ws[j].point = w.point;
-  }
-  per_state(ws.data(), static_cast<int>(wrenches.size()));
+/// A batch with external wrenches, state by state: the wrenches checked once, then for each state k
+/// `compute(k, data, wrenches, count)` with state k's wrenches gathered on the stack.
+template <typename Compute>
+void runWrenchBatch(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
+                    std::size_t count, double cost_ns, const std::vector<BatchWrench>& wrenches,
+                    const BatchOptions& options, Compute&& compute) {
+  checkBatchWrenches(function, *model, wrenches);
+  detail::runStateByState(pool, function, model, count, cost_ns, options, [&](std::size_t k, Data& d) {
+    std::array<ExternalWrench, kMaxBatchWrenches> ws;
+    for (std::size_t j = 0; j < wrenches.size(); ++j) {
+      const BatchWrench& w = wrenches[j];
+      ws[j].frame = w.frame;
+      ws[j].reference = w.reference;
+      ws[j].wrench = Wrench(w.values + k * w.stride);
+      ws[j].point = w.point;
+    }
+    compute(k, d, ws.data(), static_cast<int>(wrenches.size()));
+  });
 }
 
 }  // namespace
@@ -475,16 +481,13 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "inverseDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
   const Model& m = *model;
-  checkBatchWrenches(kFn, m, wrenches);
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  detail::runStateByState(
-      pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), options, [&](std::size_t k, Data& d) {
-        withStateWrenches(wrenches, k, [&](const ExternalWrench* ws, int nw) {
-          OutMap(tau + k * nv, m.nv) =
-              detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                                          CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
-        });
-      });
+  runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), wrenches, options,
+                 [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                   OutMap(tau + k * nv, m.nv) =
+                       detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                                   CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
+                 });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
@@ -493,16 +496,13 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "forwardDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
   const Model& m = *model;
-  checkBatchWrenches(kFn, m, wrenches);
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  detail::runStateByState(
-      pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), options, [&](std::size_t k, Data& d) {
-        withStateWrenches(wrenches, k, [&](const ExternalWrench* ws, int nw) {
-          OutMap(qdd + k * nv, m.nv) =
-              detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                                          CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
-        });
-      });
+  runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), wrenches, options,
+                 [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                   OutMap(qdd + k * nv, m.nv) =
+                       detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                                   CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
+                 });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,

@@ -57,7 +57,6 @@ std::uint64_t Handlers::kinematics(const Caller& caller, const v1::KinematicsReq
   const auto nv = static_cast<std::size_t>(m.nv), count = static_cast<std::size_t>(in.count);
   const std::size_t L = in.frames.size();
   const auto r = static_cast<std::size_t>(in.lambda_size);
-  // per frame: the batch writes its own arrays; with several frames they are interleaved per state after
   FrameBatchOutput out;
   out.rotation = resized(resp.mutable_rotation(), 9 * L * count);
   out.origin = resized(resp.mutable_origin(), 3 * L * count);
@@ -65,72 +64,56 @@ std::uint64_t Handlers::kinematics(const Caller& caller, const v1::KinematicsReq
   if (req.jdot_qd()) out.jdot_qd = resized(resp.mutable_jdot_qd(), 6 * L * count);
   if (req.lambda()) out.lambda = resized(resp.mutable_lambda(), r * r * L * count);
   const ComputeTime time(resp);
-  if (req.all_frames()) {
-    const auto F = static_cast<std::size_t>(frameBatchFrames(m));
-    FrameBatchOutput all;
-    all.frame_rotations = resized(resp.mutable_frame_rotations(), 9 * F * count);
-    all.frame_origins = resized(resp.mutable_frame_origins(), 3 * F * count);
-    FrameQuery query;
-    query.frame = m.n;
-    frameBatch(*pool_, in.model, in.count, req.q().data(), nullptr, query, all, batchOptions(stop));
-  }
   FrameQuery query;
   query.reference = in.reference;
   query.rows = in.rows;
   const bool local = in.reference == ReferenceFrame::Local;
-  const auto aim = [&](const NamedFrame& f) {
-    query.frame = f.frame;
-    query.point = f.fixed ? Eigen::Vector3d(f.origin + f.rotation * in.point) : in.point;
-  };
-  if (L == 1) {
-    aim(in.frames[0]);
-    frameBatch(*pool_, in.model, in.count, req.q().data(), req.jdot_qd() ? req.qd().data() : nullptr, query,
-               out, batchOptions(stop));
-    if (in.frames[0].fixed) {
-      for (std::size_t k = 0; k < count; ++k) {
-        toFixedFrame(in.frames[0], local, in.lambda_size, nv, out.rotation + 9 * k, out.origin + 3 * k,
-                     out.jacobian ? out.jacobian + 6 * nv * k : nullptr,
-                     out.jdot_qd ? out.jdot_qd + 6 * k : nullptr,
-                     out.lambda ? out.lambda + r * r * k : nullptr);
-      }
-    }
-  } else {
-    // one frame at a time into a scratch of that frame's blocks, then copied to block (state, frame)
-    const std::size_t sizes[5] = {9, 3, 6 * nv, 6, r * r};
-    double* const outs[5] = {out.rotation, out.origin, out.jacobian, out.jdot_qd, out.lambda};
+  // each frame's arrays, state after state: the answer's own with one frame, else a scratch whose blocks
+  // are copied to block (state, frame) of the answer
+  const std::size_t sizes[5] = {9, 3, 6 * nv, 6, r * r};
+  double* const outs[5] = {out.rotation, out.origin, out.jacobian, out.jdot_qd, out.lambda};
+  std::vector<double> scratch;
+  if (L > 1) {
     std::size_t per_state = 0;
     for (int a = 0; a < 5; ++a) per_state += outs[a] ? sizes[a] : 0;
-    std::vector<double> scratch(per_state * count);
-    for (std::size_t f = 0; f < L; ++f) {
-      // the scratch layout: each requested array of this frame after the previous one
-      double* at = scratch.data();
-      double* block[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
-      for (int a = 0; a < 5; ++a) {
-        if (!outs[a]) continue;
-        block[a] = at;
-        at += sizes[a] * count;
+    scratch.resize(per_state * count);
+  }
+  for (std::size_t f = 0; f < L; ++f) {
+    double* block[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
+    double* at = scratch.data();
+    for (int a = 0; a < 5; ++a) {
+      if (!outs[a]) continue;
+      block[a] = L == 1 ? outs[a] : at;
+      at += sizes[a] * count;
+    }
+    FrameBatchOutput one;
+    one.rotation = block[0];
+    one.origin = block[1];
+    one.jacobian = block[2];
+    one.jdot_qd = block[3];
+    one.lambda = block[4];
+    if (f == 0 && req.all_frames()) {  // every frame's pose, in the same sweep as the first frame's
+      const auto F = static_cast<std::size_t>(frameBatchFrames(m));
+      one.frame_rotations = resized(resp.mutable_frame_rotations(), 9 * F * count);
+      one.frame_origins = resized(resp.mutable_frame_origins(), 3 * F * count);
+    }
+    const NamedFrame& named = in.frames[f];
+    query.frame = named.frame;
+    query.point = named.fixed ? Eigen::Vector3d(named.origin + named.rotation * in.point) : in.point;
+    frameBatch(*pool_, in.model, in.count, req.q().data(), req.jdot_qd() ? req.qd().data() : nullptr, query,
+               one, batchOptions(stop));
+    if (named.fixed) {
+      for (std::size_t k = 0; k < count; ++k) {
+        toFixedFrame(named, local, in.lambda_size, nv, block[0] + 9 * k, block[1] + 3 * k,
+                     block[2] ? block[2] + 6 * nv * k : nullptr, block[3] ? block[3] + 6 * k : nullptr,
+                     block[4] ? block[4] + r * r * k : nullptr);
       }
-      FrameBatchOutput one;
-      one.rotation = block[0];
-      one.origin = block[1];
-      one.jacobian = block[2];
-      one.jdot_qd = block[3];
-      one.lambda = block[4];
-      aim(in.frames[f]);
-      frameBatch(*pool_, in.model, in.count, req.q().data(), req.jdot_qd() ? req.qd().data() : nullptr, query,
-                 one, batchOptions(stop));
-      if (in.frames[f].fixed) {
-        for (std::size_t k = 0; k < count; ++k) {
-          toFixedFrame(in.frames[f], local, in.lambda_size, nv, block[0] + 9 * k, block[1] + 3 * k,
-                       block[2] ? block[2] + 6 * nv * k : nullptr, block[3] ? block[3] + 6 * k : nullptr,
-                       block[4] ? block[4] + r * r * k : nullptr);
-        }
-      }
-      for (int a = 0; a < 5; ++a) {
-        if (!outs[a]) continue;
-        for (std::size_t k = 0; k < count; ++k) {
-          std::copy_n(block[a] + k * sizes[a], sizes[a], outs[a] + (k * L + f) * sizes[a]);
-        }
+    }
+    if (L == 1) continue;
+    for (int a = 0; a < 5; ++a) {
+      if (!outs[a]) continue;
+      for (std::size_t k = 0; k < count; ++k) {
+        std::copy_n(block[a] + k * sizes[a], sizes[a], outs[a] + (k * L + f) * sizes[a]);
       }
     }
   }

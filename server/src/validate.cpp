@@ -148,10 +148,13 @@ void checkStates(const Doubles& values, const char* name, std::uint64_t total, s
 }
 
 /// q of a batch: count*nq finite values, their quaternions unit.
-void checkPositions(const Doubles& values, const char* name, std::uint64_t count, const Model& m) {
+/// (A stream message's q, batch false: named "nq" or "dof", its entries without a state.)
+void checkPositions(const Doubles& values, const char* name, std::uint64_t count, const Model& m,
+                    bool batch = true) {
   const auto nq = static_cast<std::uint64_t>(m.nq);
-  checkLength(values, name, checkedProduct(count, nq, "count*nq"), m.nq == m.nv ? "count*dof" : "count*nq");
-  checkFinite(values, name, nq, kAnyFinite);
+  const char* expected = m.nq == m.nv ? (batch ? "count*dof" : "dof") : (batch ? "count*nq" : "nq");
+  checkLength(values, name, checkedProduct(count, nq, "count*nq"), expected);
+  checkFinite(values, name, batch ? nq : 0, kAnyFinite);
   checkConfigurations(values, name, count, nq, 0, m);
 }
 
@@ -225,24 +228,16 @@ void checkOptionalStates(const Doubles& values, const char* name, std::uint64_t 
 }
 
 /// How the arrays of `count` states are named in messages: a batch's ("count*dof", the state and column of
-/// a bad value named) or one stream message's ("dof"); q has nq values per state ("count*nq", "nq").
+/// a bad value named) or one stream message's ("dof"); q has nq values per state (checkPositions).
 struct Shape {
   std::uint64_t count;
   std::uint64_t dof;
   bool batch;
   const Model& model;
-  std::uint64_t nq() const { return static_cast<std::uint64_t>(model.nq); }
   std::uint64_t total() const { return count * dof; }
-  std::uint64_t totalQ() const { return count * nq(); }
   const char* perState() const { return batch ? "count*dof" : "dof"; }
-  const char* perStateQ() const { return model.nq == model.nv ? perState() : batch ? "count*nq" : "nq"; }
   std::uint64_t row() const { return batch ? dof : 0; }
-  std::uint64_t rowQ() const { return batch ? nq() : 0; }
-  void checkQ(const Doubles& q) const {
-    checkLength(q, "q", totalQ(), perStateQ());
-    checkFinite(q, "q", rowQ(), kAnyFinite);
-    checkConfigurations(q, "q", count, nq(), 0, model);
-  }
+  void checkQ(const Doubles& q) const { checkPositions(q, "q", count, model, batch); }
 };
 
 void checkInverseDynamicsArrays(const Shape& s, const Doubles& q, const Doubles& qd, const Doubles& qdd,
