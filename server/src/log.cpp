@@ -1,9 +1,12 @@
 #include "log.hpp"
 
+#include <google/protobuf/stubs/logging.h>
+#include <grpc/support/log.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "errors.hpp"
 
@@ -130,6 +133,69 @@ void logFailedCall(const char* rpc, std::string_view peer, const grpc::Status& s
         "denoc_log_lines_suppressed_total",
         rpc, code, static_cast<int>(failedCallLog().burst()), failedCallLog().perSecond());
   }
+}
+
+namespace {
+
+/// One library line through the limiter: written at `level`, or held back (and counted) as failed calls are.
+void logLibraryLine(const char* library, const char* level_name, spdlog::level::level_enum level,
+                    const char* file, int line, std::string_view text) {
+  const LogLimiter::Verdict v = failedCallLog().admit({library, level_name});
+  if (v.log) {
+    spdlog::log(level, "[{} {} {}:{}] {}{}", library, level_name, escaped(file ? file : "", 256), line,
+                escaped(text, 2048),
+                v.held_back == 0 ? std::string()
+                                 : " (" + std::to_string(v.held_back) + " more " + library + " " + level_name +
+                                       " lines were not logged)");
+  } else if (v.starts_limiting) {
+    spdlog::warn(
+        "{} {} lines: more than {} in a burst; logging at most {} a second, the rest counted in "
+        "denoc_log_lines_suppressed_total",
+        library, level_name, static_cast<int>(failedCallLog().burst()), failedCallLog().perSecond());
+  }
+}
+
+void protobufLine(google::protobuf::LogLevel level, const char* file, int line, const std::string& text) {
+  switch (level) {
+    case google::protobuf::LOGLEVEL_INFO:
+      return logLibraryLine("libprotobuf", "INFO", spdlog::level::info, file, line, text);
+    case google::protobuf::LOGLEVEL_WARNING:
+      return logLibraryLine("libprotobuf", "WARNING", spdlog::level::warn, file, line, text);
+    case google::protobuf::LOGLEVEL_ERROR:
+      return logLibraryLine("libprotobuf", "ERROR", spdlog::level::err, file, line, text);
+    default:  // FATAL: libprotobuf aborts after it, so it is never held back
+      spdlog::critical("[libprotobuf FATAL {}:{}] {}", escaped(file ? file : "", 256), line,
+                       escaped(text, 2048));
+  }
+}
+
+void grpcLine(gpr_log_func_args* args) {
+  switch (args->severity) {
+    case GPR_LOG_SEVERITY_DEBUG:
+      return logLibraryLine("grpc", "DEBUG", spdlog::level::debug, args->file, args->line, args->message);
+    case GPR_LOG_SEVERITY_INFO:
+      return logLibraryLine("grpc", "INFO", spdlog::level::info, args->file, args->line, args->message);
+    default:
+      return logLibraryLine("grpc", "ERROR", spdlog::level::err, args->file, args->line, args->message);
+  }
+}
+
+/// After the logger is gone (at exit): plain stderr.
+void grpcStderrLine(gpr_log_func_args* args) {
+  std::fprintf(stderr, "[grpc %s:%d] %s\n", args->file ? args->file : "", args->line,
+               escaped(args->message ? args->message : "", 2048).c_str());
+}
+
+}  // namespace
+
+void routeLibraryLogs() {
+  google::protobuf::SetLogHandler(&protobufLine);
+  gpr_set_log_function(&grpcLine);
+}
+
+void restoreLibraryLogs() {
+  gpr_set_log_function(&grpcStderrLine);
+  google::protobuf::SetLogHandler(nullptr);
 }
 
 }  // namespace denoc::server

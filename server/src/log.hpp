@@ -76,4 +76,11 @@ LogLimiter& failedCallLog();
 /// the metric denoc_log_lines_suppressed_total{rpc,code}.
 void logFailedCall(const char* rpc, std::string_view peer, const grpc::Status& status);
 
+/// Sends the libraries' own log lines (libprotobuf's, e.g. a request string that is not UTF-8, and gRPC's)
+/// through spdlog and failedCallLog(), kind ("libprotobuf" or "grpc", level): a client repeating a bad
+/// request cannot make them fill the disk. Their text is escaped and bounded. Call once at start, before
+/// any thread logs; restoreLibraryLogs() before the logger goes away.
+void routeLibraryLogs();
+void restoreLibraryLogs();
+
 }  // namespace denoc::server

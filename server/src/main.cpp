@@ -23,6 +23,7 @@
 #include "denoc/version.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
+#include "log.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
 #include "registration.hpp"
@@ -221,11 +222,14 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [%t] %v");
+  ds::routeLibraryLogs();
   spdlog::info("denocd {} starting: {}", DENOC_VERSION_STRING, options.describe());
+  int code = 1;
   try {
-    return serve(options);
+    code = serve(options);
   } catch (const std::exception& e) {
     spdlog::critical("denocd: {}", e.what());
-    return 1;
   }
+  ds::restoreLibraryLogs();
+  return code;
 }

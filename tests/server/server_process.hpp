@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -216,6 +218,20 @@ inline std::unique_ptr<grpc::ClientContext> context(std::chrono::milliseconds ti
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(std::chrono::system_clock::now() + timeout);
   return ctx;
+}
+
+/// A unary call of `method` with `bytes` as its body, sent as they are (e.g. a message that does not parse).
+inline grpc::Status rawCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
+                            const std::string& bytes) {
+  grpc::GenericStub stub(channel);
+  grpc::Slice slice(bytes);
+  const grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  auto ctx = context(10s);
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(ctx.get(), method, grpc::StubOptions(), &request, &response,
+                 [&done](grpc::Status s) { done.set_value(std::move(s)); });
+  return done.get_future().get();
 }
 
 }  // namespace denoc::test

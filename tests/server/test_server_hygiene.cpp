@@ -153,6 +153,43 @@ TEST(ServerHygiene, RepeatedRejectionsAreLoggedWithARateLimitAndCounted) {
   EXPECT_EQ(reported, kCalls - logged) << later.substr(later.size() > 3000 ? later.size() - 3000 : 0);
 }
 
+TEST(ServerHygiene, TheLibrariesOwnLogLinesGoThroughTheLimiter) {
+  // a string that is not UTF-8 makes libprotobuf log an error of its own at each parse, before denocd
+  // refuses the call: those lines are the server's (its timestamp and level), limited and counted as
+  // failed calls are
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"), withMetrics(dir));
+  constexpr int kCalls = 300;
+  const std::string bytes = std::string("\x0a\x04\xff\xfe\xc0\x80");  // GetModelRequest.model_id
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) {
+    ASSERT_EQ(rawCall(server.channel(), "/denoc.v1.Dynamics/GetModel", bytes).error_code(),
+              grpc::StatusCode::INVALID_ARGUMENT);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::size_t library_lines = 0, notices = 0;
+  for (const std::string& line : lines(server.log())) {
+    if (line.find("libprotobuf") == std::string::npos) continue;
+    EXPECT_TRUE(std::regex_match(line, kLogLine)) << line;
+    if (line.find("libprotobuf ERROR lines: more than 10") != std::string::npos) {
+      ++notices;
+    } else {
+      EXPECT_NE(line.find("[libprotobuf ERROR "), std::string::npos) << line;
+      EXPECT_NE(line.find("invalid UTF-8"), std::string::npos) << line;
+      ++library_lines;
+    }
+  }
+  std::printf("[ figures  ] %d calls in %.2f s: %zu libprotobuf lines, %zu notices\n", kCalls, seconds,
+              library_lines, notices);
+  EXPECT_GE(library_lines, 10u);
+  EXPECT_LE(static_cast<double>(library_lines), 10 + 2 * seconds + 1);
+  EXPECT_GE(notices, 1u);
+  const auto m = scrapeMetrics(metricsPort(dir));
+  EXPECT_EQ(metric(m, "denoc_log_lines_suppressed_total{code=\"ERROR\",rpc=\"libprotobuf\"}") +
+                static_cast<double>(library_lines),
+            kCalls);
+}
+
 TEST(ServerHygiene, LongNamesGiveInvalidArgumentWithACutMessage) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"));

@@ -146,19 +146,6 @@ TEST(ServerListModels, ModelsDeletedOrAddedBetweenPagesDoNotRepeatOthers) {
 }
 
 /// A unary call with these bytes as its message; its status.
-grpc::Status rawCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
-                     const std::string& bytes) {
-  grpc::GenericStub stub(channel);
-  grpc::Slice slice(bytes);
-  const grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  auto ctx = context(10s);
-  std::promise<grpc::Status> done;
-  stub.UnaryCall(ctx.get(), method, grpc::StubOptions(), &request, &response,
-                 [&done](grpc::Status s) { done.set_value(std::move(s)); });
-  return done.get_future().get();
-}
-
 TEST(ServerDecoding, StringsThatAreNotUtf8AreRefusedNamingTheField) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"));
