@@ -145,8 +145,8 @@ void logLibraryLine(const char* library, const char* level_name, spdlog::level::
     spdlog::log(level, "[{} {} {}:{}] {}{}", library, level_name, escaped(file ? file : "", 256), line,
                 escaped(text, 2048),
                 v.held_back == 0 ? std::string()
-                                 : " (" + std::to_string(v.held_back) + " more " + library + " " + level_name +
-                                       " lines were not logged)");
+                                 : " (" + std::to_string(v.held_back) + " more " + library + " " +
+                                       level_name + " lines were not logged)");
   } else if (v.starts_limiting) {
     spdlog::warn(
         "{} {} lines: more than {} in a burst; logging at most {} a second, the rest counted in "
