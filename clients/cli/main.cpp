@@ -17,6 +17,7 @@
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/client/client.hpp"
+#include "suggest.hpp"
 
 #ifndef DENOC_EXAMPLES_DIR
 #define DENOC_EXAMPLES_DIR "examples/models"
@@ -149,6 +150,40 @@ int runDemo(const Options& o) {
   const double dense = 2.0 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
   out << "\nlog det I = " << f.scalars[0].value << " (sum of log D; dense Cholesky of I: " << dense << ")\n";
   return 0;
+}
+
+/// The options on the command line that neither the program nor its command knows, each said with the nearest
+/// known names ("unknown option --tip_link for denoc info (did you mean '--tip-link'?)"); false when every
+/// option is known (what CLI11 refused is then an extra argument, which its own message says).
+bool sayUnknownOptions(CLI::App& app, int argc, char** argv) {
+  CLI::App* command = nullptr;
+  std::vector<std::string> known;
+  const auto collect = [&known](const CLI::App* a) {
+    for (const CLI::Option* opt : a->get_options()) {
+      for (const std::string& n : opt->get_lnames()) known.push_back("--" + n);
+      for (const std::string& n : opt->get_snames()) known.push_back("-" + n);
+    }
+  };
+  collect(&app);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App* a) { return a->parsed(); })) {
+    command = sub;
+    collect(sub);
+  }
+  bool said = false;
+  for (int k = 1; k < argc; ++k) {
+    const std::string arg = argv[k];
+    if (arg == "--") break;
+    // an option's name, not a negative number (a value such as -0.5 or -1e-3)
+    if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.')
+      continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::cerr << "denoc: error: unknown option " << name << " for denoc"
+              << (command ? " " + command->get_name() : std::string()) << didYouMean(name, known)
+              << "; see denoc" << (command ? " " + command->get_name() : std::string()) << " --help\n";
+    said = true;
+  }
+  return said;
 }
 
 }  // namespace
@@ -368,6 +403,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && sayUnknownOptions(app, argc, argv)) return 2;
     const int rc = app.exit(e);  // prints help (rc 0) or the error
     return rc == 0 ? 0 : 2;
   }

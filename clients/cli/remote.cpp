@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "denoc/client/client.hpp"
 #include "denoc/model_io.hpp"
+#include "suggest.hpp"
 
 namespace denoc::cli {
 
@@ -111,22 +112,6 @@ RootJoint coreRoot(dc::RootJoint r) {
                                       : RootJoint::Fixed;
 }
 
-/// Levenshtein distance of two short strings (names), for "did you mean".
-std::size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 /// The model a dynamics command names: a model file (registered first), an id, a unique id prefix or a name.
 dc::ModelInfo resolve(dc::Client& c, const Options& o) {
   std::error_code ec;
@@ -142,18 +127,10 @@ dc::ModelInfo resolve(dc::Client& c, const Options& o) {
   }
   if (hits.size() == 1) return hits.front();
   if (hits.empty()) {
-    // the nearest names (at most 3, within a third of the name's length), then where the list is
-    std::vector<std::pair<std::size_t, std::string>> near;
-    for (const dc::ModelInfo& m : models) {
-      const std::size_t d = editDistance(o.model, m.name);
-      if (d <= std::max<std::size_t>(2, o.model.size() / 3)) near.emplace_back(d, m.name);
-    }
-    std::sort(near.begin(), near.end());
-    near.erase(std::unique(near.begin(), near.end()), near.end());
-    std::string hint;
-    for (std::size_t k = 0; k < near.size() && k < 3; ++k)
-      hint += (k ? "', '" : " (did you mean '") + near[k].second;
-    if (!hint.empty()) hint += "'?)";
+    // the nearest names, then where the list is
+    std::vector<std::string> names;
+    for (const dc::ModelInfo& m : models) names.push_back(m.name);
+    const std::string hint = didYouMean(o.model, names);
     throw InputError("'" + o.model +
                      "' is not a model file, and the server has no model with that id or name" + hint +
                      "; `denoc list` shows the " + std::to_string(models.size()) + " models on the server");
