@@ -460,7 +460,14 @@ int main(int argc, char** argv) {
     std::cerr << "denoc: error: " << e.what() << '\n';
     return 2;
   } catch (const denoc::client::Error& e) {
-    std::cerr << "denoc: error: " << e.what() << '\n';
+    // the server names the request's fields; the options that set them are named beside them
+    std::string message = e.what();
+    for (const auto& [field, flag] : {std::pair<std::string, std::string>{"urdf.tip_link", "--tip-link"},
+                                      {"urdf.base_link", "--base-link"}}) {
+      if (const std::size_t at = message.find(field); at != std::string::npos)
+        message.insert(at + field.size(), " (" + flag + ")");
+    }
+    std::cerr << "denoc: error: " << message << '\n';
     switch (e.code()) {
       case grpc::StatusCode::INVALID_ARGUMENT:
       case grpc::StatusCode::NOT_FOUND:
