@@ -9,9 +9,9 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   # core
   libeigen3-dev liburdfdom-dev libtinyxml-dev libexpat1-dev nlohmann-json3-dev libcli11-dev
-  # service (denocd): gRPC, protobuf, logging, SHA-256 and TLS, Prometheus metrics
+  # service (denocd): gRPC, protobuf, logging, SHA-256 and TLS, Prometheus metrics and their HTTP server
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev libssl-dev
-  prometheus-cpp-dev
+  prometheus-cpp-dev libmicrohttpd-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev liborocos-kdl-dev libmujoco-dev
   # TLS certificates for the tests and deploy/gen-certs.sh

@@ -45,7 +45,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 expect "Package: $(field Package) (denoc)" [ "$(field Package)" = denoc ]
 expect "Version: $(field Version) ($version)" [ "$(field Version)" = "$version" ]
 expect "Architecture: $(field Architecture) ($arch)" [ "$(field Architecture)" = "$arch" ]
-for dep in 'libgrpc++1.51' libprotobuf32 libspdlog1.10 'libssl3' 'liburdfdom-model' 'libstdc++6' libc6; do
+for dep in 'libgrpc++1.51' libprotobuf32 libspdlog1.10 libmicrohttpd12 'libssl3' 'liburdfdom-model' 'libstdc++6' libc6; do
   if field Depends | tr ',' '\n' | grep -q "^ *${dep}"; then ok "Depends on $dep"; else fail "Depends lacks $dep: $(field Depends)"; fi
 done
 if echo "$info" | grep -q ' conffiles *$' && dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | grep -qx /etc/default/denoc; then

@@ -114,8 +114,7 @@ int serve(const ds::ServerOptions& options) {
       [&registry] { return registry.size(); }, [&registry] { return registry.pinnedCount(); },
       [&store] { return store.usage(); }, [&admission] { return admission.statesInFlight(); }});
   if (!options.metrics.listen.empty()) {
-    const int metrics_port = metrics.serve(
-        options.metrics.listen, ds::MetricsHttp{options.metrics.threads, options.metrics.timeout_ms});
+    const int metrics_port = metrics.serve(options.metrics.listen, options.metrics.http);
     if (!options.metrics.port_file.empty()) writePortFile(options.metrics.port_file, metrics_port);
     spdlog::info("metrics on {} (port {}) at /metrics", options.metrics.listen, metrics_port);
   }

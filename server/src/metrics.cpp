@@ -2,7 +2,6 @@
 
 #include <prometheus/collectable.h>
 #include <prometheus/counter.h>
-#include <prometheus/exposer.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/metric_family.h>
@@ -126,24 +125,8 @@ void Metrics::callStarted(Rpc rpc) { inflight_[static_cast<std::size_t>(rpc)]->I
 void Metrics::callEnded(Rpc rpc) { inflight_[static_cast<std::size_t>(rpc)]->Decrement(); }
 
 int Metrics::serve(const std::string& address, const MetricsHttp& http) {
-  // civetweb's options: several workers, so that a client that sends half a request (it holds one worker
-  // until the timeout) does not blind the scrape; reads and writes time out; small requests only
-  std::vector<std::string> options = {"listening_ports",    address,
-                                      "num_threads",        std::to_string(std::max(1u, http.threads)),
-                                      "request_timeout_ms", std::to_string(std::max(1, http.timeout_ms)),
-                                      "max_request_size",   "16384",
-                                      "enable_keep_alive",  "no"};
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(std::move(options));
-  } catch (const std::exception& e) {
-    throw std::runtime_error("cannot serve metrics on " + address + ": " + e.what());
-  }
-  exposer_->RegisterCollectable(registry_);
-  exposer_->RegisterCollectable(models_);
-  exposer_->RegisterCollectable(log_);
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  if (ports.empty()) throw std::runtime_error("cannot serve metrics on " + address);
-  return ports.front();
+  http_ = std::make_unique<MetricsHttpServer>(address, http, [this] { return text(); });
+  return http_->port();
 }
 
 std::string Metrics::text() const {

@@ -14,9 +14,10 @@
 #include <memory>
 #include <string>
 
+#include "metrics_http.hpp"
+
 namespace prometheus {
 class Counter;
-class Exposer;
 class Gauge;
 class Histogram;
 class Registry;
@@ -51,12 +52,6 @@ struct ModelGauges {
   std::function<std::uint64_t()> inflight_states;                // states admitted to unary calls
 };
 
-/// How /metrics is served (civetweb, through prometheus-cpp's Exposer).
-struct MetricsHttp {
-  unsigned threads = 4;   // worker threads: a slow or stalled client holds one of them, the others serve
-  int timeout_ms = 5000;  // read and write timeout of a request (civetweb's request_timeout_ms)
-};
-
 class Metrics {
  public:
   explicit Metrics(ModelGauges gauges);
@@ -71,7 +66,8 @@ class Metrics {
   void callStarted(Rpc rpc);
   void callEnded(Rpc rpc);
 
-  /// Serves /metrics on host:port (port 0: a free one) with http's threads and timeouts. Returns the port.
+  /// Serves /metrics on host:port (port 0: a free one) with http's threads, bounds and timeout. Returns the
+  /// port.
   /// Throws std::runtime_error.
   int serve(const std::string& address, const MetricsHttp& http = {});
 
@@ -87,7 +83,7 @@ class Metrics {
   std::array<prometheus::Histogram*, kRpcCount> latency_{};
   std::array<prometheus::Counter*, kRpcCount> states_{};
   std::array<prometheus::Gauge*, kRpcCount> inflight_{};
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<MetricsHttpServer> http_;
 };
 
 }  // namespace denoc::server

@@ -47,8 +47,9 @@ std::string ServerOptions::describe() const {
   os << "] shutdown_grace_ms=" << shutdown.grace_ms << " drain_timeout_ms=" << shutdown.drain_timeout_ms
      << " metrics_listen=" << (metrics.listen.empty() ? "-" : metrics.listen)
      << " metrics_public=" << (metrics.allow_public ? "allowed" : "loopback-only")
-     << " metrics_threads=" << metrics.threads << " metrics_timeout_ms=" << metrics.timeout_ms
-     << " log_level=" << log_level;
+     << " metrics_threads=" << metrics.http.threads << " metrics_timeout_ms=" << metrics.http.timeout_ms
+     << " metrics_max_connections=" << metrics.http.max_connections
+     << " metrics_max_per_peer=" << metrics.http.max_per_peer << " log_level=" << log_level;
   return os.str();
 }
 
@@ -198,13 +199,22 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_flag("--metrics-public", o.metrics.allow_public,
                "allow /metrics, which has no authentication, on an address other hosts can reach")
       ->envname("DENOC_METRICS_PUBLIC");
-  app.add_option("--metrics-threads", o.metrics.threads,
-                 "HTTP worker threads of /metrics (a stalled client holds one until the timeout)")
+  app.add_option("--metrics-threads", o.metrics.http.threads,
+                 "polling threads of /metrics (each serves many connections; an idle one holds none)")
       ->envname("DENOC_METRICS_THREADS")
       ->check(CLI::Range(1u, 64u));
-  app.add_option("--metrics-timeout-ms", o.metrics.timeout_ms, "read and write timeout of a /metrics request")
+  app.add_option("--metrics-timeout-ms", o.metrics.http.timeout_ms,
+                 "a /metrics connection idle this long is closed (rounded up to whole seconds)")
       ->envname("DENOC_METRICS_TIMEOUT_MS")
       ->check(CLI::Range(100, 600000));
+  app.add_option("--metrics-max-connections", o.metrics.http.max_connections,
+                 "/metrics connections open at once; more are refused")
+      ->envname("DENOC_METRICS_MAX_CONNECTIONS")
+      ->check(CLI::Range(1u, 65536u));
+  app.add_option("--metrics-max-per-peer", o.metrics.http.max_per_peer,
+                 "/metrics connections open at once from one peer address")
+      ->envname("DENOC_METRICS_MAX_PER_PEER")
+      ->check(CLI::Range(1u, 65536u));
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
       ->envname("DENOC_LOG_LEVEL")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
@@ -277,7 +287,7 @@ unsigned ServerOptions::computeThreads() const {
 
 bool isLoopbackAddress(const std::string& address) {
   if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) return true;
-  // one address only: no lists (civetweb's "a,b"), no spaces
+  // one address only: no lists ("a,b"), no spaces
   if (address.find_first_of(", \t\r\n") != std::string::npos) return false;
   std::string host;
   if (!address.empty() && address.front() == '[') {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "limits.hpp"
+#include "metrics_http.hpp"
 
 namespace denoc::server {
 
@@ -95,8 +96,9 @@ struct MetricsOptions {
   std::string listen;         // --metrics-listen / DENOC_METRICS_LISTEN: host:port of /metrics (off)
   std::string port_file;      // --metrics-port-file / DENOC_METRICS_PORT_FILE
   bool allow_public = false;  // --metrics-public / DENOC_METRICS_PUBLIC: allow /metrics off loopback
-  unsigned threads = 4;       // --metrics-threads / DENOC_METRICS_THREADS: HTTP workers of /metrics
-  int timeout_ms = 5000;      // --metrics-timeout-ms / DENOC_METRICS_TIMEOUT_MS: read/write timeout
+  // --metrics-threads, --metrics-timeout-ms, --metrics-max-connections, --metrics-max-per-peer
+  // (DENOC_METRICS_THREADS, ...): the HTTP server's threads, idle timeout and connection bounds
+  MetricsHttp http;
 };
 
 struct ServerOptions {

@@ -209,7 +209,7 @@ TEST(Options, RemovedFlagsAreRefusedAndTheirVariablesIgnored) {
   EXPECT_EQ(o.compute.queue, 9u);
   EXPECT_EQ(o.principalQueue(), 3u);
   EXPECT_EQ(o.limits.max_states, 500u);
-  EXPECT_EQ(o.metrics.threads, 2u);
+  EXPECT_EQ(o.metrics.http.threads, 2u);
   EXPECT_EQ(o.streams.idle_timeout_ms, 700);
 }
 
