@@ -312,9 +312,11 @@ TEST(Cli, BadInputGivesExitCode2AndAMessage) {
       // a mistyped option is named with the nearest ones the command knows, and where the help is
       {{"id", kPlanar, "--tip_link", "b"},
        "unknown option --tip_link for denoc id (did you mean '--tip-link'?); see denoc id --help"},
-      {{"--sever", "127.0.0.1:1", "list"}, "unknown option --sever for denoc list (did you mean '--server'?)"},
+      {{"--sever", "127.0.0.1:1", "list"},
+       "unknown option --sever for denoc list (did you mean '--server'?)"},
       {{"fd", kPlanar, "--qq=1"}, "unknown option --qq for denoc fd (did you mean '--q', '--qd'"},
-      {{"info", kPlanar, "--frobnicate"}, "unknown option --frobnicate for denoc info; see denoc info --help"},
+      {{"info", kPlanar, "--frobnicate"},
+       "unknown option --frobnicate for denoc info; see denoc info --help"},
       {{}, "subcommand"},
       {{"demo", "--model", bad_model}, "mass"},
   };
