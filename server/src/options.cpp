@@ -24,6 +24,7 @@ std::string ServerOptions::describe() const {
   os << "listen=" << listen.address << " port_file=" << (listen.port_file.empty() ? "-" : listen.port_file)
      << " tls=" << (sec.tls() ? (sec.tls_client_ca.empty() ? "on" : "mutual") : "off")
      << " plaintext=" << (sec.plaintext ? "allowed" : "loopback-only")
+     << " without_front=" << (listen.without_front ? "on" : "off")
      << " token_file=" << (sec.token_file.empty() ? "-" : sec.token_file)
      << " trusted_front_header=" << (sec.trusted_front_header ? "on" : "off")
      << " store_dir=" << models.store_dir << " examples=" << (models.examples ? "on" : "off") << " preload=[";
@@ -73,6 +74,10 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
       ->envname("DENOC_TLS_CLIENT_CA");
   app.add_flag("--plaintext", sec.plaintext, "allow plaintext (no TLS) on a non-loopback address")
       ->envname("DENOC_PLAINTEXT");
+  app.add_flag("--without-front", o.listen.without_front,
+               "serve a TCP address other hosts can reach directly, without the front (deploy/nginx); this "
+               "gRPC lacks the fix of CVE-2023-33953 (an endless HTTP/2 header block is buffered)")
+      ->envname("DENOC_WITHOUT_FRONT");
   app.add_option("--token-file", sec.token_file, "bearer tokens, one per line: TOKEN or NAME TOKEN")
       ->envname("DENOC_TOKEN_FILE");
   app.add_flag("--trusted-front-header", sec.trusted_front_header,
@@ -330,6 +335,13 @@ std::string checkOptions(const ServerOptions& o) {
     return "refusing plaintext on " + listen +
            ", which other hosts can reach: give --tls-cert and --tls-key, or --plaintext "
            "(DENOC_PLAINTEXT=true) to allow it explicitly";
+  }
+  if (!o.listen.without_front && !isLoopbackAddress(listen)) {
+    return "refusing to serve " + listen +
+           " directly: other hosts could reach denocd without the front (deploy/nginx), and this gRPC (1.51) "
+           "buffers an unfinished HTTP/2 header block without bound (CVE-2023-33953, fixed in gRPC 1.53.2, "
+           "1.54.3, 1.55.2 and 1.56.2); listen on unix:PATH or loopback behind the front, or give "
+           "--without-front (DENOC_WITHOUT_FRONT=true) to serve it directly anyway";
   }
   if (sec.trusted_front_header && listen.rfind("unix:", 0) != 0) {
     return "refusing --trusted-front-header (DENOC_TRUSTED_FRONT_HEADER) on " + listen +

@@ -20,6 +20,8 @@ struct ListenOptions {
   std::string address =
       "127.0.0.1:50051";  // --listen / DENOC_LISTEN: host:port (port 0: a free port) or unix:PATH
   std::string port_file;  // --port-file / DENOC_PORT_FILE: the chosen port is written here
+  bool without_front =
+      false;  // --without-front / DENOC_WITHOUT_FRONT: serve a reachable TCP address directly
 };
 
 /// Transport security and access control (docs/service.md, "Transport security", "Access control").

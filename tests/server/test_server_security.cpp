@@ -213,6 +213,9 @@ TEST(ServerTls, RefusesToStartWithoutWhatItNeeds) {
       // plaintext on an address other hosts can reach (refused before anything listens)
       {{"--listen", "0.0.0.0:0"}, "refusing plaintext on 0.0.0.0:0"},
       {{"--listen", "[::]:0"}, "refusing plaintext on [::]:0"},
+      // TLS on a reachable address: still not without the front, unless asked for
+      {{"--listen", "0.0.0.0:0", "--tls-cert", tls.server_cert, "--tls-key", tls.server_key},
+       "refusing to serve 0.0.0.0:0 directly"},
       {{"--tls-cert", tls.server_cert}, "--tls-cert and --tls-key"},
       {{"--tls-key", tls.server_key}, "--tls-cert and --tls-key"},
       {{"--tls-client-ca", tls.ca}, "--tls-client-ca"},

@@ -132,8 +132,9 @@ TEST_F(TokenServer, CallsWithoutATokenAreRefusedOnTheirHeadersBeforeTheirBody) {
 
 TEST_F(TokenServer, PlaintextOnAReachableAddressChecksTokensInTheService) {
   // --plaintext on 0.0.0.0: the credentials there cannot run the header check, the service does it
-  ServerProcess server(dir.str(), dir.str("store"),
-                       {"--token-file", dir.str("tokens"), "--listen", "0.0.0.0:0", "--plaintext"});
+  ServerProcess server(
+      dir.str(), dir.str("store"),
+      {"--token-file", dir.str("tokens"), "--listen", "0.0.0.0:0", "--plaintext", "--without-front"});
   EXPECT_NE(server.log().find("tokens checked in the service"), std::string::npos) << server.log();
   const Model m = buildModelFromDH(stanfordArmDH());
   const std::string id = registerDH(*server.stub(), stanfordArmDH(), "token-of-bob");

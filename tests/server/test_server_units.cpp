@@ -88,6 +88,10 @@ TEST(Options, PlaintextOnlyOnLoopbackUnlessAskedFor) {
   o.listen.address = "0.0.0.0:50051";
   EXPECT_NE(checkOptions(o).find("refusing plaintext on 0.0.0.0:50051"), std::string::npos);
   o.security.plaintext = true;
+  // a reachable TCP address is served directly only when asked for (the front bounds what gRPC 1.51 does not)
+  EXPECT_NE(checkOptions(o).find("refusing to serve 0.0.0.0:50051 directly"), std::string::npos);
+  EXPECT_NE(checkOptions(o).find("CVE-2023-33953"), std::string::npos);
+  o.listen.without_front = true;
   EXPECT_EQ(checkOptions(o), "");
   o.security.plaintext = false;
   o.security.tls_cert = "cert.pem";
