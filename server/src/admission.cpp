@@ -56,12 +56,11 @@ Admission::Ticket Admission::admitStream(const std::string& principal) {
   const auto it = by_principal_.find(principal);
   const std::uint64_t mine = it == by_principal_.end() ? 0 : it->second.streams;
   if (total_.streams + 1 > bounds_.streams) {
-    refuse("server busy", total_.streams, 1, bounds_.streams, "streams open",
-           "--max-streams, DENOC_MAX_STREAMS");
+    refuse("server busy", total_.streams, 1, bounds_.streams, bounds_.streams_what, bounds_.streams_flag);
   }
   if (mine + 1 > bounds_.principal_streams) {
     refuse("server busy for principal '" + principal + "'", mine, 1, bounds_.principal_streams,
-           "streams open for it", "--principal-streams, DENOC_PRINCIPAL_STREAMS");
+           (std::string(bounds_.streams_what) + " for it").c_str(), bounds_.principal_streams_flag);
   }
   auto& entry = it == by_principal_.end() ? *by_principal_.emplace(principal, Use{}).first : *it;
   entry.second.streams += 1;

@@ -20,6 +20,10 @@ struct AdmissionBounds {
   std::uint64_t principal_states = 400000;
   std::uint64_t streams = 64;
   std::uint64_t principal_streams = 32;
+  // how a refusal names the stream bounds (what they count, and their flags)
+  const char* streams_what = "streams open";
+  const char* streams_flag = "--max-streams, DENOC_MAX_STREAMS";
+  const char* principal_streams_flag = "--principal-streams, DENOC_PRINCIPAL_STREAMS";
 };
 
 class Admission {

@@ -1,5 +1,4 @@
 // denocd: the denoc dynamics service. See docs/service.md.
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <malloc.h>
@@ -26,6 +25,7 @@
 #include "log.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
+#include "reflection.hpp"
 #include "registration.hpp"
 #include "registry.hpp"
 #include "service.hpp"
@@ -133,6 +133,8 @@ int serve(const ds::ServerOptions& options) {
       handlers, executor, admission, watchdog, ds::Identity{auth.get(), security.trusted_front_header},
       timeouts, &metrics};
   ds::DynamicsService service(context);
+  ds::ReflectionService reflection(context, {std::string(kServiceName), "grpc.health.v1.Health",
+                                             "grpc.reflection.v1alpha.ServerReflection"});
   spdlog::info(
       "{} compute threads (queue {}), streams checked every {} ms{}", executor.threads(),
       options.compute.queue, watchdog.tick().count(),
@@ -140,13 +142,13 @@ int serve(const ds::ServerOptions& options) {
                                       : ", tokens checked in the service (plaintext on a reachable address)")
            : "");
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen.address, creds.credentials, &port);
   grpc::ResourceQuota quota("denocd");
   ds::configureTransport(builder, options, quota);
   builder.RegisterService(&service);
+  builder.RegisterService(&reflection);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     spdlog::critical(

@@ -17,10 +17,13 @@
 namespace denoc::server {
 
 const char* rpcName(Rpc rpc) {
-  static constexpr const char* names[kRpcCount] = {
-      "RegisterModel",   "GetModel",    "ListModels", "DeleteModel", "InverseDynamics",
-      "ForwardDynamics", "FullFactor",  "Simulate",   "Stream",      "GetServerInfo",
-      "Kinematics",      "Derivatives", "Rollout"};
+  static constexpr const char* names[kRpcCount] = {"RegisterModel",   "GetModel",
+                                                   "ListModels",      "DeleteModel",
+                                                   "InverseDynamics", "ForwardDynamics",
+                                                   "FullFactor",      "Simulate",
+                                                   "Stream",          "GetServerInfo",
+                                                   "Kinematics",      "Derivatives",
+                                                   "Rollout",         "ServerReflectionInfo"};
   return names[static_cast<std::size_t>(rpc)];
 }
 

@@ -25,7 +25,7 @@ class Registry;
 
 namespace denoc::server {
 
-/// The RPCs of denoc.v1.Dynamics, as metric labels.
+/// The RPCs of denoc.v1.Dynamics, and server reflection's stream, as metric labels.
 enum class Rpc {
   RegisterModel,
   GetModel,
@@ -40,8 +40,9 @@ enum class Rpc {
   Kinematics,
   Derivatives,
   Rollout,
+  ServerReflectionInfo,  // grpc.reflection.v1alpha.ServerReflection
 };
-inline constexpr std::size_t kRpcCount = 13;
+inline constexpr std::size_t kRpcCount = 14;
 const char* rpcName(Rpc rpc);
 
 /// What the scrape reads from the registry, the store and the admission control.

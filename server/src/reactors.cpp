@@ -44,9 +44,12 @@ grpc::Status unfinished(StopReason reason, const std::string& client, const std:
   return toStatus(std::make_exception_ptr(Stopped(reason, 0, what)));
 }
 
-StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc)
+StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc, Admission* admission,
+                       bool token_optional)
     : s_(s),
       ctx_(ctx),
+      admission_(admission ? *admission : s.admission),
+      token_optional_(token_optional),
       deadline_(steadyDeadline(ctx->deadline())),
       log_(s.metrics, rpc),
       since_(Clock::now()),
@@ -54,9 +57,14 @@ StreamCall::StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc 
 
 bool StreamCall::admitted() {
   try {
-    caller_.principal = identify(*ctx_, s_.identity);
-    caller_.authenticated = s_.identity.auth != nullptr;
-    ticket_ = s_.admission.admitStream(caller_.principal);
+    try {
+      caller_.principal = identify(*ctx_, s_.identity);
+      caller_.authenticated = s_.identity.auth != nullptr;
+    } catch (const RequestError&) {
+      if (!token_optional_) throw;
+      caller_.principal = peerPrincipal(ctx_->peer());  // no valid token: the peer's address
+    }
+    ticket_ = admission_.admitStream(caller_.principal);
   } catch (...) {
     finishLocked(toStatus(std::current_exception()));
     return false;
@@ -174,8 +182,16 @@ void SimulateReactor::finishLocked(const grpc::Status& status) {
 
 // -------------------------------------------------------------------------------------------------- Stream
 
-StreamReactor::StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx)
-    : StreamReactorOf(s, ctx, Rpc::Stream), session_(s.handlers.registry()) {
+void DynamicsStreamSession::answer(const grpc::ByteBuffer& in, grpc::ByteBuffer& out,
+                                   const StopCondition& stop) {
+  parseRequest(in, request_);
+  session_.answer(request_, answer_, stop);
+  serializeAnswer(answer_, out);
+}
+
+StreamReactor::StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc,
+                             std::unique_ptr<BidiSession> session, Admission* admission, bool token_optional)
+    : StreamReactorOf(s, ctx, rpc, admission, token_optional), session_(std::move(session)) {
   std::lock_guard lock(mutex_);
   if (!admitted()) return;
   state_ = State::Reading;
@@ -198,12 +214,10 @@ void StreamReactor::OnReadDone(bool ok) {
 
 void StreamReactor::step() {
   grpc::Status status;
-  const std::uint64_t index = session_.messages();
+  const std::uint64_t index = session_->messages();
   try {
-    parseRequest(in_, request_);
+    session_->answer(in_, out_, stop_);
     in_.Clear();
-    session_.answer(request_, answer_, stop_);
-    serializeAnswer(answer_, out_);
   } catch (...) {
     const grpc::Status raw = toStatus(std::current_exception());
     status = grpc::Status(raw.error_code(), "message " + std::to_string(index) + ": " + raw.error_message());
@@ -212,7 +226,7 @@ void StreamReactor::step() {
 }
 
 std::string StreamReactor::progress() const {
-  return "after " + std::to_string(session_.messages()) + " messages";
+  return "after " + std::to_string(session_->messages()) + " messages";
 }
 
 void StreamReactor::OnWriteDone(bool ok) {
@@ -230,7 +244,7 @@ void StreamReactor::check(Clock::time_point now) {
     // no message for the idle time: end the call with its reason (the pending read then fails)
     finishLocked(toStatus(ErrorCode::DeadlineExceeded,
                           "no message for " + millis(s_.timeouts.idle) + " after " +
-                              std::to_string(session_.messages()) +
+                              std::to_string(session_->messages()) +
                               " messages: the stream was closed (--idle-stream-timeout-ms, "
                               "DENOC_IDLE_STREAM_TIMEOUT_MS)"));
   } else {
@@ -239,7 +253,7 @@ void StreamReactor::check(Clock::time_point now) {
 }
 
 void StreamReactor::finishLocked(const grpc::Status& status) {
-  ending(status, session_.computed());
+  ending(status, session_->computed());
   Finish(status);
 }
 

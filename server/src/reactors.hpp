@@ -70,7 +70,10 @@ class StreamCall : public Watched {
  protected:
   enum class State { Reading, Computing, Writing, Stalled, Finished };
 
-  StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc);
+  /// admission: where the call's stream is counted (null: the server's, s.admission). token_optional: a
+  /// caller without a valid token is named by its peer address instead of being refused (reflection).
+  StreamCall(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc, Admission* admission = nullptr,
+             bool token_optional = false);
 
   /// Identifies the caller, admits the stream and hands it to the watchdog (from the constructor, under
   /// the call's lock); false when refused, the call then finished with the refusal.
@@ -100,6 +103,8 @@ class StreamCall : public Watched {
 
   ServiceContext& s_;
   grpc::CallbackServerContext* ctx_;
+  Admission& admission_;
+  bool token_optional_;
   std::chrono::steady_clock::time_point deadline_;  // the call's
   CallLog log_;
   Caller caller_;
@@ -148,11 +153,41 @@ class SimulateReactor final : public StreamReactorOf<grpc::ServerWriteReactor<gr
   bool last_ = false;
 };
 
-/// Stream: one message read, answered on the executor, the answer written, and only then the next read.
+/// What a bidirectional stream does with each message it reads.
+class BidiSession {
+ public:
+  virtual ~BidiSession() = default;
+  /// The answer to one message in `out`; throws as the handlers do (the stream then ends with the error,
+  /// prefixed "message <i>: " with i = messages() before the call).
+  virtual void answer(const grpc::ByteBuffer& in, grpc::ByteBuffer& out, const StopCondition& stop) = 0;
+  /// Messages answered so far, and the states computed (for the metrics).
+  virtual std::uint64_t messages() const = 0;
+  virtual std::uint64_t computed() const = 0;
+};
+
+/// The Dynamics Stream's session: a StreamRequest parsed, answered (StreamSession) and serialized.
+class DynamicsStreamSession final : public BidiSession {
+ public:
+  explicit DynamicsStreamSession(Registry& registry) : session_(registry) {}
+  void answer(const grpc::ByteBuffer& in, grpc::ByteBuffer& out, const StopCondition& stop) override;
+  std::uint64_t messages() const override { return session_.messages(); }
+  std::uint64_t computed() const override { return session_.computed(); }
+
+ private:
+  StreamSession session_;
+  v1::StreamRequest request_;
+  v1::StreamResponse answer_;
+};
+
+/// A bidirectional stream (Dynamics' Stream, server reflection): one message read, answered on the executor
+/// by its session, the answer written, and only then the next read; ended by the watchdog after
+/// --idle-stream-timeout-ms without a message.
 class StreamReactor final
     : public StreamReactorOf<grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>> {
  public:
-  StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx);
+  StreamReactor(ServiceContext& s, grpc::CallbackServerContext* ctx, Rpc rpc,
+                std::unique_ptr<BidiSession> session, Admission* admission = nullptr,
+                bool token_optional = false);
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
   void check(Clock::time_point now) override;
@@ -163,9 +198,7 @@ class StreamReactor final
   void startWrite() override { StartWrite(&out_); }
   std::string progress() const override;
 
-  StreamSession session_;
-  v1::StreamRequest request_;
-  v1::StreamResponse answer_;
+  std::unique_ptr<BidiSession> session_;
   grpc::ByteBuffer in_, out_;
 };
 

@@ -196,7 +196,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* DynamicsService::Simulate(grpc::Call
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* DynamicsService::Stream(
     grpc::CallbackServerContext* ctx) {
-  return new StreamReactor(s_, ctx);
+  return new StreamReactor(s_, ctx, Rpc::Stream,
+                           std::make_unique<DynamicsStreamSession>(s_.handlers.registry()));
 }
 
 }  // namespace denoc::server

@@ -75,14 +75,10 @@ void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& optio
   builder.AddChannelArgument(GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION, 0);
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.limits.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(options.limits.max_message_bytes));
-  // memory of connections and calls (under pressure gRPC shrinks buffers, then closes connections), and
-  // the threads of gRPC's synchronous API, which serves reflection alone (kReflectionThreads)
+  // memory of connections and calls (under pressure gRPC shrinks buffers, then closes connections); every
+  // service is on the callback API (health, reflection.cpp, service.cpp), so no synchronous pool is made
   quota.Resize(options.memoryQuotaBytes());
-  quota.SetMaxThreads(kReflectionThreads);
   builder.SetResourceQuota(quota);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 1);
   for (const std::string& arg : o.grpc_args) {  // checked by checkOptions
     std::string name;
     int value = 0;

@@ -26,16 +26,12 @@ struct Credentials {
 Credentials makeCredentials(const ServerOptions& options, const TokenAuth* auth);
 
 /// Keepalive, idle and age limits of connections; HTTP/2 streams per connection; header size; compressed
-/// requests refused; message sizes; the resource quota (memory, and kReflectionThreads synchronous threads);
+/// requests refused; message sizes; the resource quota (memory);
 /// the --grpc-arg extras.
 void configureTransport(grpc::ServerBuilder& builder, const ServerOptions& options,
                         grpc::ResourceQuota& quota);
 
 /// The bound on a call's headers (GRPC_ARG_MAX_METADATA_SIZE): tokens, deadlines and client names fit.
 inline constexpr int kMaxMetadataBytes = 16 << 10;
-
-/// The threads of gRPC's synchronous API (grpc::ResourceQuota::SetMaxThreads), which serves only server
-/// reflection: every RPC of denoc.v1.Dynamics runs on the callback API and the compute executor.
-inline constexpr int kReflectionThreads = 4;
 
 }  // namespace denoc::server

@@ -253,6 +253,117 @@ TEST(ServerOps, ReflectionListsTheService) {
   EXPECT_TRUE(services.count("grpc.health.v1.Health"));
 }
 
+TEST(ServerOps, ReflectionDescribesTheServiceAsTheClientsSchemaDoes) {
+  // what grpcurl asks: the file holding a symbol, with its dependencies, once per stream; compared with the
+  // descriptors compiled into this test (the clients' schema)
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  namespace rv = grpc::reflection::v1alpha;
+  auto stub = rv::ServerReflection::NewStub(server.channel());
+  auto ctx = context(10s);
+  auto stream = stub->ServerReflectionInfo(ctx.get());
+  const auto ask = [&](const rv::ServerReflectionRequest& req) {
+    rv::ServerReflectionResponse resp;
+    EXPECT_TRUE(stream->Write(req));
+    EXPECT_TRUE(stream->Read(&resp));
+    return resp;
+  };
+  rv::ServerReflectionRequest by_symbol;
+  by_symbol.set_file_containing_symbol("denoc.v1.Dynamics.InverseDynamics");
+  const rv::ServerReflectionResponse first = ask(by_symbol);
+  ASSERT_TRUE(first.has_file_descriptor_response()) << first.DebugString().substr(0, 500);
+  const google::protobuf::FileDescriptor* ours = v1::InverseDynamicsRequest::descriptor()->file();
+  google::protobuf::FileDescriptorProto want;
+  ours->CopyTo(&want);
+  bool found = false;
+  for (const std::string& bytes : first.file_descriptor_response().file_descriptor_proto()) {
+    google::protobuf::FileDescriptorProto got;
+    ASSERT_TRUE(got.ParseFromString(bytes));
+    if (got.name() != ours->name()) continue;
+    found = true;
+    EXPECT_EQ(got.SerializeAsString(), want.SerializeAsString()) << got.name();
+  }
+  EXPECT_TRUE(found) << "no " << ours->name();
+  // asked again on the same stream: the file is not sent twice
+  const rv::ServerReflectionResponse again = ask(by_symbol);
+  EXPECT_EQ(again.file_descriptor_response().file_descriptor_proto_size(), 0);
+  // an unknown symbol: NOT_FOUND in the answer, and the stream goes on
+  rv::ServerReflectionRequest unknown;
+  unknown.set_file_containing_symbol("denoc.v1.NoSuchThing");
+  const rv::ServerReflectionResponse missing = ask(unknown);
+  EXPECT_EQ(missing.error_response().error_code(), static_cast<int>(grpc::StatusCode::NOT_FOUND));
+  rv::ServerReflectionRequest by_file;
+  by_file.set_file_by_filename(std::string(5000, 'f'));
+  EXPECT_EQ(ask(by_file).error_response().error_code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST(ServerOps, ReflectionWithoutATokenCannotHoldWhatOthersNeed) {
+  // reflection needs no token; 12 idle reflection streams from one caller without a token: 4 are admitted,
+  // the rest refused naming the bound; they hold no thread, so a token holder's reflection and calls go on,
+  // and the idle ones end after --idle-stream-timeout-ms
+  TempDir dir;
+  std::ofstream(dir.str("tokens")) << "alice token-a\n";
+  ServerProcess server(dir.str(), dir.str("store"),
+                       {"--token-file", dir.str("tokens"), "--idle-stream-timeout-ms", "1500"});
+  namespace rv = grpc::reflection::v1alpha;
+  auto stub = rv::ServerReflection::NewStub(server.channel());
+  struct Idle {
+    std::unique_ptr<grpc::ClientContext> ctx;
+    std::unique_ptr<grpc::ClientReaderWriter<rv::ServerReflectionRequest, rv::ServerReflectionResponse>>
+        stream;
+  };
+  std::vector<Idle> idle;
+  for (int i = 0; i < 12; ++i) {
+    Idle c{context(30s), nullptr};
+    c.stream = stub->ServerReflectionInfo(c.ctx.get());
+    idle.push_back(std::move(c));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  // the token holder: reflection and a Dynamics call, answered at once
+  const auto withToken = [] {
+    auto ctx = context(10s);
+    ctx->AddMetadata("authorization", "Bearer token-a");
+    return ctx;
+  };
+  {
+    auto ctx = withToken();
+    auto stream = stub->ServerReflectionInfo(ctx.get());
+    rv::ServerReflectionRequest req;
+    req.set_list_services("");
+    ASSERT_TRUE(stream->Write(req));
+    rv::ServerReflectionResponse resp;
+    ASSERT_TRUE(stream->Read(&resp)) << "the token holder's reflection";
+    EXPECT_GE(resp.list_services_response().service_size(), 3);
+    stream->WritesDone();
+    EXPECT_TRUE(stream->Finish().ok());
+  }
+  v1::GetServerInfoResponse info;
+  EXPECT_TRUE(server.stub()->GetServerInfo(withToken().get(), {}, &info).ok());
+  const double answered_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(answered_s, 1.0);
+  // the idle ones: 4 admitted, ended by the idle timeout; 8 refused at once, naming the bound
+  int refused = 0, ended_idle = 0;
+  for (Idle& c : idle) {
+    const grpc::Status st = c.stream->Finish();  // the server ends each: refused, or idle
+    if (st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+      EXPECT_NE(st.error_message().find("reflection streams open"), std::string::npos) << st.error_message();
+    } else {
+      EXPECT_EQ(st.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << st.error_message();
+      EXPECT_NE(st.error_message().find("no message for"), std::string::npos) << st.error_message();
+      ++ended_idle;
+    }
+  }
+  std::printf(
+      "[ figures  ] 12 idle reflection streams without a token: %d admitted (ended idle), %d refused; "
+      "the token holder answered in %.3f s\n",
+      ended_idle, refused, answered_s);
+  EXPECT_EQ(ended_idle, 4);
+  EXPECT_EQ(refused, 8);
+}
+
 TEST(ServerOps, ExamplesPreloadedAndPinned) {
   TempDir dir;
   ServerProcess server(dir.str(), dir.str("store"),
