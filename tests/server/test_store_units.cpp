@@ -390,7 +390,7 @@ TEST(RegistryThreads, ExactlyOneOfManyConcurrentRegistrantsCreates) {
         BuiltModel built = buildFromRequest(req, kLimits);  // outside every lock, as a handler does
         const std::string record = storeRecord(req, "owner-" + std::to_string(t));
         start.arrive_and_wait();
-        created += (t % 2 ? replica : registry).add(std::move(built), &record, false, "owner").second;
+        created += (t % 2 ? replica : registry).add(std::move(built), &record, false).second;
       });
     }
     for (auto& t : threads) t.join();
@@ -521,7 +521,7 @@ TEST(RegistryStop, ADeletionReadsTheOwnerFromTheRecordWithoutBuildingTheModel) {
   {
     Registry writer(store, 1000, kLimits);
     const std::string record = storeRecord(req, "alice");
-    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false, "alice").second);
+    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false).second);
   }
   // a server whose limits refuse the model (4 joints at most): it cannot build it, and still deletes it,
   // checking its owner from the record alone
