@@ -57,8 +57,11 @@ std::uint64_t Handlers::registerModel(const Caller& caller, const v1::RegisterMo
   const ComputeTime time(resp);
   BuiltModel built = buildFromRequest(req, limits_, &stop);  // the registration's validator, then the core
   const std::string owner = caller.authenticated ? caller.principal : std::string();
-  const std::string record = storeRecord(req, owner);
-  auto [entry, created] = registry_.add(std::move(built), &record, false, owner, &stop);
+  // the record keeps the model's description for listings (when it fits an answer; else it is built)
+  const v1::ModelInfo info = describe(built, false);
+  const bool keep_info = info.ByteSizeLong() + kListOverhead <= limits_.max_message_bytes;
+  const std::string record = storeRecord(req, owner, keep_info ? &info : nullptr);
+  auto [entry, created] = registry_.add(std::move(built), &record, false, &stop);
   resp.set_model_id(entry->id);
   *resp.mutable_model() = entry->info;
   resp.set_created(created);

@@ -103,6 +103,10 @@ namespace {
 // replica wrote or removed it); a few times, then the call gives up with UNAVAILABLE
 constexpr int kAttempts = 16;
 
+// descriptions of store records kept for listings: at most this many, of at most this many bytes in all
+constexpr std::size_t kMaxInfos = 65536;
+constexpr std::size_t kMaxInfoBytes = std::size_t{256} << 20;
+
 [[noreturn]] void keepsChanging(const std::string& id) {
   fail(ErrorCode::Unavailable, "model store: the entry of " + id +
                                    " kept changing (other servers writing or deleting it); try again");
@@ -116,6 +120,11 @@ void requireOwner(const std::string& id, const std::string& owner, const std::st
 }
 
 }  // namespace
+
+bool sameFile(const FileStamp& a, const FileStamp& b) {
+  return a.exists && b.exists && a.dev == b.dev && a.ino == b.ino && a.size == b.size &&
+         a.mtime_ns == b.mtime_ns;
+}
 
 Registry::IdLocks::Guard::Guard(IdLocks& locks, const std::string& id) : locks_(locks), id_(id) {
   {
@@ -138,9 +147,8 @@ void Registry::touch(const Entry& e) const {
   e.last_used.store(clock_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
-std::shared_ptr<Entry> Registry::makeEntry(BuiltModel built, bool pinned, std::string owner) const {
+std::shared_ptr<Entry> Registry::makeEntry(BuiltModel built, bool pinned) const {
   auto e = std::make_shared<Entry>();
-  e->owner = std::move(owner);
   e->info = describe(built, pinned);
   e->id = built.id;
   e->model = std::move(built.model);
@@ -174,19 +182,34 @@ Registry::Judged Registry::judge(const std::string& id, const std::string& bytes
     j.built.reset();
     return j;
   }
-  j.owner = std::move(record->owner);
   return j;
 }
 
 std::shared_ptr<const Entry> Registry::find(const std::string& id, const StopCondition* stop) {
+  std::shared_ptr<const Entry> cached;
   {
     std::shared_lock lock(mutex_);
-    if (auto it = entries_.find(id); it != entries_.end()) {
-      touch(*it->second);
-      return it->second;
+    if (auto it = entries_.find(id); it != entries_.end()) cached = it->second;
+  }
+  if (cached) {
+    // served while its record is the file it came from: another replica may have deleted or replaced it
+    if (cached->pinned || sameFile(store_.stamp(id), cached->stamp)) {
+      touch(*cached);
+      return cached;
     }
+    drop(cached);
   }
   return fromStore(id, true, stop);
+}
+
+void Registry::drop(const std::shared_ptr<const Entry>& stale) {
+  std::unique_lock lock(mutex_);
+  if (auto it = entries_.find(stale->id); it != entries_.end() && it->second == stale) entries_.erase(it);
+}
+
+std::string Registry::notFoundMessage(const std::string& id) const {
+  if (store_.buried(id)) return "model_id " + id + " was deleted (DeleteModel); register it again to use it";
+  return "model_id " + id + " is not registered";
 }
 
 std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cache,
@@ -204,7 +227,8 @@ std::shared_ptr<const Entry> Registry::fromStore(const std::string& id, bool cac
       store_.reportBad(id, found.stamp, judged.problem);
       return nullptr;
     }
-    std::shared_ptr<Entry> fresh = makeEntry(std::move(*judged.built), false, std::move(judged.owner));
+    std::shared_ptr<Entry> fresh = makeEntry(std::move(*judged.built), false);
+    fresh->stamp = found.stamp;
     if (!cache) return fresh;
     // cached only if the file read is still the one in place (not deleted or replaced meanwhile)
     const IdLocks::Guard guard(locks_, id);
@@ -243,7 +267,8 @@ void Registry::evictLocked() {
 std::pair<std::shared_ptr<const Entry>, bool> Registry::publish(std::shared_ptr<Entry> fresh, bool replace) {
   std::unique_lock lock(mutex_);
   if (auto it = entries_.find(fresh->id); it != entries_.end()) {
-    if (replace && !it->second->pinned) {
+    // an entry of another record than the one in place (deleted and registered again meanwhile) is stale
+    if ((replace || !sameFile(it->second->stamp, fresh->stamp)) && !it->second->pinned) {
       it->second = std::move(fresh);
     } else {
       touch(*it->second);
@@ -256,9 +281,8 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::publish(std::shared_ptr<
 }
 
 std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, const std::string* record,
-                                                            bool pinned, const std::string& owner,
-                                                            const StopCondition* stop) {
-  std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned, owner);
+                                                            bool pinned, const StopCondition* stop) {
+  std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned);
   const std::string id = fresh->id;
   if (!record) {
     const IdLocks::Guard guard(locks_, id);
@@ -268,7 +292,6 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
     // judge the entry in place outside every lock (judging another record builds its model)
     const StoreEntry found = readStore(id);
     bool good = false;
-    std::string stored_owner = owner;
     std::string problem = found.reason;
     if (found.state == StoreEntry::State::Regular) {
       if (found.bytes == *record) {
@@ -276,7 +299,6 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
       } else {
         Judged judged = judge(id, found.bytes, stop);
         good = judged.problem.empty();
-        if (good) stored_owner = std::move(judged.owner);
         problem = std::move(judged.problem);
       }
     }
@@ -293,8 +315,8 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
                    escaped(store_.path(id), 512), escaped(problem, 512));
       stored = true;
     }
-    // the stored record's owner is the model's owner (the first registration's)
-    if (!stored) fresh->owner = std::move(stored_owner);
+    // the entry is the record in place (the owner stays in the record: the first registration's)
+    fresh->stamp = stored ? store_.stamp(id) : found.stamp;
     // created: the model was registered neither in memory (built-in, preloaded, cached) nor in the store
     const auto [entry, new_to_cache] = publish(std::move(fresh), stored);
     return {entry, stored && new_to_cache};
@@ -324,47 +346,119 @@ void Registry::remove(const std::string& id, const std::string* caller) {
       fail(ErrorCode::FailedPrecondition,
            "model " + id + " is a built-in (pinned) model and cannot be deleted");
     }
-    if (!cached && !record) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
-    requireOwner(id, record ? record->owner : cached->owner, caller);
-    if (record) store_.remove(id);  // first: a store that cannot remove it leaves the model registered
-    if (cached) {
-      std::unique_lock lock(mutex_);
-      entries_.erase(id);
+    if (!record) {
+      // the store is the truth: a cached copy without a record was deleted or replaced elsewhere
+      if (cached) drop(cached);
+      fail(ErrorCode::NotFound, notFoundMessage(id));
     }
+    requireOwner(id, record->owner, caller);  // the owner on disk, never a cached one
+    store_.bury(id);    // first: a crash between the two leaves the model registered (a record wins)
+    store_.remove(id);  // then: a store that cannot remove it leaves the model registered
+    if (cached) drop(cached);
     return;
   }
   keepsChanging(id);
 }
 
+void Registry::rememberInfo(const std::string& id, const FileStamp& stamp,
+                            std::shared_ptr<const v1::ModelInfo> info) {
+  const std::size_t bytes = info->SpaceUsedLong();
+  std::lock_guard lock(infos_mutex_);
+  if (auto it = infos_.find(id); it != infos_.end()) {
+    info_bytes_ -= it->second.info->SpaceUsedLong();
+    infos_.erase(it);
+  }
+  if (infos_.size() >= kMaxInfos || info_bytes_ + bytes > kMaxInfoBytes) {
+    infos_.clear();
+    info_bytes_ = 0;
+  }
+  infos_.emplace(id, KnownInfo{stamp, std::move(info)});
+  info_bytes_ += bytes;
+}
+
+std::shared_ptr<const v1::ModelInfo> Registry::describeStored(const std::string& id,
+                                                              const StopCondition* stop) {
+  const FileStamp now = store_.stamp(id);
+  if (!now.exists) return nullptr;
+  {
+    std::lock_guard lock(infos_mutex_);
+    if (auto it = infos_.find(id); it != infos_.end() && sameFile(it->second.stamp, now))
+      return it->second.info;
+  }
+  {
+    std::shared_lock lock(mutex_);
+    if (auto it = entries_.find(id); it != entries_.end() && sameFile(it->second->stamp, now)) {
+      auto info = std::make_shared<v1::ModelInfo>(it->second->info);
+      info->set_pinned(false);
+      return info;
+    }
+  }
+  const StoreEntry found = readStore(id);
+  if (found.state == StoreEntry::State::Absent) return nullptr;
+  if (found.state == StoreEntry::State::Bad) {
+    store_.reportBad(id, found.stamp, found.reason);
+    return nullptr;
+  }
+  const std::optional<StoreRecord> record = readRecord(found.bytes);
+  if (!record) {
+    store_.reportBad(id, found.stamp, "does not parse as a RegisterModelRequest");
+    return nullptr;
+  }
+  std::string problem;
+  std::optional<v1::ModelInfo> kept = recordInfo(*record, id, &problem);
+  if (!problem.empty())
+    spdlog::warn("model store: {}: {}; its model is built to describe it", escaped(store_.path(id), 512),
+                 escaped(problem, 512));
+  std::shared_ptr<const v1::ModelInfo> info;
+  if (kept) {
+    info = std::make_shared<const v1::ModelInfo>(std::move(*kept));
+  } else {
+    // a record without a description (an older server's): built once, under the caller's stop
+    Judged judged = judge(id, found.bytes, stop);
+    if (!judged.problem.empty()) {
+      store_.reportBad(id, found.stamp, judged.problem);
+      return nullptr;
+    }
+    info = std::make_shared<const v1::ModelInfo>(describe(*judged.built, false));
+  }
+  rememberInfo(id, found.stamp, info);
+  return info;
+}
+
 void Registry::list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take,
                     const StopCondition* stop) {
-  std::vector<std::shared_ptr<const Entry>> cached;
+  std::vector<std::shared_ptr<const Entry>> pinned;
   {
     std::shared_lock lock(mutex_);
     for (const auto& [id, e] : entries_) {
-      if (id > after) cached.push_back(e);
+      if (e->pinned && id > after) pinned.push_back(e);
     }
   }
-  std::sort(cached.begin(), cached.end(), [](const auto& a, const auto& b) { return a->id < b->id; });
-  const std::vector<std::string> stored = store_.ids();  // sorted
-  auto s = std::upper_bound(stored.begin(), stored.end(), after);
-  auto c = cached.begin();
+  std::sort(pinned.begin(), pinned.end(), [](const auto& a, const auto& b) { return a->id < b->id; });
+  const std::shared_ptr<const std::vector<std::string>> stored = store_.recentIds();  // sorted
+  auto s = std::upper_bound(stored->begin(), stored->end(), after);
+  auto p = pinned.begin();
+  std::uint64_t done = 0;
   // merge the two sorted lists, each id once
-  while (c != cached.end() || s != stored.end()) {
-    if (s == stored.end() || (c != cached.end() && (*c)->id <= *s)) {
-      if (s != stored.end() && (*c)->id == *s) ++s;
-      if (!take((*c)->info)) return;
-      ++c;
+  while (p != pinned.end() || s != stored->end()) {
+    if (stop && stop->stopRequested())
+      stop->raise("ListModels", done, pinned.size() + static_cast<std::uint64_t>(stored->size()), "models");
+    ++done;
+    if (s == stored->end() || (p != pinned.end() && (*p)->id <= *s)) {
+      if (s != stored->end() && (*p)->id == *s) ++s;
+      if (!take((*p)->info)) return;
+      ++p;
     } else {
-      const std::shared_ptr<const Entry> e = fromStore(*s, false, stop);
+      const std::shared_ptr<const v1::ModelInfo> info = describeStored(*s, stop);
       ++s;
-      if (e && !take(e->info)) return;
+      if (info && !take(*info)) return;
     }
   }
 }
 
 std::size_t Registry::loadStore() {
   store_.removeStaleTemporaries(ModelStore::kStaleTemporaryAge);
+  store_.removeOldTombstones(ModelStore::kTombstoneAge);
   const StoreListing listing = store_.list();
   for (const std::string& name : listing.others) {
     spdlog::info("model store: {} is not a store file (<id>.pb); ignored",

@@ -1,13 +1,16 @@
 // The model registry: a thread-safe in-memory cache of built models, keyed by content-addressed id, in front
-// of the model store. Lookups of cached models take a shared lock only (readers never block each other).
-// Every operation that changes what is stored or cached for an id (registration, deletion, loading from the
-// store) holds that id's lock while it changes the store and the cache, so they are ordered: no model is
-// ever cached but not stored, or stored but deleted. Models and store records are built and judged outside
-// every lock; what was judged is checked to be still in place (its file stamp) once the lock is held. The
-// cache is bounded: when full, the least recently used model that is not pinned is evicted (it stays in the
-// store and is loaded again on the next miss). Building a model from a store record (a cache miss, a listing,
-// a registration that finds another record in place) polls the caller's stop condition; a deletion reads
-// the record's owner without building it.
+// of the model store, which is the truth (docs/service.md, "Replicas"). Lookups of cached models take a
+// shared lock only (readers never block each other); an unpinned cached model is served only while its
+// store record is the file it was loaded from or written as (an lstat per lookup: same inode, size and
+// modification time), so a deletion or a replacement by another replica sharing the store is seen by the
+// next lookup. Every operation that changes what is stored or cached for an id (registration, deletion,
+// loading from the store) holds that id's lock while it changes the store and the cache, so they are
+// ordered. Models and store records are built and judged outside every lock; what was judged is checked to
+// be still in place (its file stamp) once the lock is held. The cache is bounded: when full, the least
+// recently used model that is not pinned is evicted (it stays in the store and is loaded again on the next
+// miss). Building a model from a store record (a cache miss, a registration that finds another record in
+// place, the listing of a record without a description) polls the caller's stop condition; a deletion reads
+// the record's owner, and a listing the record's description, without building the model.
 #pragma once
 
 #include <atomic>
@@ -35,7 +38,7 @@ struct Entry {
   std::shared_ptr<const Model> model;
   v1::ModelInfo info;
   bool pinned = false;
-  std::string owner;  // the principal that registered it (access control on); empty: anyone may delete it
+  FileStamp stamp;  // of the store record it was loaded from or written as (none: a built-in model)
   mutable std::atomic<std::uint64_t> last_used{0};
 };
 
@@ -43,8 +46,10 @@ class Registry {
  public:
   Registry(const ModelStore& store, std::size_t max_models, Limits limits);
 
-  /// The model for id: from the cache, else loaded from the store (and cached). Null when neither has it.
-  /// Building a stored model polls `stop` (may be null); a stop throws Stopped and judges nothing.
+  /// The model for id: from the cache while its store record is still the one it came from (pinned models
+  /// always), else loaded from the store (and cached). Null when the store has no good record of it (a
+  /// cached model whose record is gone is dropped). Building a stored model polls `stop` (may be null); a
+  /// stop throws Stopped and judges nothing.
   std::shared_ptr<const Entry> find(const std::string& id, const StopCondition* stop = nullptr);
 
   /// Caches a built model (pinned: never evicted, cannot be deleted). With a store record (storeRecord()),
@@ -58,20 +63,27 @@ class Registry {
   /// ResourceExhausted when the cache is full of pinned models.
   /// Judging another record in place builds its model, polling `stop` (may be null).
   std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* record, bool pinned,
-                                                    const std::string& owner = {},
                                                     const StopCondition* stop = nullptr);
 
-  /// Removes id from the store and the cache. The owner is read from the store record (readRecord), without
-  /// building the model. NOT_FOUND unless the cache has it or the store has a record of it (a store entry
-  /// that is not a regular file or does not parse as a record is not a model, and is left for a registration
-  /// to replace), FAILED_PRECONDITION if pinned. With a caller (access control on), PERMISSION_DENIED unless
-  /// the caller owns the model (a model stored without an owner, registered while access control was off,
-  /// may be deleted by any caller).
+  /// Removes id from the store (leaving a tombstone, ModelStore::bury) and the cache. The owner is read
+  /// from the store record (readRecord), without building the model, never from the cache.
+  /// FAILED_PRECONDITION if pinned; else NOT_FOUND unless the store has a record of it (a store entry that is
+  /// not a regular file or does not parse as a record is not a model, and is left for a registration to
+  /// replace; a cached copy of a model whose record is gone is dropped). With a caller (access control on),
+  /// PERMISSION_DENIED unless the caller owns the model (a model stored without an owner, registered while
+  /// access control was off, may be deleted by any caller).
   void remove(const std::string& id, const std::string* caller = nullptr);
 
-  /// The models with ids after `after` (every model when empty), cached or stored, in id order, handed to
-  /// `take` one at a time until it returns false; store-only models are built for their description (polling
-  /// `stop`, may be null) but not cached, and only as far as the listing goes (a page).
+  /// The message of NOT_FOUND for id: "... was deleted ..." while its tombstone lasts (clients do not
+  /// register such a model again behind their caller's back), else "... is not registered".
+  std::string notFoundMessage(const std::string& id) const;
+
+  /// The models with ids after `after` (every model when empty) in id order, handed to `take` one at a time
+  /// until it returns false: the pinned models and every good record of the store (ModelStore::recentIds,
+  /// at most kListingAge old, each id checked with lstat). A record's description is read from it (cached
+  /// with its stamp: a listing reads each record once); a record without one (written before descriptions
+  /// were kept) is built once for it, polling `stop` (may be null), and its description cached. `stop` is
+  /// also polled between models: a listing stops at the caller's deadline.
   void list(const std::string& after, const std::function<bool(const v1::ModelInfo&)>& take,
             const StopCondition* stop = nullptr);
 
@@ -112,16 +124,20 @@ class Registry {
     std::unordered_map<std::string, std::unique_ptr<Slot>> slots_;
   };
 
-  /// A store record judged against its id: the model it holds and its owner, or what is wrong with it.
+  /// A store record judged against its id: the model it holds, or what is wrong with it.
   struct Judged {
     std::optional<BuiltModel> built;
-    std::string owner;
     std::string problem;  // empty: a good record
   };
   Judged judge(const std::string& id, const std::string& bytes, const StopCondition* stop) const;
   StoreEntry readStore(const std::string& id) const;
   std::shared_ptr<const Entry> fromStore(const std::string& id, bool cache, const StopCondition* stop);
-  std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned, std::string owner) const;
+  std::shared_ptr<Entry> makeEntry(BuiltModel built, bool pinned) const;
+  /// Drops the cached entry of an id unless another replaced it meanwhile.
+  void drop(const std::shared_ptr<const Entry>& stale);
+  /// The description of the store record of id, or null when there is none that is good.
+  std::shared_ptr<const v1::ModelInfo> describeStored(const std::string& id, const StopCondition* stop);
+  void rememberInfo(const std::string& id, const FileStamp& stamp, std::shared_ptr<const v1::ModelInfo> info);
   /// Caches fresh unless id is cached already (then replaces the cached entry when replace, unless pinned).
   /// Returns the cached entry and whether it was new to the cache. The caller holds id's lock.
   std::pair<std::shared_ptr<const Entry>, bool> publish(std::shared_ptr<Entry> fresh, bool replace);
@@ -135,7 +151,19 @@ class Registry {
   std::unordered_map<std::string, std::shared_ptr<const Entry>> entries_;
   mutable std::atomic<std::uint64_t> clock_{0};
   IdLocks locks_;
+  // descriptions of store records by id, with the stamp of the record read (bounded: cleared when full)
+  struct KnownInfo {
+    FileStamp stamp;
+    std::shared_ptr<const v1::ModelInfo> info;
+  };
+  mutable std::mutex infos_mutex_;
+  std::unordered_map<std::string, KnownInfo> infos_;
+  std::size_t info_bytes_ = 0;
 };
+
+/// Whether two stamps are of the same file, unchanged: device, inode, size and modification time (not the
+/// change time, which a link or unlink of the temporary name also moves).
+bool sameFile(const FileStamp& a, const FileStamp& b);
 
 /// The description of a model for the wire.
 v1::ModelInfo describe(const BuiltModel& built, bool pinned);

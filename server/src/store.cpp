@@ -25,7 +25,7 @@ namespace denoc::server {
 namespace {
 
 constexpr std::size_t kMaxVerdicts = 65536;            // bad entries remembered (then forgotten at once)
-constexpr std::uint64_t kRecordSlack = 64u << 10;      // a record: the request plus its owner field
+constexpr std::uint64_t kRecordSlack = 64u << 10;      // a record: the request, its description, its owner
 constexpr std::chrono::milliseconds kLockWait{10000};  // wait for another replica's replacement
 constexpr std::chrono::milliseconds kLockPoll{2};      // between two tries of the lock
 constexpr const char* kLockName = ".lock";             // <dir>/.lock: one byte per id stripe
@@ -83,6 +83,10 @@ std::string uniqueSuffix() {
 bool isTemporaryName(const std::string& name) {
   return name.size() > kTmpPrefix && name[0] == '.' && isModelId(name.substr(1, 64)) &&
          name.compare(65, 5, ".tmp.") == 0;
+}
+
+bool isTombstoneName(const std::string& name) {
+  return name.size() == 72 && name.ends_with(".deleted") && isModelId(name.substr(0, 64));
 }
 
 bool isQuarantineName(const std::string& name) {
@@ -155,7 +159,7 @@ ModelStore::ModelStore(std::string dir) : dir_(std::move(dir)) {
 }
 
 std::uint64_t ModelStore::recordBound(const Limits& limits) {
-  return limits.max_message_bytes + kRecordSlack;
+  return 2 * static_cast<std::uint64_t>(limits.max_message_bytes) + kRecordSlack;
 }
 
 std::string ModelStore::temporaryPath(const std::string& id) const {
@@ -297,6 +301,7 @@ bool ModelStore::create(const std::string& id, const std::string& bytes) const {
   }
   ::unlink(tmp.c_str());  // gone already after a rename
   if (wrote) syncDirectory();
+  noteOwn(id, true);  // this server's record, or another's in place
   return wrote;
 }
 
@@ -337,8 +342,11 @@ bool ModelStore::replace(const std::string& id, const std::string& bytes, const 
     syncDirectory();
   }
   if (wrote) {
-    std::lock_guard lock(mutex_);
-    bad_.erase(id);
+    {
+      std::lock_guard lock(mutex_);
+      bad_.erase(id);
+    }
+    noteOwn(id, true);
   }
   return wrote;
 }
@@ -349,9 +357,86 @@ bool ModelStore::remove(const std::string& id) const {
     fail(ErrorCode::Unavailable, "model store: " + errnoText("cannot remove", path(id)));
   }
   syncDirectory();
-  std::lock_guard lock(mutex_);
-  bad_.erase(id);
+  {
+    std::lock_guard lock(mutex_);
+    bad_.erase(id);
+  }
+  noteOwn(id, false);
   return true;
+}
+
+void ModelStore::bury(const std::string& id) const {
+  const std::string p = tombstonePath(id);
+  // O_NONBLOCK: a FIFO put there does not block; O_NOFOLLOW: a link is not followed
+  const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::futimens(fd, nullptr) != 0) {
+    const std::string why = fd < 0 ? errnoText("cannot write the tombstone", p)
+                                   : "cannot write the tombstone " + escaped(p, 512) + ": not a regular file";
+    if (fd >= 0) ::close(fd);
+    spdlog::warn("model store: {}; the deletion of {} goes on without it (clients may register it again)",
+                 why, id);
+    return;
+  }
+  ::close(fd);
+}
+
+bool ModelStore::buried(const std::string& id) const {
+  struct stat st {};
+  if (::lstat(tombstonePath(id).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  return now_ns - nanos(st.st_mtim) <
+         std::chrono::duration_cast<std::chrono::nanoseconds>(kTombstoneAge).count();
+}
+
+std::size_t ModelStore::removeOldTombstones(std::chrono::seconds max_age) const {
+  std::size_t removed = 0;
+  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  const std::int64_t max_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_age).count();
+  for (const std::string& id : list().tombstones) {
+    const std::string p = tombstonePath(id);
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || now_ns - nanos(st.st_mtim) < max_ns) continue;
+    if (::unlink(p.c_str()) == 0) ++removed;
+  }
+  if (removed > 0)
+    spdlog::info("model store: removed {} tombstones older than {} s", removed, max_age.count());
+  return removed;
+}
+
+void ModelStore::noteOwn(const std::string& id, bool present) const {
+  std::lock_guard lock(listing_mutex_);
+  if (!listing_) return;
+  auto it = std::lower_bound(listing_->begin(), listing_->end(), id);
+  const bool listed = it != listing_->end() && *it == id;
+  if (listed == present) return;
+  auto copy = std::make_shared<std::vector<std::string>>(*listing_);
+  auto at = copy->begin() + (it - listing_->begin());
+  if (present) {
+    copy->insert(at, id);
+  } else {
+    copy->erase(at);
+  }
+  listing_ = std::move(copy);
+}
+
+std::shared_ptr<const std::vector<std::string>> ModelStore::recentIds() const {
+  std::lock_guard lock(listing_mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (!listing_ || now - listed_at_ > kListingAge) {
+    StoreListing fresh = list();  // under the lock: this server's writes meanwhile wait, then apply
+    listing_ = std::make_shared<const std::vector<std::string>>(std::move(fresh.ids));
+    listed_at_ = std::chrono::steady_clock::now();
+    if (!fresh.tombstones.empty() && listed_at_ - swept_at_ > kTombstoneSweep) {
+      swept_at_ = listed_at_;
+      removeOldTombstones(kTombstoneAge);
+    }
+  }
+  return listing_;
 }
 
 StoreListing ModelStore::list() const {
@@ -365,6 +450,8 @@ StoreListing ModelStore::list() const {
       out.ids.push_back(name.substr(0, 64));
     } else if (isTemporaryName(name)) {
       out.temporaries.push_back(name);
+    } else if (isTombstoneName(name)) {
+      out.tombstones.push_back(name.substr(0, 64));
     } else if (name != kLockName && !isQuarantineName(name)) {
       out.others.push_back(name);
     }
@@ -372,6 +459,7 @@ StoreListing ModelStore::list() const {
   ::closedir(d);
   std::sort(out.ids.begin(), out.ids.end());
   std::sort(out.others.begin(), out.others.end());
+  std::sort(out.tombstones.begin(), out.tombstones.end());
   return out;
 }
 
@@ -380,7 +468,7 @@ std::vector<std::string> ModelStore::ids() const { return list().ids; }
 std::pair<std::size_t, std::uint64_t> ModelStore::usage() const {
   std::size_t files = 0;
   std::uint64_t bytes = 0;
-  for (const std::string& id : ids()) {
+  for (const std::string& id : *recentIds()) {
     struct stat st {};
     if (::lstat(path(id).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       ++files;

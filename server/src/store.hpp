@@ -4,13 +4,17 @@
 // (temporary file, fsync, link or rename, fsync of the directory), so a crash leaves either the whole file
 // or none; several servers may share one directory. What a record holds is judged by the registry (it
 // builds the model and checks the id); the store keeps the verdicts so that a bad entry is logged once and
-// not read again until it changes. docs/service.md, "Store".
+// not read again until it changes. A deletion leaves a tombstone (<dir>/<id>.deleted, empty) for a day, so
+// that every replica can tell a deleted model from one it never had. The directory's listing is kept for
+// kListingAge (this server's own writes applied at once), for ListModels and the metrics. docs/service.md,
+// "Store".
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -51,6 +55,7 @@ struct StoreEntry {
 struct StoreListing {
   std::vector<std::string> ids;          // names <id>.pb (any file type), as ids, sorted
   std::vector<std::string> temporaries;  // names .<id>.tmp.*
+  std::vector<std::string> tombstones;   // names <id>.deleted, as ids, sorted
   std::vector<std::string> others;       // anything else but the lock file and quarantined entries
 };
 
@@ -62,8 +67,9 @@ class ModelStore {
   const std::string& dir() const { return dir_; }
   std::string path(const std::string& id) const { return dir_ + "/" + id + ".pb"; }
 
-  /// The largest record a server with these limits reads: a request of max_message_bytes plus room for the
-  /// owner field. A larger file cannot hold a registration this server would accept.
+  /// The largest record a server with these limits reads: a request of max_message_bytes, its description
+  /// (kept only when it fits max_message_bytes) and room for the owner field. A larger file cannot hold a
+  /// registration this server would accept.
   static std::uint64_t recordBound(const Limits& limits);
 
   /// id's entry. Only a regular file is opened (lstat first, then open with O_NOFOLLOW | O_NONBLOCK |
@@ -91,13 +97,30 @@ class ModelStore {
   /// cannot be removed (a read-only store).
   bool remove(const std::string& id) const;
 
+  /// Leaves (or renews) id's tombstone, <dir>/<id>.deleted: written before a deletion removes the record,
+  /// so that a crash between the two leaves the model registered. A tombstone that cannot be written is
+  /// logged and the deletion goes on (clients may then register the model again). A record in place wins
+  /// over a tombstone: a registration does not remove it.
+  void bury(const std::string& id) const;
+
+  /// Whether id has a tombstone younger than kTombstoneAge (a regular file; anything else is not one).
+  bool buried(const std::string& id) const;
+
+  /// Removes tombstones older than max_age; returns how many were removed.
+  std::size_t removeOldTombstones(std::chrono::seconds max_age) const;
+
   /// Ids of every entry named like a record, sorted.
   std::vector<std::string> ids() const;
+
+  /// The same, from a listing at most kListingAge old, with this server's own writes and removals applied
+  /// at once (so it never misses what this server stored). Every kTombstoneSweep, a refresh also removes
+  /// old tombstones.
+  std::shared_ptr<const std::vector<std::string>> recentIds() const;
 
   /// The directory's entries by kind.
   StoreListing list() const;
 
-  /// Regular files named like records and their total size in bytes.
+  /// Regular files named like records (recentIds) and their total size in bytes.
   std::pair<std::size_t, std::uint64_t> usage() const;
 
   /// Logs a bad entry at error with the reason, once per state of the entry (a changed entry is reported
@@ -111,11 +134,19 @@ class ModelStore {
 
   /// Temporary files older than this are left by crashes (removeStaleTemporaries at start).
   static constexpr std::chrono::seconds kStaleTemporaryAge{300};
+  /// How long a tombstone tells that a model was deleted.
+  static constexpr std::chrono::seconds kTombstoneAge{86400};
+  /// The oldest directory listing recentIds() answers from.
+  static constexpr std::chrono::milliseconds kListingAge{500};
+  static constexpr std::chrono::seconds kTombstoneSweep{600};
 
  private:
   std::string temporaryPath(const std::string& id) const;
   std::string writeTemporary(const std::string& id, const std::string& bytes) const;
   void syncDirectory() const;
+  std::string tombstonePath(const std::string& id) const { return dir_ + "/" + id + ".deleted"; }
+  /// Applies this server's own write (present) or removal of id to the kept listing.
+  void noteOwn(const std::string& id, bool present) const;
 
   std::string dir_;
   mutable std::mutex mutex_;
@@ -124,6 +155,12 @@ class ModelStore {
     std::string reason;
   };
   mutable std::unordered_map<std::string, Verdict> bad_;  // id -> last bad state reported
+  // the kept listing: refreshed and changed under listing_mutex_, so that a write of this server applied
+  // while a refresh reads the directory is applied to the refreshed listing too
+  mutable std::mutex listing_mutex_;
+  mutable std::shared_ptr<const std::vector<std::string>> listing_;
+  mutable std::chrono::steady_clock::time_point listed_at_{};
+  mutable std::chrono::steady_clock::time_point swept_at_{};
 };
 
 }  // namespace denoc::server

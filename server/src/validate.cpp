@@ -659,7 +659,7 @@ std::shared_ptr<const Entry> requireModel(Registry& registry, const std::string&
          "model_id '" + id.substr(0, 80) + "' is not a model id, expected 64 lower-case hex digits");
   }
   auto entry = registry.find(id, stop);
-  if (!entry) fail(ErrorCode::NotFound, "model_id " + id + " is not registered");
+  if (!entry) fail(ErrorCode::NotFound, registry.notFoundMessage(id));
   return entry;
 }
 

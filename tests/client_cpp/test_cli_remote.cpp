@@ -159,7 +159,8 @@ TEST(CliRemote, RegisterIdFdFactorEqualTheCore) {
   const Outcome gone = denoc(dir, {s, "id", id, "--q=" + qlist});
   EXPECT_EQ(gone.code, 2);
   EXPECT_NE(gone.err.find("NOT_FOUND"), std::string::npos) << gone.err;
-  EXPECT_NE(gone.err.find("is not registered"), std::string::npos) << gone.err;  // the server's message
+  // the server's message: deleted (its tombstone), so the CLI's client did not register it again
+  EXPECT_NE(gone.err.find("was deleted (DeleteModel)"), std::string::npos) << gone.err;
   EXPECT_EQ(parse(denoc(dir, {s, "list", "--format", "json"})).size(), 2u);
 }
 

@@ -26,6 +26,7 @@ using test::fromFlat;
 using test::kPanda;
 using test::kTip;
 using test::pandaModel;
+namespace fs = std::filesystem;
 using test::ServerProcess;
 using test::TempDir;
 using namespace std::chrono_literals;
@@ -272,13 +273,9 @@ TEST(ClientCpp, ReregistersOnAServerWithAnEmptyStore) {
   EXPECT_EQ(other.sources(), c.sources());
   const auto fd = other.forwardDynamics(id, Q, Z, fromFlat(test::coreID(model, q, z, z), 10, 7));
   EXPECT_TRUE(close(fd.qdd, Z, 1e-9));
-  // delete it behind the client's back (raw stub) before each of the other kinds of call
-  const auto drop = [&] {
-    v1::DeleteModelRequest d;
-    d.set_model_id(id);
-    v1::DeleteModelResponse r;
-    ASSERT_TRUE(s3.stub()->DeleteModel(test::context().get(), d, &r).ok());
-  };
+  // the server loses it (its record removed from the store by hand, not deleted: no tombstone) before each
+  // of the other kinds of call
+  const auto drop = [&] { ASSERT_TRUE(fs::remove(fs::path(dir.str("store_c")) / (id + ".pb"))); };
   drop();
   EXPECT_EQ(other.fullFactor(id, Q).inertia.size(), 10u);
   drop();
@@ -304,6 +301,66 @@ TEST(ClientCpp, ReregistersOnAServerWithAnEmptyStore) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND);
   }
+}
+
+// A model deleted with DeleteModel, by this client or any other, on any replica sharing the store, is not
+// registered again behind the caller's back: the server says it "was deleted", the client throws NOT_FOUND
+// and forgets the source.
+TEST(ClientCpp, DoesNotBringBackAModelDeletedByAnyClient) {
+  TempDir dir;
+  ServerProcess a(dir.str(), dir.str("store"), {}, "a");
+  ServerProcess b(dir.str(), dir.str("store"), {}, "b");
+  const std::vector<double> q = test::randomStates(2, 7, 9);
+  const Eigen::MatrixXd Q = fromFlat(q, 2, 7), Z = Eigen::MatrixXd::Zero(2, 7);
+  const fs::path record = fs::path(dir.str("store"));
+  const auto expectDeleted = [&](Client& c, const std::string& id, const std::string& what) {
+    try {
+      c.inverseDynamics(id, Q, Z, Z);
+      ADD_FAILURE() << what << ": the deleted model answered";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND) << what;
+      EXPECT_TRUE(client::wasDeleted(e.message())) << what << ": " << e.what();
+    }
+    EXPECT_FALSE(fs::exists(record / (id + ".pb"))) << what << ": registered again";
+    EXPECT_FALSE(c.sources()->find(id)) << what << ": the source is kept";
+  };
+
+  // deleted by the same client (on A), then called through B
+  Client c(options(a.address()));
+  const std::string id = c.registerModelFile(kPanda, "", kTip).model_id;
+  c.inverseDynamics(id, Q, Z, Z);
+  c.deleteModel(id);
+  c.retarget(b.address());
+  expectDeleted(c, id, "deleted by the same client");
+
+  // deleted by another client on another replica: a client that registered it and still holds its source
+  Client holder(options(a.address()));
+  ASSERT_EQ(holder.registerModelFile(kPanda, "", kTip).model_id, id);
+  ASSERT_TRUE(holder.sources()->find(id));
+  holder.inverseDynamics(id, Q, Z, Z);  // A holds it in memory
+  {
+    Client other(options(b.address()));
+    other.deleteModel(id);
+  }
+  expectDeleted(holder, id, "deleted by another client on B");
+  // the control-loop stream and simulate do not bring it back either
+  ASSERT_EQ(holder.registerModelFile(kPanda, "", kTip).model_id, id);
+  Client(options(b.address())).deleteModel(id);
+  auto stream = holder.openStream();
+  EXPECT_THROW(
+      stream->inverseDynamics(id, Q.row(0).transpose(), Eigen::VectorXd::Zero(7), Eigen::VectorXd::Zero(7)),
+      Error);
+  EXPECT_FALSE(fs::exists(record / (id + ".pb"))) << "the stream registered it again";
+  ASSERT_EQ(holder.registerModelFile(kPanda, "", kTip).model_id, id);
+  Client(options(b.address())).deleteModel(id);
+  client::SimulateOptions so;
+  so.t_end = 0.05;
+  EXPECT_THROW(holder.simulate(id, Q.row(0).transpose(), Eigen::VectorXd::Zero(7), so), Error);
+  EXPECT_FALSE(fs::exists(record / (id + ".pb"))) << "simulate registered it again";
+
+  // registered explicitly again: served again (a tombstone does not refuse a registration)
+  EXPECT_TRUE(holder.registerModelFile(kPanda, "", kTip).created);
+  EXPECT_EQ(holder.inverseDynamics(id, Q, Z, Z).tau.rows(), 2);
 }
 
 // ------------------------------------------------------------------------------------------- retries

@@ -72,6 +72,7 @@ bool storedAsRequest(const fs::path& file, const v1::RegisterModelRequest& req) 
   if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   v1::RegisterModelRequest stored;
   if (!stored.ParseFromString(readText(file))) return false;
+  stored.DiscardUnknownFields();  // the server's own fields (owner, description: docs/service.md, "Store")
   return stored.SerializeAsString() == req.SerializeAsString();
 }
 

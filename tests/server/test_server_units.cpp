@@ -250,5 +250,47 @@ TEST(StoreRecord, OwnerRoundTripAndNoSmuggledOwner) {
   EXPECT_FALSE(readRecord(std::string("\xff\xff\xff", 3)));
 }
 
+TEST(StoreRecord, DescriptionRoundTripVersionedAndCheckedAgainstTheId) {
+  v1::RegisterModelRequest req;
+  req.mutable_urdf()->set_text("<robot name='r'/>");
+  const std::string id(64, 'a'), other(64, 'b');
+  v1::ModelInfo info;
+  info.set_model_id(id);
+  info.set_name("r");
+  info.set_dof(7);
+  info.set_pinned(true);  // never read back as pinned
+  const std::optional<StoreRecord> back = readRecord(storeRecord(req, "alice", &info));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->owner, "alice");
+  const std::optional<v1::ModelInfo> got = recordInfo(*back, id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->dof(), 7u);
+  EXPECT_FALSE(got->pinned());
+  // another id's file: not this record's description
+  std::string problem;
+  EXPECT_FALSE(recordInfo(*back, other, &problem));
+  EXPECT_NE(problem.find("names model"), std::string::npos) << problem;
+  // a record without one (an older server's), and one a client tried to smuggle in: none
+  EXPECT_FALSE(recordInfo(*readRecord(storeRecord(req, "")), id));
+  v1::RegisterModelRequest smuggled = req;
+  smuggled.GetReflection()->MutableUnknownFields(&smuggled)->AddLengthDelimited(1001,
+                                                                                info.SerializeAsString());
+  smuggled.GetReflection()->MutableUnknownFields(&smuggled)->AddVarint(1002, kDescriptionVersion);
+  EXPECT_FALSE(recordInfo(*readRecord(storeRecord(smuggled, "")), id));
+  // another version's description is not read; garbage in its place is named
+  v1::RegisterModelRequest versioned = req;
+  versioned.GetReflection()
+      ->MutableUnknownFields(&versioned)
+      ->AddLengthDelimited(1001, info.SerializeAsString());
+  versioned.GetReflection()->MutableUnknownFields(&versioned)->AddVarint(1002, kDescriptionVersion + 1);
+  EXPECT_FALSE(recordInfo(*readRecord(versioned.SerializeAsString()), id));
+  v1::RegisterModelRequest garbage = req;
+  garbage.GetReflection()->MutableUnknownFields(&garbage)->AddLengthDelimited(1001, "\xff\xff\xff");
+  garbage.GetReflection()->MutableUnknownFields(&garbage)->AddVarint(1002, kDescriptionVersion);
+  problem.clear();
+  EXPECT_FALSE(recordInfo(*readRecord(garbage.SerializeAsString()), id, &problem));
+  EXPECT_NE(problem.find("does not parse"), std::string::npos) << problem;
+}
+
 }  // namespace
 }  // namespace denoc::server

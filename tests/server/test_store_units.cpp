@@ -390,7 +390,7 @@ TEST(RegistryThreads, ExactlyOneOfManyConcurrentRegistrantsCreates) {
         BuiltModel built = buildFromRequest(req, kLimits);  // outside every lock, as a handler does
         const std::string record = storeRecord(req, "owner-" + std::to_string(t));
         start.arrive_and_wait();
-        created += (t % 2 ? replica : registry).add(std::move(built), &record, false, "owner").second;
+        created += (t % 2 ? replica : registry).add(std::move(built), &record, false).second;
       });
     }
     for (auto& t : threads) t.join();
@@ -521,7 +521,7 @@ TEST(RegistryStop, ADeletionReadsTheOwnerFromTheRecordWithoutBuildingTheModel) {
   {
     Registry writer(store, 1000, kLimits);
     const std::string record = storeRecord(req, "alice");
-    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false, "alice").second);
+    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false).second);
   }
   // a server whose limits refuse the model (4 joints at most): it cannot build it, and still deletes it,
   // checking its owner from the record alone
@@ -550,6 +550,67 @@ TEST(RegistryStop, ADeletionReadsTheOwnerFromTheRecordWithoutBuildingTheModel) {
   } catch (const RequestError& e) {
     EXPECT_EQ(e.code(), ErrorCode::NotFound) << e.what();
   }
+}
+
+TEST(RegistryReplicas, ADeletionOnOneIsSeenByTheOtherAtOnceAndLeavesATombstone) {
+  TempDir dir;
+  const ModelStore store_a(dir.path().string()), store_b(dir.path().string());
+  Registry a(store_a, 1000, kLimits), b(store_b, 1000, kLimits);
+  const v1::RegisterModelRequest req = request(31, 5);
+  const BuiltModel built = buildFromRequest(req, kLimits);
+  const std::string id = built.id;
+  const v1::ModelInfo info = describe(built, false);
+  const std::string record = storeRecord(req, "", &info);
+  ASSERT_TRUE(a.add(buildFromRequest(req, kLimits), &record, false).second);
+  ASSERT_NE(b.find(id), nullptr);  // b holds it in memory now
+  EXPECT_EQ(b.notFoundMessage(id), "model_id " + id + " is not registered");
+  a.remove(id);
+  EXPECT_EQ(b.find(id), nullptr) << "b serves a model deleted on a";
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_NE(b.notFoundMessage(id).find("was deleted (DeleteModel)"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir.path() / (id + ".deleted")));
+  // the listings: the tombstone is neither a model nor an unknown file
+  const StoreListing listing = store_b.list();
+  EXPECT_TRUE(listing.ids.empty());
+  EXPECT_TRUE(listing.others.empty());
+  EXPECT_EQ(listing.tombstones, std::vector<std::string>{id});
+  std::size_t listed = 0;
+  b.list("", [&](const v1::ModelInfo&) { return ++listed, true; });
+  EXPECT_EQ(listed, 0u);
+  // registered again: served, and listed from its record's description, although a tombstone stays
+  ASSERT_TRUE(b.add(buildFromRequest(req, kLimits), &record, false).second);
+  EXPECT_NE(a.find(id), nullptr);
+  std::vector<std::string> ids;
+  a.list("", [&](const v1::ModelInfo& m) { return ids.push_back(m.model_id()), true; });
+  EXPECT_EQ(ids, std::vector<std::string>{id});
+  // a tombstone older than a day says nothing and is removed
+  const struct timeval two_days_ago[2] = {{::time(nullptr) - 2 * 86400, 0}, {::time(nullptr) - 2 * 86400, 0}};
+  ASSERT_EQ(::utimes((dir.path() / (id + ".deleted")).c_str(), two_days_ago), 0);
+  EXPECT_FALSE(store_a.buried(id));
+  EXPECT_EQ(store_a.removeOldTombstones(ModelStore::kTombstoneAge), 1u);
+  EXPECT_FALSE(fs::exists(dir.path() / (id + ".deleted")));
+}
+
+TEST(RegistryReplicas, AListingBuildsNoModelOfARecordWithADescription) {
+  TempDir dir;
+  const ModelStore store(dir.path().string());
+  const v1::RegisterModelRequest req = request(32, 6);
+  const BuiltModel built = buildFromRequest(req, kLimits);
+  const std::string id = built.id;
+  v1::ModelInfo info = describe(built, false);
+  info.set_name("described");  // what the record says is what is listed: nothing is built
+  {
+    Registry writer(store, 1000, kLimits);
+    const std::string record = storeRecord(req, "", &info);
+    ASSERT_TRUE(writer.add(buildFromRequest(req, kLimits), &record, false).second);
+  }
+  // a reader whose limits refuse the model: it cannot build it, and still lists it
+  constexpr Limits small{4, 1000, 1u << 20};
+  Registry reader(store, 1000, small);
+  std::vector<std::string> names;
+  reader.list("", [&](const v1::ModelInfo& m) { return names.push_back(m.name()), true; });
+  EXPECT_EQ(names, std::vector<std::string>{"described"});
+  EXPECT_EQ(reader.size(), 0u);
 }
 
 }  // namespace

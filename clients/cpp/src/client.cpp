@@ -180,7 +180,8 @@ void Client::call(
       backoff.wait(attempt_no, code, status.error_message());
       continue;
     }
-    if (code == grpc::StatusCode::NOT_FOUND && !model_id.empty() && !reregistered && reregister(model_id)) {
+    if (code == grpc::StatusCode::NOT_FOUND && !model_id.empty() && !reregistered &&
+        reregister(model_id, status.error_message())) {
       reregistered = true;
       --attempt_no;  // the re-registration does not use up an attempt
       continue;
@@ -189,8 +190,12 @@ void Client::call(
   }
 }
 
-bool Client::reregister(const std::string& model_id) const {
+bool Client::reregister(const std::string& model_id, const std::string& message) const {
   if (!options_.reregister) return false;
+  if (wasDeleted(message)) {
+    sources_->erase(model_id);  // deleted on purpose (by any client): not brought back
+    return false;
+  }
   const auto request = sources_->find(model_id);
   if (!request) return false;
   const Registration r = registerRaw(*request, false);

@@ -9,6 +9,11 @@ namespace denoc::client {
 
 std::string codeName(grpc::StatusCode code) { return v1::statusName(code); }
 
+bool wasDeleted(const std::string& message) {
+  // the server's NOT_FOUND of a model with a tombstone: "model_id <id> was deleted (DeleteModel); ..."
+  return message.find(" was deleted (DeleteModel)") != std::string::npos;
+}
+
 Error::Error(grpc::StatusCode code, std::string message, std::string call)
     : std::runtime_error((call.empty() ? std::string() : call + ": ") + codeName(code) + ": " + message),
       code_(code),

@@ -87,7 +87,7 @@ SimulationSummary Client::simulate(const std::string& model_id, const Eigen::Vec
       continue;
     }
     if (summary.batches == 0 && code == grpc::StatusCode::NOT_FOUND && !reregistered &&
-        reregister(model_id)) {
+        reregister(model_id, status.error_message())) {
       reregistered = true;
       --attempt_no;
       continue;

@@ -76,7 +76,8 @@ Eigen::VectorXd StreamSession::exchange(v1::StreamRequest request, AnswerInfo* i
       open();
       continue;
     }
-    if (code == grpc::StatusCode::NOT_FOUND && !reregistered && client_->reregister(request.model_id())) {
+    if (code == grpc::StatusCode::NOT_FOUND && !reregistered &&
+        client_->reregister(request.model_id(), message)) {
       reregistered = true;
       --attempt_no;
       open();

@@ -23,7 +23,7 @@ import {
   wrenchesToProto,
 } from './convert';
 import type { Flat, FlatWrench } from './convert';
-import { DenocError, errorFor, toDenocError } from './errors';
+import { DenocError, errorFor, toDenocError, wasDeleted } from './errors';
 import { dynamicsClientConstructor } from './proto';
 import { StreamSession, type StreamCall } from './stream';
 import type {
@@ -169,7 +169,9 @@ function optional(x: number[], requested: boolean | undefined): Float64Array | u
  * The client remembers the source of every model it registers. When a server answers NOT_FOUND for such a
  * model (another replica, a server with an empty store, a deleted store file), the client registers the
  * model again on that server and retries the call once; model ids are content addresses, so the id stays
- * the same. `reRegistrations` counts how often that happened.
+ * the same. `reRegistrations` counts how often that happened. A model the server says "was deleted"
+ * (DeleteModel, by any client on any replica sharing the store) is not registered again: the client forgets
+ * its source and rejects with the NotFoundError (`wasDeleted(err.details)` is true).
  */
 export class DenocClient {
   /** The generated grpc-js stub (for calls the wrappers do not cover); replaced by reconnect(). */
@@ -963,8 +965,8 @@ export class DenocClient {
           s.on('status', unhook);
           return s;
         },
-        reRegisterIfKnown: async (modelId: string): Promise<boolean> => {
-          if (this.options.reRegister === false || !this.sources.has(modelId)) return false;
+        reRegisterIfKnown: async (modelId: string, err: DenocError): Promise<boolean> => {
+          if (!this.canReRegister(err, modelId)) return false;
           await this.reRegister(modelId);
           return true;
         },
@@ -1128,6 +1130,10 @@ export class DenocClient {
   }
 
   private canReRegister(err: unknown, modelId: string): boolean {
+    if (err instanceof DenocError && err.code === Status.NOT_FOUND && wasDeleted(err.details)) {
+      this.sources.delete(modelId); // deleted on purpose (by any client): not brought back
+      return false;
+    }
     return (
       this.options.reRegister !== false &&
       err instanceof DenocError &&

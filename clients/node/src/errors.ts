@@ -130,6 +130,14 @@ const BY_CODE = new Map<Status, TypedError>([
 ]);
 
 /** The error for a status: the subclass for its code, else a plain DenocError. */
+/**
+ * Whether a NOT_FOUND message says the model was deleted (DeleteModel) rather than never known: the client
+ * does not register such a model again behind its caller's back.
+ */
+export function wasDeleted(details: string): boolean {
+  return details.includes(' was deleted (DeleteModel)');
+}
+
 export function errorFor(code: Status, details: string, metadata?: Metadata): DenocError {
   const Typed = BY_CODE.get(code);
   return Typed !== undefined ? new Typed(details, metadata) : new DenocError(code, details, metadata);

@@ -14,6 +14,7 @@ export {
   UnauthenticatedError,
   UnavailableError,
   UnimplementedError,
+  wasDeleted,
 } from './errors';
 export { StreamSession } from './stream';
 export { PROTO_FILE } from './proto';

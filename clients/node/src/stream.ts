@@ -14,7 +14,7 @@ export type StreamCall = ClientDuplexStream<StreamRequest, StreamResponse__Outpu
 export interface StreamHost {
   openStreamCall(options: CallOptions): StreamCall;
   /** Re-registers `modelId` from the source this client registered it with; false if it has none. */
-  reRegisterIfKnown(modelId: string): Promise<boolean>;
+  reRegisterIfKnown(modelId: string, error: DenocError): Promise<boolean>;
 }
 
 interface Pending {
@@ -192,7 +192,7 @@ export class StreamSession {
       head.retried = true;
       this.reopening = true;
       try {
-        if (await this.host.reRegisterIfKnown(head.req.model_id)) {
+        if (await this.host.reRegisterIfKnown(head.req.model_id, error)) {
           this.reopening = false;
           this.open();
           const fresh = this.call as StreamCall | undefined;

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { DenocClient, DenocError, Status, type RegisteredModel } from '../src/index';
+import { DenocClient, DenocError, Status, wasDeleted, type RegisteredModel } from '../src/index';
 import { PANDA_HAND, PANDA_TIP, expectClose, randomBatch, rng, startServer, type Server } from './support';
 
 describe('re-registration on a second server with an empty store', { timeout: 120_000 }, () => {
@@ -74,10 +74,29 @@ describe('re-registration on a second server with an empty store', { timeout: 12
       ],
     ];
     for (const [name, call] of calls) {
-      await admin.deleteModel(model.modelId);
+      // the second server loses it (its record removed by hand: not deleted, so no tombstone)
+      fs.rmSync(path.join(second.storeDir, `${model.modelId}.pb`), { force: true });
       const before = client.reRegistrations;
       await call();
       assert.equal(client.reRegistrations, before + 1, name);
+    }
+  });
+
+  it('a model deleted by another client is not registered again', async () => {
+    const holder = new DenocClient(second.address);
+    try {
+      const m = await holder.registerUrdf(fs.readFileSync(PANDA_HAND, 'utf8'), { tipLink: PANDA_TIP });
+      await holder.inverseDynamics(m.modelId, { q, qd, qdd });
+      await admin.deleteModel(m.modelId);
+      const isDeleted = (e: unknown) => e instanceof DenocError && e.code === Status.NOT_FOUND && wasDeleted(e.details);
+      await assert.rejects(holder.inverseDynamics(m.modelId, { q, qd, qdd }), isDeleted);
+      const s = holder.openStream();
+      await assert.rejects(s.inverseDynamics(m.modelId, q.subarray(0, 7), qd.subarray(0, 7), qdd.subarray(0, 7)), isDeleted);
+      await s.close().catch(() => undefined);
+      assert.equal(holder.reRegistrations, 0);
+      assert.ok(!fs.existsSync(path.join(second.storeDir, `${m.modelId}.pb`)), 'registered again');
+    } finally {
+      holder.close();
     }
   });
 
@@ -86,7 +105,7 @@ describe('re-registration on a second server with an empty store', { timeout: 12
     try {
       const m = await strict.registerUrdf(fs.readFileSync(PANDA_HAND, 'utf8'), { tipLink: PANDA_TIP });
       strict.reconnect(second.address);
-      await admin.deleteModel(m.modelId);
+      fs.rmSync(path.join(second.storeDir, `${m.modelId}.pb`), { force: true });
       await assert.rejects(strict.inverseDynamics(m.modelId, { q, qd, qdd }), (e: unknown) => e instanceof DenocError && e.code === Status.NOT_FOUND);
       assert.equal(strict.reRegistrations, 0);
     } finally {

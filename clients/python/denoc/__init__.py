@@ -25,7 +25,7 @@ except ImportError as e:  # the source directory, not an installed package
 from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocError,  # noqa: E402
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError, UnavailableError,
-                     UnimplementedError)
+                     UnimplementedError, was_deleted)
 from .values import (Derivatives, Frame, FullFactor, Joint, Kinematics, LinkWrench, ModelInfo,  # noqa: E402
                      Payload, Rollouts, ServerInfo, SimulationBatch, Trajectory)
 from .configuration import (difference, integrate, neutral, normalize, random_configuration,  # noqa: E402
@@ -40,5 +40,5 @@ __all__ = [
     "DenocError",
     "InvalidArgumentError", "NotFoundError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "UnavailableError", "DeadlineExceededError", "PermissionDeniedError",
-    "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError",
+    "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError", "was_deleted",
 ]

@@ -83,8 +83,9 @@ class Client(Planning, Simulation):
     starting at ``retry_backoff`` seconds.
 
     The client remembers the source of every model it registered; when a call on such a model gets
-    NOT_FOUND (a server with another store, a model deleted meanwhile) it registers the model again and
-    retries the call once.
+    NOT_FOUND (a server with another or an empty store) it registers the model again and retries the call
+    once; not when the server says the model "was deleted" (``DeleteModel``, by any client on any replica
+    sharing the store): then the client forgets the source and raises :class:`denoc.NotFoundError`.
 
     Use it as a context manager (``with denoc.Client(...) as c:``) or call :meth:`close`.
     """
@@ -179,14 +180,18 @@ class Client(Planning, Simulation):
                     attempt += 1
                     continue
                 if (code == grpc.StatusCode.NOT_FOUND and model_id is not None and not reregistered
-                        and self._reregister(model_id, timeout)):
+                        and self._reregister(model_id, timeout, e.details())):
                     reregistered = True
                     continue
                 raise errors.from_rpc_error(e) from None
 
-    def _reregister(self, model_id: str, timeout: Optional[float]) -> bool:
-        """Registers a model this client registered before again; False when it has no source for it."""
+    def _reregister(self, model_id: str, timeout: Optional[float], message: Optional[str] = None) -> bool:
+        """Registers a model this client registered before again after NOT_FOUND with ``message``; False when
+        it has no source for it, or when the message says the model was deleted (its source is forgotten)."""
         with self._lock:
+            if errors.was_deleted(message):
+                self._sources.pop(model_id, None)  # deleted on purpose (by any client): not brought back
+                return False
             request = self._sources.get(model_id)
         if request is None:
             return False

@@ -7,6 +7,8 @@ Every exception derives from :class:`DenocError`, which carries the status ``cod
 
 from __future__ import annotations
 
+from typing import Optional
+
 import grpc
 
 
@@ -28,6 +30,12 @@ class DenocError(Exception):
 class InvalidArgumentError(DenocError, ValueError):
     """INVALID_ARGUMENT: bad shapes, non-finite values, unknown enum values, models the core rejects."""
     code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+def was_deleted(message: Optional[str]) -> bool:
+    """Whether a NOT_FOUND message says the model was deleted (``DeleteModel``) rather than never known: the
+    client does not register such a model again behind its caller's back."""
+    return message is not None and " was deleted (DeleteModel)" in message
 
 
 class NotFoundError(DenocError, LookupError):

@@ -82,7 +82,7 @@ class Simulation:
                         attempt += 1
                         continue
                     if (code == grpc.StatusCode.NOT_FOUND and not reregistered
-                            and self._reregister(mid, timeout)):
+                            and self._reregister(mid, timeout, e.details())):
                         reregistered = True
                         continue
                 raise errors.from_rpc_error(e) from None

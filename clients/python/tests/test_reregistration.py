@@ -41,11 +41,8 @@ def test_other_client_with_model_sources(start_server):
     for call in ("id", "fd", "factor", "simulate", "stream"):
         with denoc.Client(b.target, timeout=30, model_sources=sources) as cb:
             if call != "stream":  # the control-loop stream does not re-register
-                with denoc.Client(b.target, timeout=30) as plain:  # a client without the source
-                    try:
-                        plain.delete_model(panda)  # forget it on b again
-                    except denoc.NotFoundError:
-                        pass
+                # b loses it (its record removed by hand: not deleted, so no tombstone)
+                (b.store_dir / f"{panda.model_id}.pb").unlink(missing_ok=True)
             if call == "id":
                 np.testing.assert_array_equal(cb.inverse_dynamics(panda, q, q, q), tau)
             elif call == "fd":
@@ -67,6 +64,29 @@ def test_unknown_to_the_client_is_not_found(start_server):
         c.delete_model(panda)  # the client forgets the source too
         with pytest.raises(denoc.NotFoundError):
             c.inverse_dynamics(panda, np.zeros(7))
+
+
+def test_a_model_deleted_by_another_client_is_not_registered_again(start_server):
+    # two replicas sharing one store: deleted on b by another client, the holder of the source calls a
+    a = start_server(store="shared")
+    b = start_server(store="shared")
+    with denoc.Client(a.target, timeout=30) as holder, denoc.Client(b.target, timeout=30) as other:
+        panda = holder.register_urdf(PANDA_HAND, tip_link=PANDA_TIP)
+        q = np.zeros(7)
+        holder.inverse_dynamics(panda, q, q, q)  # a holds it in memory
+        other.delete_model(panda)
+        for call in ("id", "simulate"):
+            with pytest.raises(denoc.NotFoundError) as e:
+                if call == "id":
+                    holder.inverse_dynamics(panda, q, q, q)
+                else:
+                    list(holder.simulate(panda, q, t_end=0.05, dt_out=0.01))
+            assert denoc.was_deleted(e.value.message), e.value.message
+            assert not (a.store_dir / f"{panda.model_id}.pb").exists(), f"{call} registered it again"
+        assert panda.model_id not in holder.model_sources
+        # registered explicitly: served again
+        assert holder.register_urdf(PANDA_HAND, tip_link=PANDA_TIP).model_id == panda.model_id
+        holder.inverse_dynamics(panda, q, q, q)
 
 
 def test_retries_on_unavailable_reach_a_server_that_comes_back(start_server):

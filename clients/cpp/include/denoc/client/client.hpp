@@ -6,9 +6,10 @@
 // InverseDynamics, ForwardDynamics, FullFactor, and Simulate before its first batch) are retried on
 // UNAVAILABLE with bounded attempts and exponential backoff. The client remembers the source of every model
 // it registered (ModelSources, keyed by id, shareable between clients): when a dynamics call answers
-// NOT_FOUND for such an id (a server with an empty store, a deleted or evicted model), the model is
-// registered again and the call retried once. Failures are thrown as denoc::client::Error, carrying the gRPC
-// status code and the server's message.
+// NOT_FOUND for such an id (a server with another or an empty store), the model is registered again and
+// the call retried once; not when the server says the model "was deleted" (by DeleteModel, from any client
+// or replica: docs/service.md, "Replicas"): then the source is forgotten and NOT_FOUND thrown. Failures are
+// thrown as denoc::client::Error, carrying the gRPC status code and the server's message.
 //
 // This header includes the whole client: errors.hpp (Error), types.hpp (options and results), stream.hpp
 // (StreamSession) and convert.hpp (wire arrays <-> Eigen).
@@ -217,9 +218,10 @@ class Client {
   /// model_id (when not empty). Throws Error.
   void call(const char* name, const std::string& model_id, bool retry,
             const std::function<grpc::Status(v1::Dynamics::Stub&, grpc::ClientContext&)>& attempt) const;
-  /// Re-registers model_id from the sources; false when the id is unknown to them or
-  /// ClientOptions::reregister is off.
-  bool reregister(const std::string& model_id) const;
+  /// Re-registers model_id from the sources after NOT_FOUND with `message`; false when the id is unknown to
+  /// them, ClientOptions::reregister is off, or the message says the model was deleted (wasDeleted: its
+  /// source is forgotten then).
+  bool reregister(const std::string& model_id, const std::string& message) const;
   Registration registerRaw(const v1::RegisterModelRequest& request, bool remember) const;
   InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,

@@ -25,6 +25,10 @@ class Error : public std::runtime_error {
   std::string call_;
 };
 
+/// Whether a NOT_FOUND message says the model was deleted (DeleteModel) rather than never known: such a
+/// model is not registered again behind the caller's back.
+bool wasDeleted(const std::string& message);
+
 /// Name of a status code, e.g. "NOT_FOUND".
 std::string codeName(grpc::StatusCode code);
 
