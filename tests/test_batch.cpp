@@ -424,5 +424,25 @@ TEST(BatchThreads, MaxThreadsOneRunsOnTheCallingThread) {
   }
 }
 
+// The cgroup CPU quota that bounds usableCores(): cgroup v2's cpu.max text, by its definition (quota and
+// period in microseconds, "max" for none), rounded up to whole cores.
+TEST(UsableCores, QuotaCoresReadsCpuMax) {
+  EXPECT_EQ(detail::quotaCores("200000 100000"), 2u);
+  EXPECT_EQ(detail::quotaCores("150000 100000\n"), 2u);  // 1.5 CPUs of time: 2 threads
+  EXPECT_EQ(detail::quotaCores("50000 100000"), 1u);
+  EXPECT_EQ(detail::quotaCores("6400000 100000"), 64u);
+  EXPECT_EQ(detail::quotaCores("max 100000"), 0u);  // no limit
+  EXPECT_EQ(detail::quotaCores("-1 100000"), 0u);   // cgroup v1's "no limit"
+  EXPECT_EQ(detail::quotaCores(""), 0u);
+  EXPECT_EQ(detail::quotaCores("12x 100000"), 0u);
+  EXPECT_EQ(detail::quotaCores("100000 0"), 0u);
+  // on this machine: at least one core, at most the affinity mask's
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+  EXPECT_GE(usableCores(), 1u);
+  EXPECT_LE(usableCores(), static_cast<unsigned>(CPU_COUNT(&set)));
+}
+
 }  // namespace
 }  // namespace denoc

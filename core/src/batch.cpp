@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -93,11 +95,72 @@ struct BatchPool::WorkerState {
   }
 };
 
+namespace detail {
+
+unsigned quotaCores(std::string_view cpu_max) {
+  std::istringstream in{std::string(cpu_max)};
+  std::string quota;
+  long long period = 0;
+  if (!(in >> quota >> period) || quota == "max" || period <= 0) return 0;
+  long long q = 0;
+  try {
+    std::size_t used = 0;
+    q = std::stoll(quota, &used);
+    if (used != quota.size()) return 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+  if (q <= 0) return 0;
+  return static_cast<unsigned>(std::min<long long>((q + period - 1) / period, 1 << 20));
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string readSmallFile(const std::string& path) {
+  std::ifstream f(path);
+  std::string text;
+  std::getline(f, text);
+  return text;
+}
+
+/// The tightest CPU quota on the way from this process's cgroup to the root (0: none found).
+unsigned cgroupQuotaCores() {
+  unsigned cores = 0;
+  const auto take = [&cores](unsigned c) {
+    if (c > 0 && (cores == 0 || c < cores)) cores = c;
+  };
+  std::ifstream self("/proc/self/cgroup");
+  for (std::string line; std::getline(self, line);) {
+    if (line.rfind("0::", 0) == 0) {  // cgroup v2: the unified hierarchy
+      std::string path = line.substr(3);
+      for (;;) {
+        take(detail::quotaCores(readSmallFile("/sys/fs/cgroup" + (path == "/" ? "" : path) + "/cpu.max")));
+        if (path.empty() || path == "/") break;
+        path = path.substr(0, path.rfind('/'));
+      }
+    }
+  }
+  // cgroup v1 (the container's own cgroup is mounted at the root)
+  for (const char* dir : {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"}) {
+    const std::string quota = readSmallFile(std::string(dir) + "/cpu.cfs_quota_us");
+    const std::string period = readSmallFile(std::string(dir) + "/cpu.cfs_period_us");
+    if (!quota.empty() && !period.empty()) take(detail::quotaCores(quota + " " + period));
+  }
+  return cores;
+}
+
+}  // namespace
+
 unsigned usableCores() {
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
+  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+    cores = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+  if (const unsigned quota = cgroupQuotaCores(); quota > 0) cores = std::min(cores, quota);
+  return std::max(1u, cores);
 }
 
 BatchPool::BatchPool(unsigned threads) {

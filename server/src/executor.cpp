@@ -58,6 +58,7 @@ void ComputeExecutor::enqueue(const std::string& principal, Work work, bool coun
       ++counted_;
     }
     lane.items.push_back(Item{std::move(work), counted});
+    ++queued_;
     if (!lane.in_turn) {
       lane.in_turn = true;
       turns_.push_back(principal);
@@ -78,6 +79,8 @@ void ComputeExecutor::loop() {
     Lane& lane = it->second;
     Item item = std::move(lane.items.front());
     lane.items.pop_front();
+    --queued_;
+    busy_.fetch_add(1, std::memory_order_relaxed);
     if (item.counted) {
       --lane.counted;
       --counted_;
@@ -97,6 +100,7 @@ void ComputeExecutor::loop() {
       spdlog::critical("compute executor: a task threw");
     }
     item.work = nullptr;  // its captures go before the lock is taken again
+    busy_.fetch_sub(1, std::memory_order_relaxed);
     lock.lock();
   }
 }
@@ -104,6 +108,11 @@ void ComputeExecutor::loop() {
 std::size_t ComputeExecutor::waiting() const {
   std::lock_guard lock(mutex_);
   return counted_;
+}
+
+std::size_t ComputeExecutor::queued() const {
+  std::lock_guard lock(mutex_);
+  return queued_;
 }
 
 std::size_t ComputeExecutor::waitingFor(const std::string& principal) const {

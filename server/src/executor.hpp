@@ -13,6 +13,7 @@
 // Thread-safe; no gRPC. Work must not throw (an exception is logged and dropped).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,9 @@ class ComputeExecutor {
   unsigned threads() const { return static_cast<unsigned>(threads_.size()); }
   /// Unary calls waiting now, in all and for one principal.
   std::size_t waiting() const;
+  /// Pieces of work waiting now (unary calls and stream steps), and threads running one.
+  std::size_t queued() const;
+  std::size_t busy() const { return busy_.load(std::memory_order_relaxed); }
   std::size_t waitingFor(const std::string& principal) const;
 
  private:
@@ -74,6 +78,8 @@ class ComputeExecutor {
   std::unordered_map<std::string, Lane> lanes_;
   std::deque<std::string> turns_;  // principals with work, in the order they are served
   std::size_t counted_ = 0;
+  std::size_t queued_ = 0;  // items in every lane
+  std::atomic<std::size_t> busy_{0};
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

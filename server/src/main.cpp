@@ -110,20 +110,33 @@ int serve(const ds::ServerOptions& options) {
   }
   ds::Admission admission(ds::AdmissionBounds{options.inflightStates(), options.principalInflightStates(),
                                               options.admission.max_streams, options.principalStreams()});
-  ds::Metrics metrics(ds::ModelGauges{
-      [&registry] { return registry.size(); }, [&registry] { return registry.pinnedCount(); },
-      [&store] { return store.usage(); }, [&admission] { return admission.statesInFlight(); }});
-  if (!options.metrics.listen.empty()) {
-    const int metrics_port = metrics.serve(options.metrics.listen, options.metrics.http);
-    if (!options.metrics.port_file.empty()) writePortFile(options.metrics.port_file, metrics_port);
-    spdlog::info("metrics on {} (port {}) at /metrics", options.metrics.listen, metrics_port);
-  }
+  // the executor's gauges are read by scrapes: /metrics is served from after the executor is made until
+  // before it goes (stopServing below); the metrics themselves outlive it (its last work records calls)
+  const ds::ComputeExecutor* scraped_executor = nullptr;
+  ds::ModelGauges gauges{[&registry] { return registry.size(); },
+                         [&registry] { return registry.pinnedCount(); },
+                         [&store] { return store.usage(); },
+                         [&admission] { return admission.statesInFlight(); },
+                         [&scraped_executor] { return scraped_executor->queued(); },
+                         [&scraped_executor] { return scraped_executor->busy(); },
+                         options.computeThreads()};
+  ds::Metrics metrics(std::move(gauges));
   denoc::BatchPool pool(options.compute.batch_threads);
   spdlog::info("large batches split over {} threads", pool.threads());
   // every call's work runs on the compute executor; the watchdog ends streams that wait on their client
   // too long. Both outlive the server (declared before it): calls in flight finish on them while it drains.
   ds::ComputeExecutor executor(
       ds::ExecutorBounds{options.computeThreads(), options.compute.queue, options.principalQueue()});
+  scraped_executor = &executor;
+  struct StopScrapes {
+    ds::Metrics& m;
+    ~StopScrapes() { m.stopServing(); }
+  } stop_scrapes{metrics};
+  if (!options.metrics.listen.empty()) {
+    const int metrics_port = metrics.serve(options.metrics.listen, options.metrics.http);
+    if (!options.metrics.port_file.empty()) writePortFile(options.metrics.port_file, metrics_port);
+    spdlog::info("metrics on {} (port {}) at /metrics", options.metrics.listen, metrics_port);
+  }
   const ds::StreamTimeouts timeouts{std::chrono::milliseconds(options.streams.idle_timeout_ms),
                                     std::chrono::milliseconds(options.streams.write_stall_timeout_ms)};
   ds::Watchdog watchdog(ds::Watchdog::tickFor(timeouts.idle, timeouts.write_stall));

@@ -42,7 +42,14 @@ class ModelCollectable : public prometheus::Collectable {
         gauge("denoc_store_bytes", "Bytes of model files in the store directory", static_cast<double>(bytes)),
         gauge("denoc_states_in_flight",
               "States admitted to unary calls being computed (--max-inflight-states)",
-              static_cast<double>(g_.inflight_states()))};
+              static_cast<double>(g_.inflight_states())),
+        gauge("denoc_compute_queue_depth",
+              "Pieces of work (unary calls, stream steps) waiting for a compute thread",
+              static_cast<double>(g_.compute_queued ? g_.compute_queued() : 0)),
+        gauge("denoc_compute_threads_busy", "Compute threads running work now",
+              static_cast<double>(g_.compute_busy ? g_.compute_busy() : 0)),
+        gauge("denoc_compute_threads", "Compute threads (--compute-threads; 0 there: the usable cores)",
+              static_cast<double>(g_.compute_threads))};
   }
 
  private:
@@ -131,6 +138,8 @@ int Metrics::serve(const std::string& address, const MetricsHttp& http) {
   http_ = std::make_unique<MetricsHttpServer>(address, http, [this] { return text(); });
   return http_->port();
 }
+
+void Metrics::stopServing() { http_.reset(); }
 
 std::string Metrics::text() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();

@@ -51,6 +51,9 @@ struct ModelGauges {
   std::function<std::size_t()> pinned;                           // of which pinned
   std::function<std::pair<std::size_t, std::uint64_t>()> store;  // files and bytes in the store
   std::function<std::uint64_t()> inflight_states;                // states admitted to unary calls
+  std::function<std::size_t()> compute_queued;                   // work waiting for a compute thread
+  std::function<std::size_t()> compute_busy;                     // compute threads running work
+  std::size_t compute_threads = 0;
 };
 
 class Metrics {
@@ -71,6 +74,9 @@ class Metrics {
   /// port.
   /// Throws std::runtime_error.
   int serve(const std::string& address, const MetricsHttp& http = {});
+
+  /// Stops serving /metrics (joins its threads; no scrape runs after it returns).
+  void stopServing();
 
   /// The text a scrape would get (for tests and logs).
   std::string text() const;

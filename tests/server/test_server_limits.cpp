@@ -282,6 +282,13 @@ TEST(ServerLimits, CancelledMillionStateBatchStopsPartWayAndABusyServerRefusesMo
               : std::string("never computed"))
       << "\n"
       << server.log();
+  // the autoscaling signals: one compute thread busy with it, of the server's threads (2 by default here: at
+  // least 2, at most the usable cores)
+  const auto during = scrapeMetrics(port);
+  EXPECT_GE(metric(during, "denoc_compute_threads_busy"), 1);
+  EXPECT_GE(metric(during, "denoc_compute_threads"), 2);
+  EXPECT_LE(metric(during, "denoc_compute_threads_busy"), metric(during, "denoc_compute_threads"));
+  EXPECT_EQ(during.count("denoc_compute_queue_depth"), 1u);
   // meanwhile, any other batch is refused: the server is busy
   v1::InverseDynamicsResponse r;
   const grpc::Status busy = stub->InverseDynamics(context().get(), idRequest(id, m.n, 1, 3), &r);
@@ -298,6 +305,10 @@ TEST(ServerLimits, CancelledMillionStateBatchStopsPartWayAndABusyServerRefusesMo
   EXPECT_LT(k, kStates);
   std::printf("[ figures  ] cancelled batch stopped after %lld of %d states\n", k, kStates);
   EXPECT_TRUE(eventually([&] { return metric(scrapeMetrics(port), "denoc_states_in_flight") == 0; }));
+  EXPECT_TRUE(eventually([&] {
+    const auto idle = scrapeMetrics(port);
+    return metric(idle, "denoc_compute_threads_busy") == 0 && metric(idle, "denoc_compute_queue_depth") == 0;
+  }));
   EXPECT_TRUE(stub->InverseDynamics(context().get(), idRequest(id, m.n, 2, 3), &r).ok());
   EXPECT_EQ(metric(scrapeMetrics(port), series("denoc_requests_total", "ForwardDynamics", "CANCELLED")), 1);
 }

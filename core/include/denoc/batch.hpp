@@ -55,6 +55,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -135,10 +136,18 @@ class BatchError : public std::invalid_argument {
 
 struct BatchWorkspace;
 
-/// Cores the calling thread may run on: its CPU affinity mask (taskset, cpusets, a container's cpuset), not
-/// the host's count; std::thread::hardware_concurrency() where the mask cannot be read. At least 1. CPU time
-/// quotas (cgroup cpu.max) are not read: a quota does not limit how many cores run at once.
+/// Cores the calling thread may use: its CPU affinity mask (taskset, cpusets, a container's cpuset), not the
+/// host's count (std::thread::hardware_concurrency() where the mask cannot be read), bounded by the CPU time
+/// quota of its cgroup and the cgroups above it (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us` /
+/// `cpu.cfs_period_us`), rounded up: a container limited to 2 CPUs on a 64-core node gets 2, so that its
+/// threads are not throttled by the quota. At least 1.
 unsigned usableCores();
+
+namespace detail {
+/// The cores a CFS quota allows, ceil(quota / period), from cgroup v2's `cpu.max` text ("200000 100000" ->
+/// 2); 0 for no limit ("max 100000") or text that is not a quota.
+unsigned quotaCores(std::string_view cpu_max);
+}  // namespace detail
 
 /// A pool of worker threads for batches of states. Thread-safe; not copyable.
 class BatchPool {
