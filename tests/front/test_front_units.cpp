@@ -51,9 +51,11 @@ TEST(FrontOptions, TrustedFrontHeaderOnlyOnAUnixSocket) {
   for (const char* reachable : {"127.0.0.1:50051", "0.0.0.0:50051", "[::1]:50051", "unix-abstract:denocd"}) {
     o.listen.address = reachable;
     o.security.plaintext = true;
+    o.listen.without_front = true;  // past the refusal of a reachable address without the front
     EXPECT_NE(checkOptions(o).find("refusing --trusted-front-header"), std::string::npos) << reachable;
   }
   o.listen.address = "unix:/run/denoc/denocd.sock";
+  o.listen.without_front = false;
   EXPECT_EQ(checkOptions(o), "");
   o.security.trusted_front_header = false;
   o.listen.address = "127.0.0.1:50051";
