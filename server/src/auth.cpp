@@ -52,15 +52,23 @@ TokenAuth TokenAuth::fromFile(const std::string& path) {
 }
 
 TokenAuth::TokenAuth(const std::vector<std::pair<std::string, std::string>>& tokens) {
+  auto entries = std::make_shared<std::vector<Known>>();
   for (const auto& [name, token] : tokens) {
     Known k{digestOf(token), name};
-    for (const Known& other : entries_) {
+    for (const Known& other : *entries) {
       if (CRYPTO_memcmp(other.digest.data(), k.digest.data(), k.digest.size()) == 0)
         throw std::runtime_error("the token of '" + (name.empty() ? other.name : name) + "' appears twice");
     }
     if (k.name.empty()) k.name = "token-" + hexPrefix(k.digest, 6);
-    entries_.push_back(std::move(k));
+    entries->push_back(std::move(k));
   }
+  entries_ = std::move(entries);
+}
+
+void TokenAuth::replace(TokenAuth&& fresh) {
+  std::shared_ptr<const std::vector<Known>> entries = fresh.current();
+  std::lock_guard lock(mutex_);
+  entries_.swap(entries);
 }
 
 std::string TokenAuth::principal(std::string_view token) const {
@@ -68,7 +76,8 @@ std::string TokenAuth::principal(std::string_view token) const {
   const Digest d = digestOf(token);
   // every digest is compared, whatever matched before
   const Known* match = nullptr;
-  for (const Known& k : entries_) {
+  const std::shared_ptr<const std::vector<Known>> entries = current();
+  for (const Known& k : *entries) {
     const bool same = CRYPTO_memcmp(k.digest.data(), d.data(), d.size()) == 0;
     match = same ? &k : match;
   }

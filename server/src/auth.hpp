@@ -6,6 +6,8 @@
 #pragma once
 
 #include <array>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,18 +24,29 @@ class TokenAuth {
 
   /// From (name, token) pairs; an empty name becomes "token-<first 12 hex digits of its SHA-256>".
   explicit TokenAuth(const std::vector<std::pair<std::string, std::string>>& tokens);
+  TokenAuth(TokenAuth&& other) noexcept : entries_(other.current()) {}
+  TokenAuth& operator=(TokenAuth&&) = delete;
 
   /// The principal a token belongs to, or empty when the token is unknown.
   std::string principal(std::string_view token) const;
 
-  std::size_t size() const { return entries_.size(); }
+  std::size_t size() const { return current()->size(); }
+
+  /// From now on the tokens of `fresh` (a rotated token file: SIGHUP); checks in progress finish with the
+  /// tokens they began with. Thread-safe.
+  void replace(TokenAuth&& fresh);
 
  private:
   struct Known {
     Digest digest;
     std::string name;
   };
-  std::vector<Known> entries_;
+  std::shared_ptr<const std::vector<Known>> current() const {
+    std::lock_guard lock(mutex_);
+    return entries_;
+  }
+  mutable std::mutex mutex_;
+  std::shared_ptr<const std::vector<Known>> entries_;
 };
 
 /// The token of an `authorization` metadata value ("Bearer <token>", scheme case-insensitive), or empty.

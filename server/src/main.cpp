@@ -178,14 +178,30 @@ int serve(const ds::ServerOptions& options) {
   if (security.trusted_front_header)
     spdlog::info("callers without a token are named by the front's identity headers (x-denoc-client-*)");
 
-  // SIGTERM / SIGINT: NOT_SERVING, a grace period for load balancers to notice, then drain calls in flight
+  // SIGHUP: the token file read again (a rotated token); SIGTERM / SIGINT: NOT_SERVING, a grace period for
+  // load balancers to notice, then drain calls in flight
   std::thread signals([&] {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     int sig = 0;
-    sigwait(&set, &sig);
+    for (;;) {
+      sigwait(&set, &sig);
+      if (sig != SIGHUP) break;
+      if (!auth) {
+        spdlog::info("SIGHUP received: no token file to read again");
+        continue;
+      }
+      try {
+        auth->replace(ds::TokenAuth::fromFile(security.token_file));
+        spdlog::info("SIGHUP received: {} bearer tokens read again from {}", auth->size(),
+                     security.token_file);
+      } catch (const std::exception& e) {
+        spdlog::error("SIGHUP received: kept the {} bearer tokens in use: {}", auth->size(), e.what());
+      }
+    }
     spdlog::info("{} received: NOT_SERVING, draining in {} ms (deadline {} ms)",
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", options.shutdown.grace_ms,
                  options.shutdown.drain_timeout_ms);
@@ -209,6 +225,7 @@ int main(int argc, char** argv) {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 

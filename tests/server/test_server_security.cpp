@@ -336,6 +336,42 @@ TEST_F(ServerTokens, ModelsAreSharedReadOnlyAndOnlyTheirOwnerDeletesThem) {
   EXPECT_TRUE(deleteModel(*stub, id, "token-of-bob").ok());
 }
 
+TEST_F(ServerTokens, ARotatedTokenFileIsReadAgainOnSighup) {
+  // alice's token rotated in the file, then SIGHUP: the new one works, the old one is refused, alice still
+  // owns what she registered; a broken file on the next SIGHUP keeps the tokens in use
+  ServerProcess server(dir.str(), dir.str("store"), args());
+  auto stub = server.stub();
+  const std::string id = registerModel(*stub, dhRequest(randomChain(3, 77)), "token-of-alice");
+  const auto listWith = [&](const std::string& token) {
+    v1::ListModelsResponse r;
+    return stub->ListModels(ctxWith(token).get(), {}, &r).error_code();
+  };
+  ASSERT_EQ(listWith("token-of-alice"), grpc::StatusCode::OK);
+  ASSERT_EQ(listWith("new-token-of-alice"), grpc::StatusCode::UNAUTHENTICATED);
+  std::ofstream(dir.str("tokens")) << "alice new-token-of-alice\nbob token-of-bob\n";
+  server.signal(SIGHUP);
+  EXPECT_TRUE(eventually([&] { return listWith("new-token-of-alice") == grpc::StatusCode::OK; }, 10s))
+      << server.log();
+  EXPECT_EQ(listWith("token-of-alice"), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_NE(server.log().find("SIGHUP received: 2 bearer tokens read again"), std::string::npos)
+      << server.log();
+  // alice (by her new token) still owns her model: bob may not delete it, she may
+  v1::DeleteModelRequest del;
+  del.set_model_id(id);
+  v1::DeleteModelResponse r;
+  EXPECT_EQ(stub->DeleteModel(ctxWith("token-of-bob").get(), del, &r).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // a file that does not read (the same token twice): the tokens in use stay, the server says why
+  std::ofstream(dir.str("tokens")) << "alice twice\nbob twice\n";
+  server.signal(SIGHUP);
+  EXPECT_TRUE(eventually(
+      [&] { return server.log().find("kept the 2 bearer tokens in use") != std::string::npos; }, 10s))
+      << server.log();
+  EXPECT_EQ(listWith("new-token-of-alice"), grpc::StatusCode::OK);
+  EXPECT_EQ(listWith("twice"), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(stub->DeleteModel(ctxWith("new-token-of-alice").get(), del, &r).ok());
+}
+
 TEST_F(ServerTokens, ModelsStoredWithoutAccessControlCanBeDeletedByAnyToken) {
   const DHSpec dh = randomChain(3, 21);
   std::string id;
