@@ -12,7 +12,10 @@
 //    planar root's x, y columns in q, and without gravity every root column in q (the inverse dynamics are
 //    invariant under a rigid motion of the whole robot);
 //  - a tree with a massless link, a point mass and a thin rod, against automatic differentiation;
-//  - no heap allocation after Data is made; refusals of bad arguments naming the function.
+//  - no heap allocation after Data is made; refusals of bad arguments naming the function;
+//  - external wrenches on several frames (Local: fixed in the link; Base: world axes, at a point fixed on the
+//    link; on links, the tip, the root link, and Solo-12's feet as fixed frames with their offsets) against
+//    central differences of the wrench-aware inverse and forward dynamics and automatic differentiation.
 // The worst errors measured are printed at the end.
 #include <gtest/gtest.h>
 
@@ -31,6 +34,10 @@
 #include "support/differentiate.hpp"
 #include "support/random_chain.hpp"
 #include "support/random_tree.hpp"
+
+#ifndef DENOC_MODELS_DIR
+#error "DENOC_MODELS_DIR must be defined"
+#endif
 
 namespace denoc {
 namespace {
@@ -475,6 +482,211 @@ TEST(TreeDerivatives, MasslessLinksAndPointMassesAgainstAutomaticDifferentiation
   }
 }
 
+/// A set of external wrenches on a model: Base and Local on several links (two on one link), with points
+/// off the frames' origins, on the tip and, for a moving root, on the root link.
+std::vector<ExternalWrench> someWrenches(const Model& model, std::mt19937_64& rng) {
+  std::vector<ExternalWrench> out;
+  const auto wrench = [&] {
+    Vec6 w;
+    w << testing::randomStateVector(3, rng, 2.0), testing::randomStateVector(3, rng, 10.0);
+    return w;
+  };
+  const auto point = [&] { return Eigen::Vector3d(testing::randomStateVector(3, rng, 0.3)); };
+  const int n = model.n;
+  if (n > 0) {
+    out.push_back({n / 2, wrench(), ReferenceFrame::Base, point()});
+    out.push_back({n / 2, wrench(), ReferenceFrame::Local, point()});
+    out.push_back({n - 1, wrench(), ReferenceFrame::Base, Eigen::Vector3d::Zero()});
+    out.push_back({0, wrench(), ReferenceFrame::Local, point()});
+    out.push_back({n, wrench(), ReferenceFrame::Base, point()});  // the tip frame
+  }
+  if (model.root != RootJoint::Fixed) {
+    out.push_back({n + 1, wrench(), ReferenceFrame::Base, point()});  // the root link
+    out.push_back({n + 1, wrench(), ReferenceFrame::Local, point()});
+  }
+  return out;
+}
+
+/// The Base wrenches of `ws` turned into their frames' axes at q (the same world wrenches at q; Local ones
+/// turn with their links where Base ones keep their axes).
+std::vector<ExternalWrench> turnedLocal(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                        std::vector<ExternalWrench> ws) {
+  detail::treePlacements(model, data, q);
+  for (ExternalWrench& w : ws) {
+    if (w.reference != ReferenceFrame::Base) continue;
+    Eigen::Matrix3d R;
+    Eigen::Vector3d o;
+    detail::treeFramePose(model, data, w.frame, R, o);
+    w.wrench.head<3>() = R.transpose() * Eigen::Vector3d(w.wrench.head<3>());
+    w.wrench.tail<3>() = R.transpose() * Eigen::Vector3d(w.wrench.tail<3>());
+    w.reference = ReferenceFrame::Local;
+  }
+  return ws;
+}
+
+std::vector<ExternalWrenchTpl<Dual>> dualWrenches(const std::vector<ExternalWrench>& ws) {
+  std::vector<ExternalWrenchTpl<Dual>> out;
+  for (const ExternalWrench& w : ws)
+    out.push_back({w.frame, w.wrench.cast<Dual>(), w.reference, w.point.cast<Dual>()});
+  return out;
+}
+
+/// The inverse and forward dynamics derivatives with `wrenches` at a state, against central differences of
+/// the wrench-aware inverseDynamics and forwardDynamics (q along integrateConfiguration) and, when `ad`,
+/// automatic differentiation. Returns how much the Base wrenches' own q-dependence weighs: the relative
+/// difference from dtau/dq with the same wrenches turned Local at q (equal tau).
+double checkWrenchDerivatives(const Model& model, const State& st, const std::vector<ExternalWrench>& ws,
+                              const std::string& what, bool ad) {
+  Data data(model), ref(model);
+  const int nv = model.nv;
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nv);
+  computeInverseDynamicsDerivatives(model, data, st.q, st.v, st.a, ws);
+  const Eigen::MatrixXd dq = data.dtau_dq, dv = data.dtau_dqd;
+  const Eigen::VectorXd tau = data.tau;
+  EXPECT_TRUE(check(tau, Eigen::VectorXd(inverseDynamics(model, ref, st.q, st.v, st.a, ws)), 1e-12,
+                    what + ": tau", "wrenches ID: tau vs inverseDynamics"));
+  const auto id = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+    return Eigen::VectorXd(inverseDynamics(model, ref, q, v, st.a, ws));
+  };
+  const Eigen::MatrixXd fd_q = fdJacobian(
+      zero, [&](const Eigen::VectorXd& x) { return id(integrateConfiguration(model, st.q, x, 1.0), st.v); },
+      kFdStep);
+  const Eigen::MatrixXd fd_v = fdJacobian(
+      st.v, [&](const Eigen::VectorXd& x) { return id(st.q, x); }, kFdStep);
+  const double scale = std::max(1e-12, std::hypot(fd_q.norm(), fd_v.norm()));
+  EXPECT_TRUE(check(dq, fd_q, kFdTol, what + ": dtau/dq vs finite differences",
+                    "wrenches ID: dtau/dq vs central differences", scale));
+  EXPECT_TRUE(check(dv, fd_v, kFdTol, what + ": dtau/dv vs finite differences",
+                    "wrenches ID: dtau/dv vs central differences", scale));
+  if (ad) {
+    const DualModel dmodel = model.cast<Dual>();
+    DualData ddata(dmodel);
+    const auto dws = dualWrenches(ws);
+    const DualVec V = st.v.cast<Dual>(), A = st.a.cast<Dual>();
+    const Eigen::MatrixXd ad_q = adJacobian(zero, [&](const DualVec& x) {
+      return DualVec(inverseDynamics(dmodel, ddata, dualIntegrate(model, st.q, x), V, A, dws));
+    });
+    EXPECT_TRUE(check(dq, ad_q, kAdTol, what + ": dtau/dq vs AD", "wrenches ID: dtau/dq vs AD", scale));
+  }
+  // the same wrenches turned into their links' axes at this q: equal tau, dtau/dq without the Base terms
+  const std::vector<ExternalWrench> local = turnedLocal(model, ref, st.q, ws);
+  computeInverseDynamicsDerivatives(model, ref, st.q, st.v, st.a, local);
+  EXPECT_TRUE(check(ref.tau, tau, 1e-10, what + ": the wrenches turned Local", "wrenches: tau turned Local"));
+  const double base_weight = (ref.dtau_dq - dq).norm() / scale;
+
+  // forward dynamics at tau
+  computeForwardDynamicsDerivatives(model, data, st.q, st.v, st.tau, ws);
+  const Eigen::MatrixXd fq = data.dqdd_dq, fv = data.dqdd_dqd, minv = data.Minv;
+  const auto fdyn = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& t) {
+    return Eigen::VectorXd(forwardDynamics(model, ref, q, v, t, ws));
+  };
+  EXPECT_TRUE(check(data.qdd, fdyn(st.q, st.v, st.tau), 1e-10, what + ": qdd",
+                    "wrenches FD: qdd vs forwardDynamics"));
+  const Eigen::MatrixXd ffd_q = fdJacobian(
+      zero,
+      [&](const Eigen::VectorXd& x) {
+        return fdyn(integrateConfiguration(model, st.q, x, 1.0), st.v, st.tau);
+      },
+      kFdStep);
+  const Eigen::MatrixXd ffd_v = fdJacobian(
+      st.v, [&](const Eigen::VectorXd& x) { return fdyn(st.q, x, st.tau); }, kFdStep);
+  const Eigen::MatrixXd ffd_t = fdJacobian(
+      st.tau, [&](const Eigen::VectorXd& x) { return fdyn(st.q, st.v, x); }, kFdStep);
+  const double fscale =
+      std::max(1e-12, std::sqrt(ffd_q.squaredNorm() + ffd_v.squaredNorm() + ffd_t.squaredNorm()));
+  EXPECT_TRUE(check(fq, ffd_q, kFdTol, what + ": dqdd/dq vs finite differences",
+                    "wrenches FD: dqdd/dq vs central differences", fscale));
+  EXPECT_TRUE(check(fv, ffd_v, kFdTol, what + ": dqdd/dv vs finite differences",
+                    "wrenches FD: dqdd/dv vs central differences", fscale));
+  EXPECT_TRUE(check(minv, ffd_t, kFdTol, what + ": dqdd/dtau vs finite differences",
+                    "wrenches FD: dqdd/dtau vs central differences", fscale));
+  return base_weight;
+}
+
+TEST(TreeDerivatives, ExternalWrenchesLocalAndBaseAgainstFiniteDifferences) {
+  for (const testing::TreeCase& c : testing::treeCases({1, 3, 8, 20})) {
+    const Model model = treeModel(c.n, 1600 + static_cast<std::uint32_t>(c.n), c.root);
+    std::mt19937_64 rng(1700 + static_cast<std::uint64_t>(c.n));
+    int s = 0;
+    double weight = 0.0;
+    for (const State& st : states(model, 1800 + static_cast<std::uint64_t>(c.n))) {
+      const std::vector<ExternalWrench> ws = someWrenches(model, rng);
+      weight = std::max(
+          weight, checkWrenchDerivatives(
+                      model, st, ws, describe(c) + " state " + std::to_string(s++) + " with wrenches", true));
+    }
+    // the Base wrenches' own q-dependence is not negligible (else the oracles above would not see it)
+    if (c.n >= 3) {
+      EXPECT_GT(weight, 1e-3) << describe(c);
+    }
+  }
+}
+
+TEST(TreeDerivatives, ExternalWrenchesOnASerialChainTakeTheTreeRoute) {
+  std::mt19937_64 rng(41);
+  for (int n : {2, 7, 13}) {
+    const Model model = buildModel(testing::randomChainSpec(n, 1900 + static_cast<std::uint32_t>(n)));
+    ASSERT_TRUE(model.serial);
+    int s = 0;
+    for (const State& st : states(model, 2000 + static_cast<std::uint64_t>(n))) {
+      const std::vector<ExternalWrench> ws = someWrenches(model, rng);
+      checkWrenchDerivatives(model, st, ws,
+                             "chain n = " + std::to_string(n) + " state " + std::to_string(s++), false);
+      // a lone tip wrench in the tip frame: the serial route's derivatives
+      Data a(model), b(model);
+      computeInverseDynamicsDerivatives(model, a, st.q, st.v, st.a, st.wrench);
+      computeInverseDynamicsDerivatives(model, b, st.q, st.v, st.a,
+                                        std::vector<ExternalWrench>{{n, st.wrench, ReferenceFrame::Local}});
+      const double scale = std::hypot(a.dtau_dq.norm(), a.dtau_dqd.norm());
+      EXPECT_TRUE(check(b.dtau_dq, a.dtau_dq, kSerialTol, "chain tip wrench: dtau/dq",
+                        "serial chain: dtau/dq", scale));
+      EXPECT_TRUE(check(b.dtau_dqd, a.dtau_dqd, kSerialTol, "chain tip wrench: dtau/dv",
+                        "serial chain: dtau/dv", scale));
+    }
+  }
+}
+
+TEST(TreeDerivatives, Solo12ContactForcesOnTheFeetAgainstFiniteDifferences) {
+  UrdfOptions options;
+  options.root = RootJoint::Floating;
+  const std::string path = std::string(DENOC_MODELS_DIR) + "/trees/solo12.urdf";
+  const Model model = buildModelFromUrdfFile(path, options);
+  const ModelSpec spec = specFromUrdf(
+      [&] {
+        std::FILE* f = std::fopen(path.c_str(), "rb");
+        std::string text;
+        char buf[4096];
+        for (std::size_t r; f && (r = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, r);
+        if (f) std::fclose(f);
+        return text;
+      }(),
+      options);
+  std::mt19937_64 rng(43);
+  // the four feet, fixed frames off their links: contact forces in world axes, and a foot's moment in its
+  // own axes (turned into the link's)
+  std::vector<ExternalWrench> ws;
+  for (const FixedFrameSpec& f : spec.fixed_frames) {
+    if (f.name.size() < 5 || f.name.substr(f.name.size() - 5) != "_FOOT") continue;
+    ASSERT_GE(f.joint, 0) << f.name;
+    ASSERT_GT(f.origin.norm(), 0.0) << f.name << ": expected an offset from its link";
+    Vec6 w;
+    w << testing::randomStateVector(3, rng, 0.5), testing::randomStateVector(2, rng, 5.0), 20.0;
+    ws.push_back({f.joint, w, ReferenceFrame::Base, f.origin});
+    Vec6 l;
+    l << f.rotation * Eigen::Vector3d(testing::randomStateVector(3, rng, 0.5)),
+        f.rotation * Eigen::Vector3d(testing::randomStateVector(3, rng, 3.0));
+    ws.push_back({f.joint, l, ReferenceFrame::Local, f.origin});
+  }
+  ASSERT_EQ(ws.size(), 8u);
+  int s = 0;
+  double weight = 0.0;
+  for (const State& st : states(model, 2100)) {
+    weight =
+        std::max(weight, checkWrenchDerivatives(model, st, ws, "Solo-12 state " + std::to_string(s++), true));
+  }
+  EXPECT_GT(weight, 1e-3);
+}
+
 TEST(TreeDerivatives, NoHeapAllocation) {
 #ifdef DENOC_COUNT_ALLOCATIONS
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
@@ -485,11 +697,17 @@ TEST(TreeDerivatives, NoHeapAllocation) {
                           v = testing::randomStateVector(model.nv, rng, 1.0),
                           a = testing::randomStateVector(model.nv, rng, 1.0);
     Vec6 w = Vec6::Ones();
+    const std::vector<ExternalWrench> wrenches = {
+        {3, w, ReferenceFrame::Base, Eigen::Vector3d(0.1, 0.2, 0.3)},
+        {8, w, ReferenceFrame::Local, Eigen::Vector3d::Zero()},
+        {10, w, ReferenceFrame::Base, Eigen::Vector3d::Zero()}};
     const long count = testing::allocationsIn([&] {
       computeInverseDynamicsDerivatives(model, data, q, v, a);
       computeInverseDynamicsDerivatives(model, data, q, v, a, w);
       computeForwardDynamicsDerivatives(model, data, q, v, a);
       computeForwardDynamicsDerivatives(model, data, q, v, a, w);
+      computeInverseDynamicsDerivatives(model, data, q, v, a, wrenches);
+      computeForwardDynamicsDerivatives(model, data, q, v, a, wrenches);
     });
     EXPECT_EQ(count, 0) << testing::rootName(root);
   }

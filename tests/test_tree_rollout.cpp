@@ -6,17 +6,23 @@
 //  - a free body's rotation and position, and a floating robot's whole state, converge at 4th order (RK4);
 //  - zero gravity: a floating robot's momentum and energy are conserved (rollout and Simulator); a fixed-root
 //    branched tree under gravity conserves energy; the quaternion stays unit;
-//  - the zero-torque RK4 rollout is the Simulator's RK4 run bit for bit; Dormand-Prince refuses a tree.
+//  - the zero-torque RK4 rollout is the Simulator's RK4 run bit for bit; Dormand-Prince refuses a tree;
+//  - external wrenches held over a rollout (a serial chain and trees under each root): the states against
+//    the wrench-aware forward dynamics stepped by hand, A and B against central differences of the step,
+//    batches (a wrench shared by all rollouts and one per rollout) against single rollouts bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
+#include "support/count_allocations.hpp"  // first: replaces malloc in this binary
 #include "support/random_chain.hpp"
 #include "support/random_tree.hpp"
 
@@ -383,6 +389,230 @@ TEST(TreeRollout, BatchesEqualSingleRolloutsAndBadQuaternionsAreRefused) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("the root's quaternion, has norm"), std::string::npos) << e.what();
   }
+}
+
+/// A few external wrenches for a rollout: Base at a point off a link's origin, Local on another link, and on
+/// a moving root's link.
+std::vector<ExternalWrench> rolloutWrenches(const Model& model, std::mt19937_64& rng) {
+  const auto wrench = [&] {
+    Eigen::Matrix<double, 6, 1> w;
+    w << testing::randomStateVector(3, rng, 1.0), testing::randomStateVector(3, rng, 5.0);
+    return w;
+  };
+  const Eigen::Vector3d point(0.1, -0.2, 0.15);
+  std::vector<ExternalWrench> out = {{model.n - 1, wrench(), ReferenceFrame::Base, point},
+                                     {model.n / 2, wrench(), ReferenceFrame::Local, point},
+                                     {model.n, wrench(), ReferenceFrame::Base, Eigen::Vector3d::Zero()}};
+  if (model.root != RootJoint::Fixed) out.push_back({model.n + 1, wrench(), ReferenceFrame::Base, point});
+  return out;
+}
+
+/// x+ of one step with external wrenches.
+Eigen::VectorXd stepOnceWith(const Model& model, RolloutWorkspace& ws, const RolloutOptions& o1,
+                             const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                             const std::vector<ExternalWrench>& wrenches) {
+  const int N = model.nq + model.nv;
+  Eigen::VectorXd states(2 * N);
+  rollout(model, ws, o1, x.data(), u.data(), states.data(), nullptr, nullptr, nullptr, wrenches.data(),
+          static_cast<int>(wrenches.size()));
+  return states.tail(N);
+}
+
+/// The models of the wrench tests: a serial chain, and trees under each root.
+std::vector<std::pair<std::string, Model>> wrenchModels() {
+  std::vector<std::pair<std::string, Model>> out;
+  out.emplace_back("serial chain n = 4", buildModel(testing::randomChainSpec(4, 900)));
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    ModelSpec spec = randomTreeSpec(5, 910 + static_cast<std::uint32_t>(root), root);
+    spec.force_tree = true;
+    out.emplace_back(std::string(testing::rootName(root)) + " tree n = 5", buildModel(spec));
+  }
+  return out;
+}
+
+TEST(TreeRollout, ExternalWrenchesAreHeldOverTheRolloutAsSteppingForwardDynamicsByHand) {
+  std::mt19937_64 rng(61);
+  double worst = 0.0;
+  for (const auto& [name, model] : wrenchModels()) {
+    const int nq = model.nq, nv = model.nv, nu = model.nu, nr = model.nr, N = nq + nv;
+    const std::vector<ExternalWrench> wrenches = rolloutWrenches(model, rng);
+    RolloutWorkspace ws(model);
+    Data data(model);
+    const std::size_t T = 8;
+    const double h = 5e-3;
+    Eigen::VectorXd x0(N);
+    x0 << randomConfiguration(model, rng), testing::randomStateVector(nv, rng, 1.0);
+    const Eigen::VectorXd u = testing::randomStateVector(static_cast<int>(T) * nu, rng, 2.0);
+    // the acceleration with the wrenches, the root unactuated
+    const auto fd = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& v, std::size_t t) {
+      Eigen::VectorXd tau = Eigen::VectorXd::Zero(nv);
+      tau.tail(nu) = u.segment(static_cast<Eigen::Index>(t) * nu, nu);
+      return Eigen::VectorXd(forwardDynamics(model, data, q, v, tau, wrenches));
+    };
+    const bool flat = model.root == RootJoint::Fixed;  // q on a vector space: RK4 is the classical one
+    for (StepScheme scheme : {StepScheme::SemiImplicitEuler, StepScheme::RK4}) {
+      if (scheme == StepScheme::RK4 && !flat) continue;
+      const RolloutOptions o{scheme, h, T};
+      Eigen::VectorXd states((T + 1) * N), plain((T + 1) * N);
+      rollout(model, ws, o, x0.data(), u.data(), states.data(), nullptr, nullptr, nullptr, wrenches.data(),
+              static_cast<int>(wrenches.size()));
+      rollout(model, ws, o, x0.data(), u.data(), plain.data());
+      Eigen::VectorXd x = x0, byhand((T + 1) * N);
+      byhand.head(N) = x0;
+      for (std::size_t t = 0; t < T; ++t) {
+        const Eigen::VectorXd q = x.head(nq), v = x.tail(nv);
+        if (scheme == StepScheme::SemiImplicitEuler) {
+          const Eigen::VectorXd vn = v + h * fd(q, v, t);
+          x << integrateConfiguration(model, q, vn, h), vn;
+        } else {
+          const auto f = [&](const Eigen::VectorXd& s) {
+            Eigen::VectorXd k(N);
+            k << s.tail(nv), fd(s.head(nq), s.tail(nv), t);
+            return k;
+          };
+          const Eigen::VectorXd k1 = f(x), k2 = f(x + 0.5 * h * k1), k3 = f(x + 0.5 * h * k2),
+                                k4 = f(x + h * k3);
+          x = x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+        }
+        byhand.segment(static_cast<Eigen::Index>(t + 1) * N, N) = x;
+      }
+      const std::string what = name + (scheme == StepScheme::RK4 ? " RK4" : " Euler");
+      worst = std::max(worst, testing::relativeError(states, byhand));
+      EXPECT_TRUE(near(states, byhand, 1e-11, what + ": states vs forward dynamics stepped by hand"));
+      // the wrenches act: without them the rollout goes elsewhere
+      EXPECT_GT((states - plain).norm(), 1e-4 * states.norm()) << what;
+    }
+    (void)nr;
+  }
+  std::printf("worst relative error against stepping by hand: %.3g\n", worst);
+}
+
+TEST(TreeRollout, LinearizationWithExternalWrenchesMatchesFiniteDifferences) {
+  std::mt19937_64 rng(71);
+  double worstA = 0.0, worstB = 0.0, weight = 0.0;
+  for (const auto& [name, model] : wrenchModels()) {
+    const int nv = model.nv, nu = model.nu, N = model.nq + nv;
+    const std::vector<ExternalWrench> wrenches = rolloutWrenches(model, rng);
+    RolloutWorkspace ws(model);
+    for (StepScheme scheme : {StepScheme::SemiImplicitEuler, StepScheme::RK4}) {
+      const RolloutOptions o{scheme, 0.02, 1};
+      Eigen::VectorXd x(N);
+      x << randomConfiguration(model, rng), testing::randomStateVector(nv, rng, 1.5);
+      const Eigen::VectorXd u = testing::randomStateVector(nu, rng, 2.0);
+      Eigen::VectorXd states(2 * N);
+      RowMajor A(2 * nv, 2 * nv), B(2 * nv, nu), A0(2 * nv, 2 * nv), B0(2 * nv, nu);
+      rollout(model, ws, o, x.data(), u.data(), states.data(), A.data(), B.data(), nullptr, wrenches.data(),
+              static_cast<int>(wrenches.size()));
+      const Eigen::VectorXd xn = states.tail(N);
+      Eigen::MatrixXd Afd(2 * nv, 2 * nv), Bfd(2 * nv, nu);
+      const double eps = 1e-6;
+      for (int j = 0; j < 2 * nv; ++j) {
+        Eigen::VectorXd dx = Eigen::VectorXd::Zero(2 * nv);
+        dx[j] = eps;
+        const Eigen::VectorXd fp = stepOnceWith(model, ws, o, stateIntegrate(model, x, dx), u, wrenches);
+        const Eigen::VectorXd fm = stepOnceWith(model, ws, o, stateIntegrate(model, x, -dx), u, wrenches);
+        Afd.col(j) = (stateDifference(model, xn, fp) - stateDifference(model, xn, fm)) / (2.0 * eps);
+      }
+      for (int j = 0; j < nu; ++j) {
+        Eigen::VectorXd up = u, um = u;
+        up[j] += eps;
+        um[j] -= eps;
+        const Eigen::VectorXd fp = stepOnceWith(model, ws, o, x, up, wrenches),
+                              fm = stepOnceWith(model, ws, o, x, um, wrenches);
+        Bfd.col(j) = (stateDifference(model, xn, fp) - stateDifference(model, xn, fm)) / (2.0 * eps);
+      }
+      const std::string what = name + (scheme == StepScheme::RK4 ? " RK4" : " Euler") + " with wrenches";
+      worstA = std::max(worstA, testing::relativeError(Eigen::MatrixXd(A), Afd));
+      worstB = std::max(worstB, testing::relativeError(Eigen::MatrixXd(B), Bfd));
+      EXPECT_TRUE(near(Eigen::MatrixXd(A), Afd, 1e-6, what + ": A"));
+      EXPECT_TRUE(near(Eigen::MatrixXd(B), Bfd, 1e-6, what + ": B"));
+      // the wrenches' q-dependence is in A: without them A differs
+      Eigen::VectorXd s0(2 * N);
+      rollout(model, ws, o, x.data(), u.data(), s0.data(), A0.data(), B0.data());
+      weight = std::max(weight, (A - A0).norm() / A.norm());
+    }
+  }
+  EXPECT_GT(weight, 1e-6);
+  std::printf("with external wrenches, worst relative error against central differences: A %.3g, B %.3g\n",
+              worstA, worstB);
+}
+
+TEST(TreeRollout, BatchesWithExternalWrenchesEqualSingleRollouts) {
+  auto model = std::make_shared<const Model>(buildModel(randomTreeSpec(4, 23, RootJoint::Floating)));
+  const int N = model->nq + model->nv, L = 2 * model->nv, n = model->nu;
+  const std::size_t K = 3, T = 4;
+  std::mt19937_64 rng(14);
+  Eigen::VectorXd x0(K * N), u(K * T * n);
+  for (std::size_t k = 0; k < K; ++k)
+    x0.segment(k * N, N) << randomConfiguration(*model, rng), testing::randomStateVector(model->nv, rng);
+  u = testing::randomStateVector(static_cast<int>(u.size()), rng);
+  const Eigen::VectorXd shared = testing::randomStateVector(6, rng, 5.0);    // every rollout's
+  const Eigen::VectorXd each = testing::randomStateVector(6 * K, rng, 5.0);  // one per rollout
+  const Eigen::Vector3d point(0.05, 0.1, -0.1);
+  RolloutArrays arrays{K, x0.data(), u.data(), false, nullptr, nullptr, nullptr};
+  arrays.wrenches = {{2, ReferenceFrame::Base, shared.data(), 0, point},
+                     {model->n + 1, ReferenceFrame::Local, each.data(), 6, Eigen::Vector3d::Zero()}};
+  const RolloutOptions o{StepScheme::RK4, 1e-2, T};
+  Eigen::VectorXd states(K * (T + 1) * N), A(K * T * L * L), B(K * T * L * n);
+  arrays.states = states.data();
+  arrays.A = A.data();
+  arrays.B = B.data();
+  BatchPool pool(2);
+  rolloutBatch(pool, model, o, arrays);
+  RolloutWorkspace ws(*model);
+  for (std::size_t k = 0; k < K; ++k) {
+    const std::vector<ExternalWrench> wk = {
+        {2, Eigen::Matrix<double, 6, 1>(shared), ReferenceFrame::Base, point},
+        {model->n + 1, Eigen::Matrix<double, 6, 1>(each.segment(6 * k, 6)), ReferenceFrame::Local,
+         Eigen::Vector3d::Zero()}};
+    Eigen::VectorXd s((T + 1) * N), a(T * L * L), b(T * L * n);
+    rollout(*model, ws, o, x0.data() + k * N, u.data() + k * T * n, s.data(), a.data(), b.data(), nullptr,
+            wk.data(), 2);
+    EXPECT_EQ(s, states.segment(k * (T + 1) * N, (T + 1) * N)) << k;
+    EXPECT_EQ(a, A.segment(k * T * L * L, T * L * L)) << k;
+    EXPECT_EQ(b, B.segment(k * T * L * n, T * L * n)) << k;
+  }
+  // a non-finite wrench value is refused naming the rollout, before any step
+  Eigen::VectorXd bad = each;
+  bad[6 * 2 + 4] = std::numeric_limits<double>::infinity();
+  arrays.wrenches[1].values = bad.data();
+  try {
+    rolloutBatch(pool, model, o, arrays);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rollout 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("external wrench 1"), std::string::npos) << e.what();
+  }
+  arrays.wrenches[1].frame = model->n + 2;
+  EXPECT_THROW(rolloutBatch(pool, model, o, arrays), std::invalid_argument);
+}
+
+TEST(TreeRollout, ExternalWrenchesAllocateNothing) {
+#ifdef DENOC_COUNT_ALLOCATIONS
+  std::mt19937_64 rng(81);
+  for (const auto& [name, model] : wrenchModels()) {
+    const int nv = model.nv, nu = model.nu, N = model.nq + nv;
+    const std::vector<ExternalWrench> wrenches = rolloutWrenches(model, rng);
+    RolloutWorkspace ws(model);
+    const std::size_t T = 5;
+    Eigen::VectorXd x0(N);
+    x0 << randomConfiguration(model, rng), testing::randomStateVector(nv, rng, 1.0);
+    const Eigen::VectorXd u = testing::randomStateVector(static_cast<int>(T) * nu, rng, 1.0);
+    Eigen::VectorXd states((T + 1) * N), A(T * 4 * nv * nv), B(T * 2 * nv * nu);
+    for (StepScheme scheme : {StepScheme::RK4, StepScheme::SemiImplicitEuler}) {
+      const RolloutOptions o{scheme, 1e-3, T};
+      const long count = testing::allocationsIn([&] {
+        rollout(model, ws, o, x0.data(), u.data(), states.data(), A.data(), B.data(), nullptr,
+                wrenches.data(), static_cast<int>(wrenches.size()));
+        rollout(model, ws, o, x0.data(), u.data(), states.data(), nullptr, nullptr, nullptr, wrenches.data(),
+                static_cast<int>(wrenches.size()));
+      });
+      EXPECT_EQ(count, 0) << name;
+    }
+  }
+#else
+  GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";
+#endif
 }
 
 }  // namespace

@@ -334,6 +334,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   addStates(derivatives, o, kQ | kQd | kQdd | kTau);
   addRoot(derivatives, o);
+  addWrenches(derivatives, o);
   CLI::App* rollout = app.add_subcommand(
       "rollout", "with --server: a fixed-step rollout under constant torques; CSV out: step, q0.., qd0..");
   rollout->add_option("MODEL", o.model, model_help)->required();
@@ -344,6 +345,7 @@ int main(int argc, char** argv) {
   rollout->add_option("--tau", o.tau,
                       "constant torques/forces of the nu actuated joints (comma-separated, default zero)");
   addRoot(rollout, o);
+  addWrenches(rollout, o);  // held over the whole rollout
   rollout->add_option("--steps", o.steps, "steps T (default 100)");
   rollout->add_option("--dt", o.dt, "step, s (default 0.1; give e.g. 0.001)");
   rollout->add_option("--scheme", o.scheme, "rk4 (default) or euler (semi-implicit)")

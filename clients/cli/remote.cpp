@@ -489,6 +489,7 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
     r.dt = o.dt;
     r.scheme = o.scheme == "euler" ? dc::StepScheme::SemiImplicitEuler : dc::StepScheme::RK4;
     r.linearize = o.linearize;
+    r.wrenches = remoteWrenches(o);  // held over the rollout
     Eigen::VectorXd q0 = Eigen::VectorXd::Zero(nq);
     if (m.root == dc::RootJoint::Floating && nq >= 7) q0[6] = 1.0;  // upright at the origin
     if (!o.q0.empty()) q0 = vectorOption(o.q0, nq, "--q0", nq == nu ? "one per joint" : "nq");
@@ -560,7 +561,8 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
   } else {
     const Eigen::MatrixXd Qd = stack(states, &State::qd, n);  // nv columns, as tau and qdd
     if (o.of == "fd") {
-      const auto res = c.forwardDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::tau, n));
+      const auto res = c.forwardDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::tau, n),
+                                                    std::nullopt, Eigen::MatrixXd(), remoteWrenches(o));
       for (std::size_t s = 0; s < states.size(); ++s) {
         blocks[s] = {{"dqdd_dq", res.dqdd_dq[s]},
                      {"dqdd_dqd", res.dqdd_dqd[s]},
@@ -568,7 +570,8 @@ int planningRemote(dc::Client& c, const Options& o, const dc::ModelInfo& m, cons
                      {"qdd", res.qdd.row(static_cast<Eigen::Index>(s))}};
       }
     } else {
-      const auto res = c.inverseDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::qdd, n));
+      const auto res = c.inverseDynamicsDerivatives(m.model_id, Q, Qd, stack(states, &State::qdd, n),
+                                                    std::nullopt, Eigen::MatrixXd(), remoteWrenches(o));
       for (std::size_t s = 0; s < states.size(); ++s) {
         blocks[s] = {{"dtau_dq", res.dtau_dq[s]},
                      {"dtau_dqd", res.dtau_dqd[s]},

@@ -498,7 +498,7 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
       });
 }
 
-namespace {
+namespace detail {
 
 /// The checks of a batch's external wrenches, before any state: their number, frames and arrays.
 void checkBatchWrenches(const char* function, const Model& m, const std::vector<BatchWrench>& wrenches) {
@@ -516,27 +516,7 @@ void checkBatchWrenches(const char* function, const Model& m, const std::vector<
   }
 }
 
-/// A batch with external wrenches, state by state: the wrenches checked once, then for each state k
-/// `compute(k, data, wrenches, count)` with state k's wrenches gathered on the stack.
-template <typename Compute>
-void runWrenchBatch(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
-                    std::size_t count, double cost_ns, const std::vector<BatchWrench>& wrenches,
-                    const BatchOptions& options, Compute&& compute) {
-  checkBatchWrenches(function, *model, wrenches);
-  detail::runStateByState(pool, function, model, count, cost_ns, options, [&](std::size_t k, Data& d) {
-    std::array<ExternalWrench, kMaxBatchWrenches> ws;
-    for (std::size_t j = 0; j < wrenches.size(); ++j) {
-      const BatchWrench& w = wrenches[j];
-      ws[j].frame = w.frame;
-      ws[j].reference = w.reference;
-      ws[j].wrench = Wrench(w.values + k * w.stride);
-      ws[j].point = w.point;
-    }
-    compute(k, d, ws.data(), static_cast<int>(wrenches.size()));
-  });
-}
-
-}  // namespace
+}  // namespace detail
 
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,
@@ -545,12 +525,12 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), wrenches, options,
-                 [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
-                   OutMap(tau + k * nv, m.nv) =
-                       detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                                                   CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
-                 });
+  detail::runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), wrenches, options,
+                         [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                           OutMap(tau + k * nv, m.nv) = detail::treeInverseDynamics(
+                               m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                               CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
+                         });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
@@ -560,12 +540,12 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), wrenches, options,
-                 [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
-                   OutMap(qdd + k * nv, m.nv) =
-                       detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                                                   CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
-                 });
+  detail::runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), wrenches, options,
+                         [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                           OutMap(qdd + k * nv, m.nv) = detail::treeForwardDynamics(
+                               m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                               CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
+                         });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,

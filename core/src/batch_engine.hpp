@@ -4,10 +4,12 @@
 // file comment), one state at a time.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <vector>
 
 #include "denoc/batch.hpp"
 
@@ -32,5 +34,35 @@ void checkBatch(const char* function, const std::shared_ptr<const Model>& model,
 void runStateByState(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
                      std::size_t count, double cost_ns, const BatchOptions& options,
                      const std::function<void(std::size_t k, Data& data)>& per_state);
+
+/// The external wrenches of a batch call: at most kMaxBatchWrenches, each on a frame in 0..n + 1 with values
+/// (std::invalid_argument naming `function` otherwise). Their entries are the single-state function's to
+/// check.
+void checkBatchWrenches(const char* function, const Model& m, const std::vector<BatchWrench>& wrenches);
+
+/// Item k's wrenches (values + k * stride) as ExternalWrench records into out (wrenches.size() entries).
+inline void gatherWrenches(const std::vector<BatchWrench>& wrenches, std::size_t k, ExternalWrench* out) {
+  for (std::size_t j = 0; j < wrenches.size(); ++j) {
+    const BatchWrench& w = wrenches[j];
+    out[j].frame = w.frame;
+    out[j].reference = w.reference;
+    out[j].wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>(w.values + k * w.stride);
+    out[j].point = w.point;
+  }
+}
+
+/// A batch with external wrenches, state by state: the wrenches checked once, then for each state k
+/// `compute(k, data, wrenches, count)` with state k's wrenches gathered on the stack.
+template <typename Compute>
+void runWrenchBatch(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
+                    std::size_t count, double cost_ns, const std::vector<BatchWrench>& wrenches,
+                    const BatchOptions& options, Compute&& compute) {
+  checkBatchWrenches(function, *model, wrenches);
+  runStateByState(pool, function, model, count, cost_ns, options, [&](std::size_t k, Data& d) {
+    std::array<ExternalWrench, kMaxBatchWrenches> ws;
+    gatherWrenches(wrenches, k, ws.data());
+    compute(k, d, ws.data(), static_cast<int>(wrenches.size()));
+  });
+}
 
 }  // namespace denoc::detail

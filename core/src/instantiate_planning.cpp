@@ -31,5 +31,9 @@ template void computeForwardDynamicsDerivatives<double>(const Model&, Data&, con
                                                         const Ref&);
 template void computeForwardDynamicsDerivatives<double>(const Model&, Data&, const Ref&, const Ref&,
                                                         const Ref&, const Vec6&);
+template void computeInverseDynamicsDerivatives<double>(const Model&, Data&, const Ref&, const Ref&,
+                                                        const Ref&, const std::vector<ExternalWrench>&);
+template void computeForwardDynamicsDerivatives<double>(const Model&, Data&, const Ref&, const Ref&,
+                                                        const Ref&, const std::vector<ExternalWrench>&);
 
 }  // namespace denoc

@@ -8,6 +8,7 @@
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/algorithm/tree.hpp"
+#include "denoc/algorithm/tree_derivatives.hpp"
 
 namespace denoc {
 
@@ -82,6 +83,49 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
         if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * nv);
         if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.nv) = d.qdd;
       });
+}
+
+void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
+                                     std::size_t count, const double* q, const double* qd, const double* qdd,
+                                     double* dtau_dq, double* dtau_dqd, double* tau,
+                                     const std::vector<BatchWrench>& wrenches, const BatchOptions& options) {
+  constexpr const char* kFn = "inverseDynamicsDerivativesBatch";
+  detail::checkBatch(kFn, model, count,
+                     {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {dtau_dq, "dtau_dq"}, {dtau_dqd, "dtau_dqd"}});
+  const Model& m = *model;
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  detail::runWrenchBatch(pool, kFn, model, count, cost(m.nv, 100, 100, 15), wrenches, options,
+                         [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                           const std::size_t o = k * nv;
+                           const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), qddk(qdd + o, m.nv);
+                           detail::treeInverseDynamicsDerivatives<double>(
+                               m, d, qk, qdk, qddk, ws, nw, "computeInverseDynamicsDerivatives");
+                           copyRowMajor(d.dtau_dq, dtau_dq + o * nv);
+                           copyRowMajor(d.dtau_dqd, dtau_dqd + o * nv);
+                           if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.nv) = d.tau;
+                         });
+}
+
+void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
+                                     std::size_t count, const double* q, const double* qd, const double* tau,
+                                     double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
+                                     const std::vector<BatchWrench>& wrenches, const BatchOptions& options) {
+  constexpr const char* kFn = "forwardDynamicsDerivativesBatch";
+  detail::checkBatch(kFn, model, count,
+                     {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {dqdd_dq, "dqdd_dq"}, {dqdd_dqd, "dqdd_dqd"}});
+  const Model& m = *model;
+  const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+  detail::runWrenchBatch(pool, kFn, model, count, cost(m.nv, 100, 150, 40), wrenches, options,
+                         [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                           const std::size_t o = k * nv;
+                           const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), tauk(tau + o, m.nv);
+                           detail::treeForwardDynamicsDerivatives<double>(
+                               m, d, qk, qdk, tauk, ws, nw, "computeForwardDynamicsDerivatives");
+                           copyRowMajor(d.dqdd_dq, dqdd_dq + o * nv);
+                           copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * nv);
+                           if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * nv);
+                           if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.nv) = d.qdd;
+                         });
 }
 
 void frameBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,

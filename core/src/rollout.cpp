@@ -1,14 +1,19 @@
 #include "denoc/rollout.hpp"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include "batch_engine.hpp"
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
+#include "denoc/algorithm/tree.hpp"
+#include "denoc/algorithm/tree_derivatives.hpp"
 #include "fixed_step.hpp"
 #include "manifold_step.hpp"
 
@@ -88,6 +93,12 @@ class Stepper {
         N_(model.nq + model.nv),
         L_(2 * model.nv) {}
 
+  /// The external wrenches of the next runs (checked; held constant over every step), count 0 for none.
+  void setWrenches(const ExternalWrench* wrenches, int count) {
+    ws_ = wrenches;
+    nw_ = count;
+  }
+
   /// Runs the rollout; `poll` is called before every step with the step index.
   template <typename Poll>
   void run(const double* x0, const double* u, double* states, double* A, double* B, std::size_t index,
@@ -121,7 +132,10 @@ class Stepper {
     Eigen::Map<RowMajor> Am(A, A ? N : 0, A ? N : 0);
     Eigen::Map<RowMajor> Bm(B, B ? N : 0, B ? n : 0);
     const auto slope = [&](int s, double, const detail::StateRef& xs, Eigen::VectorXd& k) {
-      if (linearize) {
+      if (nw_ > 0) {
+        // with external wrenches: the tree route, which takes them (and their q-dependence: eq. D.0)
+        wrenchAccel(xs.head(n), xs.tail(n), u, linearize);
+      } else if (linearize) {
         detail::abaDerivatives<double>(model_, data_, xs.head(n), xs.tail(n), u, nullptr);
       } else {
         detail::forwardDynamicsSaha<double>(model_, data_, xs.head(n), xs.tail(n), u);
@@ -155,11 +169,7 @@ class Stepper {
             ": a stage's state left the range the dynamics accept (a shorter step may help)");
       }
       try {
-        if (linearize) {
-          computeForwardDynamicsDerivatives<double>(model_, data_, qs, vs, w_.tau);
-        } else {
-          forwardDynamics<double>(model_, data_, qs, vs, w_.tau);
-        }
+        wrenchAccel(qs, vs, w_.tau, linearize);
       } catch (const NumericalError& e) {
         throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +
                               e.what());
@@ -189,6 +199,18 @@ class Stepper {
       Eigen::Map<RowMajor> Bm(B, 2 * nv, n_);
       Bm.topRows(nv) = Dq.rightCols(n_);
       Bm.bottomRows(nv) = w_.Dvs.rightCols(n_);
+    }
+  }
+
+  /// data.qdd (and, when linearizing, dqdd/dq, dqdd/dv and I^-1) at (q, v, tau) with the external wrenches by
+  /// the tree route: a tree model's stages, and a serial chain's with wrenches.
+  void wrenchAccel(const detail::StateRef& q, const detail::StateRef& v, const detail::StateRef& tau,
+                   bool linearize) {
+    if (linearize) {
+      detail::treeForwardDynamicsDerivatives<double>(model_, data_, q, v, tau, ws_, nw_,
+                                                     "computeForwardDynamicsDerivatives");
+    } else {
+      detail::treeForwardDynamics<double>(model_, data_, q, v, tau, ws_, nw_, "forwardDynamics");
     }
   }
 
@@ -373,7 +395,9 @@ class Stepper {
   Data& data_;
   RolloutScratch& w_;
   const RolloutOptions& o_;
-  int n_, N_, L_;                   // torques, state entries (nq + nv), tangent state entries (2 nv)
+  int n_, N_, L_;                       // torques, state entries (nq + nv), tangent state entries (2 nv)
+  const ExternalWrench* ws_ = nullptr;  // the external wrenches, held over the rollout
+  int nw_ = 0;
   detail::Mat6 Gq_, Gw_, Px_, Pv_;  // a floating root's blocks of dG/dq, dG/domega, dPhi/dxi, dPhi/dv
 };
 
@@ -396,13 +420,19 @@ bool RolloutScratch::fits(const Model& model) const {
 }
 
 void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptions& options, const double* x0,
-             const double* u, double* states, double* A, double* B, const StopCondition* stop) {
+             const double* u, double* states, double* A, double* B, const StopCondition* stop,
+             const ExternalWrench* wrenches, int wrench_count) {
   checkOptions("rollout", options);
   if (!x0 || !states || (options.steps > 0 && !u)) {
     throw std::invalid_argument("rollout: x0, u and states must not be null");
   }
   checkInputs("rollout", model, options.steps, 0, x0, u);
   detail::checkData(model, workspace.data, "rollout", true);
+  if (wrench_count < 0 || (wrench_count > 0 && !wrenches)) {
+    throw std::invalid_argument("rollout: " + std::to_string(wrench_count) + " external wrenches" +
+                                (wrenches ? "" : " and no array"));
+  }
+  detail::checkWrenches(model, wrenches, wrench_count, "rollout");
   if (!workspace.scratch.fits(model)) {
     throw std::invalid_argument("rollout: the workspace's scratch was made for another model (" +
                                 std::to_string(workspace.scratch.step.k.size() / 2) + " joints" +
@@ -411,6 +441,7 @@ void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptio
                                 " (make it with RolloutScratch(model))");
   }
   Stepper stepper(model, workspace.data, workspace.scratch, options);
+  stepper.setWrenches(wrenches, wrench_count);
   stepper.run(x0, u, states, A, B, 0, [&](std::size_t t) {
     if (stop && stop->stopRequested()) stop->raise("rollout", t, options.steps, "steps");
   });
@@ -434,6 +465,24 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
     const double* u = arrays.shared_controls ? (k == 0 ? arrays.u : nullptr) : arrays.u + k * un;
     checkInputs(fn, *model, T, k, arrays.x0 + k * N, u);
   }
+  // the external wrenches: their frames once, their values per rollout (6 shared, or one set per rollout)
+  const std::vector<BatchWrench>& wrenches = arrays.wrenches;
+  detail::checkBatchWrenches(fn, *model, wrenches);
+  const int nw = static_cast<int>(wrenches.size());
+  if (nw > 0) {
+    std::array<ExternalWrench, kMaxBatchWrenches> ws;
+    bool shared = true;
+    for (const BatchWrench& w : wrenches) shared = shared && w.stride == 0;
+    for (std::size_t k = 0; k < (shared ? std::min<std::size_t>(arrays.count, 1) : arrays.count); ++k) {
+      detail::gatherWrenches(wrenches, k, ws.data());
+      try {
+        detail::checkWrenches(*model, ws.data(), nw, fn);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("rolloutBatch: rollout " + std::to_string(k) + ": " +
+                                    (std::string(e.what()).substr(std::string(fn).size() + 2)));
+      }
+    }
+  }
   const StopCondition* stop = batch.stop;
   std::atomic<std::size_t> completed{0};
   const auto report = [&] {
@@ -445,7 +494,12 @@ void rolloutBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, co
         [&](std::size_t begin, std::size_t end, Data& data) {
           RolloutScratch scratch(*model);  // one per chunk: a chunk is at least one whole rollout
           Stepper stepper(*model, data, scratch, options);
+          std::array<ExternalWrench, kMaxBatchWrenches> ws;
           for (std::size_t k = begin; k < end; ++k) {
+            if (nw > 0) {
+              detail::gatherWrenches(wrenches, k, ws.data());
+              stepper.setWrenches(ws.data(), nw);
+            }
             const double* u = arrays.shared_controls ? arrays.u : arrays.u + k * un;
             double* A = arrays.A ? arrays.A + k * T * L * L : nullptr;
             double* B = arrays.B ? arrays.B + k * T * L * static_cast<std::size_t>(n) : nullptr;

@@ -141,7 +141,21 @@ std::uint64_t Handlers::derivatives(const Caller& caller, const v1::DerivativesR
   const double* wrench = req.tip_wrench().empty() ? nullptr : req.tip_wrench().data();
   resp.set_of(req.of());
   const ComputeTime time(resp);
-  if (req.of() == v1::DERIVATIVE_OF_INVERSE_DYNAMICS) {
+  if (!in.wrenches.empty()) {
+    // external wrenches on named frames (a tip_wrench among them): the tree route, every model
+    if (req.of() == v1::DERIVATIVE_OF_INVERSE_DYNAMICS) {
+      inverseDynamicsDerivativesBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(),
+                                      req.qdd().data(), resized(resp.mutable_dtau_dq(), nn * in.count),
+                                      resized(resp.mutable_dtau_dqd(), nn * in.count),
+                                      resized(resp.mutable_tau(), in.total), in.wrenches, batchOptions(stop));
+    } else {
+      forwardDynamicsDerivativesBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(),
+                                      req.tau().data(), resized(resp.mutable_dqdd_dq(), nn * in.count),
+                                      resized(resp.mutable_dqdd_dqd(), nn * in.count),
+                                      resized(resp.mutable_dqdd_dtau(), nn * in.count),
+                                      resized(resp.mutable_qdd(), in.total), in.wrenches, batchOptions(stop));
+    }
+  } else if (req.of() == v1::DERIVATIVE_OF_INVERSE_DYNAMICS) {
     inverseDynamicsDerivativesBatch(*pool_, in.model, in.count, req.q().data(), req.qd().data(),
                                     req.qdd().data(), resized(resp.mutable_dtau_dq(), nn * in.count),
                                     resized(resp.mutable_dtau_dqd(), nn * in.count),
@@ -168,6 +182,7 @@ std::uint64_t Handlers::rollout(const Caller& caller, const v1::RolloutRequest& 
   arrays.x0 = req.x0().data();
   arrays.u = req.u().data();
   arrays.shared_controls = req.shared_controls();
+  arrays.wrenches = in.wrenches;  // held over each rollout
   arrays.states = resized(resp.mutable_states(), in.count * (req.steps() + 1ull) * x);
   if (req.linearize()) {
     arrays.A = resized(resp.mutable_a(), in.steps * dx * dx);

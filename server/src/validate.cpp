@@ -519,6 +519,8 @@ BatchInput validateDerivatives(Registry& registry, const Limits& limits, const v
     checkLength(req.tip_wrench(), "tip_wrench", checkedProduct(in.count, 6, "count*6"), "count*6");
     checkFinite(req.tip_wrench(), "tip_wrench", 6);
   }
+  in.wrenches =
+      checkWrenches(req.wrenches(), &req.tip_wrench(), *in.entry->model, req.count(), in.wrench_values);
   // two (inverse) or three (forward) n x n matrices and a vector per state
   const std::uint64_t per_state = (inverse ? 2 : 3) * checkedProduct(n, n, "dof*dof") + n;
   checkAnswerSize(checkedProduct(in.count, per_state, "the answer's size"), limits);
@@ -567,6 +569,8 @@ RolloutInput validateRollout(Registry& registry, const Limits& limits, const v1:
     checkLength(req.u(), "u", in.steps * nu, tree ? "count*steps*nu" : "count*steps*dof");
   }
   checkFinite(req.u(), "u", nu);
+  // the external wrenches, held over each rollout: 6 values for all, or count*6 (one per rollout)
+  in.wrenches = checkWrenches(req.wrenches(), nullptr, m, K, in.wrench_values);
   in.total = K * x;
   in.options.scheme =
       req.scheme() == v1::STEP_SCHEME_SEMI_IMPLICIT_EULER ? StepScheme::SemiImplicitEuler : StepScheme::RK4;

@@ -109,7 +109,8 @@ KinematicsInput validateKinematics(Registry& registry, const Limits& limits, con
                                    const StopCondition* stop);
 
 /// Derivatives: model, count and dof, `of`, q, qd and qdd (inverse) or tau (forward), tip_wrench (count*6 or
-/// none), finite values, the answer's size, the payload.
+/// none), the external wrenches (as InverseDynamics'; a tip_wrench with them is among them), finite values,
+/// the answer's size, the payload.
 BatchInput validateDerivatives(Registry& registry, const Limits& limits, const v1::DerivativesRequest& req,
                                const StopCondition* stop);
 
@@ -121,8 +122,10 @@ struct RolloutInput : BatchInput {
 };
 
 /// Rollout: model, K >= 1 and T >= 1 with K * T within --max-states, dof, dt finite and > 0, the scheme,
-/// x0 (K * 2 dof) and u (K * T * dof, or T * dof shared) finite, the answer (states, and A and B when
-/// linearized: K * T * (2n)^2 + K * T * 2n * n doubles) within --max-message-bytes, the payload.
+/// x0 (K * 2 dof) and u (K * T * dof, or T * dof shared) finite, the external wrenches (frames resolved,
+/// 6 values shared by the K rollouts or K * 6, finite and within range, at most max_wrenches), the answer
+/// (states, and A and B when linearized: K * T * (2n)^2 + K * T * 2n * n doubles) within
+/// --max-message-bytes, the payload.
 RolloutInput validateRollout(Registry& registry, const Limits& limits, const v1::RolloutRequest& req,
                              const StopCondition* stop);
 

@@ -1,6 +1,7 @@
 // The `denoc` tool as a client (`denoc --server HOST:PORT ...`), run as a process against a real denocd on
 // 127.0.0.1: register -> id -> fd -> factor, JSON output equal to the core in-process; list, get, delete;
-// remote simulate equal to the core's simulator; errors with exit codes and the server's message.
+// remote simulate equal to the core's simulator; errors with exit codes and the server's message; a floating
+// Solo-12's derivatives and rollouts with --wrench against the core.
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -464,6 +465,86 @@ TEST(CliRemote, TreesRegisterFloatingAndAnswerWithTheTreeShapes) {
   EXPECT_GT(limits.at("max_depth").get<int>(), 0);
   EXPECT_GT(limits.at("max_wrenches").get<int>(), 0);
   EXPECT_GT(limits.at("max_frames").get<int>(), 0);
+}
+
+TEST(CliRemote, DerivativesAndRolloutTakeWrenches) {
+  TempDir dir;
+  ServerProcess server(dir.str(), dir.str("store"));
+  const std::string s = "--server=" + server.address();
+  const std::string solo = std::string(DENOC_MODELS_DIR) + "/trees/solo12.urdf";
+  UrdfOptions uo;
+  uo.root = RootJoint::Floating;
+  const Model model = buildModelFromUrdfFile(solo, uo);
+  Data data(model);
+  ASSERT_EQ(denoc(dir, {s, "register", solo, "--floating", "--name", "solo", "--quiet"}).code, 0);
+  std::mt19937_64 rng(9);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(model.nv, -0.4, 0.6);
+  const Eigen::VectorXd a = Eigen::VectorXd::LinSpaced(model.nv, 0.8, -1.1);
+  Eigen::Matrix<double, 6, 1> w0, w1;
+  w0 << 0.1, -0.2, 0.05, 2.0, -1.0, 11.0;  // on a foot (a fixed frame), world axes
+  w1 << -0.3, 0.1, 0.2, 1.0, 3.0, -2.0;    // on a lower leg, its axes
+  const std::vector<std::string> wrenches = {"--wrench=FL_FOOT:" + csvList(w0),
+                                             "--wrench=HR_LOWER_LEG:" + csvList(w1) + ":local"};
+  std::vector<ExternalWrench> core(2);
+  for (const FixedFrameSpec& f : model.spec.fixed_frames) {
+    if (f.name != "FL_FOOT") continue;
+    core[0].frame = f.joint;
+    core[0].point = f.origin;
+  }
+  core[0].wrench = w0;
+  core[0].reference = ReferenceFrame::Base;
+  core[1].frame = frameIndex(model, "HR_LOWER_LEG");
+  core[1].wrench = w1;
+  core[1].reference = ReferenceFrame::Local;
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), wrenches.begin(), wrenches.end());
+    return args;
+  };
+  const json id = parse(denoc(dir, with({s, "derivatives", "solo", "--q=" + csvList(q), "--qd=" + csvList(v),
+                                         "--qdd=" + csvList(a), "--format", "json"})));
+  computeInverseDynamicsDerivatives(model, data, q, v, a, core);
+  EXPECT_TRUE(close(mat(id.at("states").at(0).at("dtau_dq")), data.dtau_dq));
+  EXPECT_TRUE(close(mat(id.at("states").at(0).at("dtau_dqd")), data.dtau_dqd));
+  EXPECT_TRUE(close(vec(id.at("states").at(0).at("tau")), inverseDynamics(model, data, q, v, a, core)));
+  const json fd = parse(denoc(dir, with({s, "derivatives", "solo", "--of", "fd", "--q=" + csvList(q),
+                                         "--qd=" + csvList(v), "--tau=" + csvList(a), "--format", "json"})));
+  computeForwardDynamicsDerivatives(model, data, q, v, a, core);
+  EXPECT_TRUE(close(mat(fd.at("states").at(0).at("dqdd_dq")), data.dqdd_dq, 1e-10));
+  EXPECT_TRUE(close(mat(fd.at("states").at(0).at("dqdd_dtau")), data.Minv, 1e-10));
+  EXPECT_TRUE(close(vec(fd.at("states").at(0).at("qdd")), data.qdd, 1e-10));
+
+  // a rollout under the wrenches, with its linearization
+  const Eigen::VectorXd tau = Eigen::VectorXd::Constant(model.nu, 0.2);
+  const json roll = parse(
+      denoc(dir, with({s, "rollout", "solo", "--steps", "3", "--dt", "0.01", "--q0=" + csvList(q),
+                       "--qd0=" + csvList(v), "--tau=" + csvList(tau), "--linearize", "--format", "json"})));
+  RolloutWorkspace ws(model);
+  RolloutOptions ro;
+  ro.step = 0.01;
+  ro.steps = 3;
+  Eigen::VectorXd x0(model.nq + model.nv);
+  x0 << q, v;
+  const Eigen::VectorXd u = tau.replicate(3, 1);
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMajor states(4, model.nq + model.nv), plain(4, model.nq + model.nv);
+  std::vector<double> A(3u * 36u * 36u), B(3u * 36u * 12u);
+  rollout(model, ws, ro, x0.data(), u.data(), states.data(), A.data(), B.data(), nullptr, core.data(), 2);
+  EXPECT_TRUE(close(mat(roll.at("states")), states));
+  for (int t = 0; t < 3; ++t) {
+    const auto ut = static_cast<std::size_t>(t);
+    EXPECT_TRUE(close(mat(roll.at("A").at(ut)), Eigen::Map<const RowMajor>(A.data() + ut * 36 * 36, 36, 36)));
+    EXPECT_TRUE(close(mat(roll.at("B").at(ut)), Eigen::Map<const RowMajor>(B.data() + ut * 36 * 12, 36, 12)));
+  }
+  rollout(model, ws, ro, x0.data(), u.data(), plain.data());
+  EXPECT_FALSE(close(mat(roll.at("states")), plain, 1e-9));  // the wrenches act
+
+  // a missing link, named, in both commands
+  for (const char* command : {"derivatives", "rollout"}) {
+    const Outcome bad = denoc(dir, {s, command, "solo", "--wrench=NO_SUCH_FOOT:0,0,0,0,0,1"});
+    EXPECT_EQ(bad.code, 2) << command;
+    EXPECT_NE(bad.err.find("NO_SUCH_FOOT"), std::string::npos) << command << ": " << bad.err;
+  }
 }
 
 }  // namespace

@@ -3,10 +3,13 @@
 // the answers compared element by element with the core computed in this process (the model built from the
 // same URDF here): the model's tree, inverse and forward dynamics with external wrenches on named frames, the
 // full factor, several kinematics frames, the centre of mass, its Jacobian, the centroidal map and momentum,
-// a payload on a named link, derivatives, rollouts, the stream, and batches split above --max-states; hostile
+// a payload on a named link, derivatives, rollouts, the stream, and batches split above --max-states;
+// derivatives and rollouts with external wrenches (cut with their states or rollouts when split); hostile
 // shapes refused with INVALID_ARGUMENT naming the field.
 #include <algorithm>
+#include <functional>
 #include <random>
+#include <tuple>
 
 #include "client_support.hpp"
 #include "denoc/algorithm/centroidal.hpp"
@@ -532,6 +535,149 @@ void checkRollouts(Client& c, const std::string& id, const Model& model, int K, 
 TEST_F(ClientTrees, RolloutsOnTheManifoldEqualTheCore) {
   checkRollouts(*client_, id_, model_, 1, 3, 16);  // 3 states: one call
   checkRollouts(*client_, id_, model_, 5, 1, 19);  // 5 rollouts of 1 step: split 3 + 2
+}
+
+// Solo-12's feet (fixed frames: the point on the lower leg, LOCAL values turned into its axes) and links as
+// the core's ExternalWrench, row k of each LinkWrench (or its one row).
+std::vector<ExternalWrench> coreWrenches(const Model& model, const std::vector<client::LinkWrench>& ws,
+                                         int k) {
+  std::vector<ExternalWrench> out;
+  for (const client::LinkWrench& w : ws) {
+    ExternalWrench e;
+    const bool local = w.reference == client::Reference::Local;
+    e.reference = local ? ReferenceFrame::Local : ReferenceFrame::Base;
+    e.wrench = w.wrench.row(w.wrench.rows() == 1 ? 0 : k).transpose();
+    bool fixed = false;
+    for (const FixedFrameSpec& f : model.spec.fixed_frames) {
+      if (f.name != w.link) continue;
+      fixed = true;
+      e.frame = f.joint == kRootLink ? model.n + 1 : f.joint;
+      e.point = f.origin;
+      if (local) {
+        e.wrench.head<3>() = (f.rotation * e.wrench.head<3>()).eval();
+        e.wrench.tail<3>() = (f.rotation * e.wrench.tail<3>()).eval();
+      }
+    }
+    if (!fixed) e.frame = frameIndex(model, w.link);
+    out.push_back(e);
+  }
+  return out;
+}
+
+TEST_F(ClientTrees, DerivativesAndRolloutsWithWrenchesEqualTheCore) {
+  const int count = 5;  // split 3 + 2 by --max-states 3: per-state wrenches cut with the states
+  const States s = randomStates(model_, count, 31);
+  Eigen::MatrixXd W0(count, 6), W3(count, 6);
+  for (int k = 0; k < count; ++k) {
+    for (int j = 0; j < 6; ++j) {
+      W0(k, j) = std::sin(1.0 + k + 0.7 * j) * (j < 3 ? 0.5 : 15.0);
+      W3(k, j) = std::cos(2.0 + k - 0.3 * j) * (j < 3 ? 0.3 : 4.0);
+    }
+  }
+  Vector6d w1, w2;
+  w1 << 0.05, -0.1, 0.02, 1.5, -2.0, 12.0;
+  w2 << 0.3, 0.1, -0.2, 4.0, 2.0, -6.0;
+  const std::vector<client::LinkWrench> wrenches = {
+      client::LinkWrench("FL_FOOT", W0),                                                         // world axes
+      client::LinkWrench("HR_FOOT", Eigen::MatrixXd(w1.transpose()), client::Reference::Local),  // its axes
+      client::LinkWrench("base_link", Eigen::MatrixXd(w2.transpose())),
+      client::LinkWrench("FR_LOWER_LEG", W3, client::Reference::Local)};
+  const client::DerivativesResult id =
+      client_->inverseDynamicsDerivatives(id_, s.Q, s.V, s.A, std::nullopt, Eigen::MatrixXd(), wrenches);
+  const client::DerivativesResult fd =
+      client_->forwardDynamicsDerivatives(id_, s.Q, s.V, s.Tau, std::nullopt, Eigen::MatrixXd(), wrenches);
+  ASSERT_EQ(id.dtau_dq.size(), static_cast<std::size_t>(count));
+  ASSERT_EQ(fd.dqdd_dq.size(), static_cast<std::size_t>(count));
+  const client::DerivativesResult plain = client_->inverseDynamicsDerivatives(id_, s.Q, s.V, s.A);
+  Data d(model_);
+  for (int k = 0; k < count; ++k) {
+    SCOPED_TRACE("state " + std::to_string(k));
+    const auto uk = static_cast<std::size_t>(k);
+    const std::vector<ExternalWrench> core = coreWrenches(model_, wrenches, k);
+    computeInverseDynamicsDerivatives(model_, d, row(s.Q, k), row(s.V, k), row(s.A, k), core);
+    EXPECT_TRUE(close(id.dtau_dq[uk], d.dtau_dq));
+    EXPECT_TRUE(close(id.dtau_dqd[uk], d.dtau_dqd));
+    EXPECT_TRUE(close(id.tau.row(k), d.tau.transpose()));
+    EXPECT_FALSE(close(plain.dtau_dq[uk], d.dtau_dq, 1e-6));  // the wrenches change dtau/dq
+    computeForwardDynamicsDerivatives(model_, d, row(s.Q, k), row(s.V, k), row(s.Tau, k), core);
+    EXPECT_TRUE(close(fd.dqdd_dq[uk], d.dqdd_dq, 1e-10));
+    EXPECT_TRUE(close(fd.dqdd_dqd[uk], d.dqdd_dqd, 1e-10));
+    EXPECT_TRUE(close(fd.dqdd_dtau[uk], d.Minv, 1e-10));
+    EXPECT_TRUE(close(fd.qdd.row(k), d.qdd.transpose(), 1e-10));
+  }
+
+  // rollouts: K = 4 of T = 1 step (split 3 + 1), one wrench per rollout and shared ones
+  const int K = 4, T = 1, nq = model_.nq, nv = model_.nv, nu = model_.nu;
+  Eigen::MatrixXd X0(K, nq + nv);
+  X0 << s.Q.topRows(K), 0.3 * s.V.topRows(K);
+  std::vector<Eigen::MatrixXd> U;
+  for (int k = 0; k < K; ++k) U.push_back(Eigen::MatrixXd::Constant(T, nu, 0.2 * (k - 1)));
+  client::RolloutOptions o;
+  o.steps = T;
+  o.dt = 0.01;
+  o.linearize = true;
+  o.wrenches = {client::LinkWrench("FL_FOOT", Eigen::MatrixXd(W0.topRows(K))),
+                client::LinkWrench("HR_FOOT", Eigen::MatrixXd(w1.transpose()), client::Reference::Local)};
+  const client::RolloutResult r = client_->rollout(id_, X0, U, o);
+  ASSERT_EQ(r.states.size(), static_cast<std::size_t>(K));
+  RolloutWorkspace ws(model_);
+  RolloutOptions co;
+  co.step = 0.01;
+  co.steps = T;
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  for (int k = 0; k < K; ++k) {
+    SCOPED_TRACE("rollout " + std::to_string(k));
+    const auto uk = static_cast<std::size_t>(k);
+    const std::vector<ExternalWrench> core = coreWrenches(model_, o.wrenches, k);
+    const Eigen::VectorXd x0 = row(X0, k);
+    const RowMajor u = U[uk];
+    RowMajor states(T + 1, nq + nv), A(2 * nv, 2 * nv), B(2 * nv, nu);
+    rollout(model_, ws, co, x0.data(), u.data(), states.data(), A.data(), B.data(), nullptr, core.data(),
+            static_cast<int>(core.size()));
+    EXPECT_TRUE(close(r.states[uk], states));
+    EXPECT_TRUE(close(r.A[uk][0], A));
+    EXPECT_TRUE(close(r.B[uk][0], B));
+  }
+}
+
+TEST_F(ClientTrees, HostileWrenchesOnDerivativesAndRolloutsAreRefusedNamingTheField) {
+  const States s = randomStates(model_, 2, 37);
+  const auto derivatives = [&](const std::vector<client::LinkWrench>& w) {
+    return refusal(
+        [&] { client_->inverseDynamicsDerivatives(id_, s.Q, s.V, s.A, std::nullopt, Eigen::MatrixXd(), w); });
+  };
+  const auto rollouts = [&](const std::vector<client::LinkWrench>& w) {
+    client::RolloutOptions o;
+    o.steps = 1;
+    o.wrenches = w;
+    Eigen::MatrixXd X0(2, model_.nq + model_.nv);
+    X0 << s.Q, s.V;
+    return refusal([&] { client_->rollout(id_, X0, {Eigen::MatrixXd::Zero(1, model_.nu)}, o); });
+  };
+  const Eigen::MatrixXd six = Eigen::MatrixXd::Ones(1, 6);
+  for (const auto& call :
+       {std::function<std::pair<grpc::StatusCode, std::string>(const std::vector<client::LinkWrench>&)>(
+            derivatives),
+        std::function<std::pair<grpc::StatusCode, std::string>(const std::vector<client::LinkWrench>&)>(
+            rollouts)}) {
+    auto [code, message] = call({client::LinkWrench("NO_SUCH_FOOT", six)});
+    EXPECT_EQ(code, grpc::StatusCode::INVALID_ARGUMENT) << message;
+    EXPECT_NE(message.find("NO_SUCH_FOOT"), std::string::npos) << message;
+    Eigen::MatrixXd huge = six;
+    huge(0, 3) = 1.7e308;
+    std::tie(code, message) = call({client::LinkWrench("FL_FOOT", huge)});
+    EXPECT_EQ(code, grpc::StatusCode::INVALID_ARGUMENT) << message;
+    EXPECT_NE(message.find("wrenches[0].wrench"), std::string::npos) << message;
+    std::tie(code, message) = call({client::LinkWrench("FL_FOOT", Eigen::MatrixXd::Ones(3, 6))});
+    EXPECT_EQ(code, grpc::StatusCode::INVALID_ARGUMENT) << message;
+    EXPECT_NE(message.find("wrenches[0].wrench has 18 values"), std::string::npos) << message;
+    std::vector<client::LinkWrench> many(65, client::LinkWrench("FL_FOOT", six));
+    std::tie(code, message) = call(many);
+    EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
+    EXPECT_NE(message.find("max_wrenches"), std::string::npos) << message;
+  }
+  // the server is healthy
+  EXPECT_EQ(derivatives({client::LinkWrench("FL_FOOT", six)}).first, grpc::StatusCode::OK);
 }
 
 TEST_F(ClientTrees, TheStreamTakesWrenches) {

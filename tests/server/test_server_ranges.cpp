@@ -272,6 +272,7 @@ TEST_F(ServerRanges, ThePlannersCalls) {
     d.set_of(of);
     for (int i = 0; i < 12; ++i) d.add_tip_wrench(0.1 * i);
     payload(d.mutable_payload());
+    wrench(d.mutable_wrenches());
     // the other direction's array stays empty
     sweep(d, unary<v1::DerivativesRequest, v1::DerivativesResponse>(&v1::Dynamics::Stub::Derivatives),
           {inverse ? "denoc.v1.DerivativesRequest.tau" : "denoc.v1.DerivativesRequest.qdd"});
@@ -287,6 +288,7 @@ TEST_F(ServerRanges, ThePlannersCalls) {
   for (int i = 0; i < 28; ++i) r.add_x0(0.05 * i);
   for (int i = 0; i < 42; ++i) r.add_u(0.1);
   payload(r.mutable_payload());
+  wrench(r.mutable_wrenches());  // held over both rollouts
   sweep(r, unary<v1::RolloutRequest, v1::RolloutResponse>(&v1::Dynamics::Stub::Rollout));
 }
 

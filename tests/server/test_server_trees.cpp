@@ -4,12 +4,15 @@
 // tree, nq, nv, nu, the frames with the feet merged by fixed joints); inverse and forward dynamics with
 // external wrenches on the feet; the full factor; several frames with the centre of mass and the centroidal
 // map; derivatives and rollouts in the tangent space; the stream with wrenches; a payload on a named link;
-// simulation on the manifold. Then hostile shapes: quaternions of norm 0 and 1e300, nq/nv mismatches, unknown
-// frames, wrenches on missing links, bodies and depth over the limits, each refused by name while the server
-// stays healthy. A serial arm's answer is bit for bit the core's.
+// simulation on the manifold; derivatives and rollouts with external wrenches (feet as fixed frames, links,
+// the root link; per state or per rollout and shared). Then hostile shapes: quaternions of norm 0 and 1e300,
+// nq/nv mismatches, unknown frames, wrenches on missing links, bodies and depth over the limits, each refused
+// by name while the server stays healthy. A serial arm's answer is bit for bit the core's.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <functional>
+#include <limits>
 #include <random>
 
 #include "denoc/algorithm/centroidal.hpp"
@@ -586,6 +589,263 @@ TEST_F(ServerTrees, DerivativesAndRolloutsInTheTangentSpaceEqualTheCore) {
       }
     }
   }
+}
+
+// The core's ExternalWrench of a LinkWrench's values on a named frame of Solo-12: a foot (a fixed frame, the
+// point on its lower leg, LOCAL values turned into the lower leg's axes), a link or the root link.
+ExternalWrench coreWrench(const Model& m, const v1::ModelInfo& info, const std::string& name,
+                          const double* values, bool local) {
+  ExternalWrench e;
+  e.reference = local ? ReferenceFrame::Local : ReferenceFrame::Base;
+  e.wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>(values);
+  for (const FixedFrameSpec& f : m.spec.fixed_frames) {
+    if (f.name != name) continue;
+    e.frame = f.joint == kRootLink ? m.n + 1 : f.joint;
+    e.point = f.origin;
+    if (local) {
+      e.wrench.head<3>() = (f.rotation * e.wrench.head<3>()).eval();
+      e.wrench.tail<3>() = (f.rotation * e.wrench.tail<3>()).eval();
+    }
+    return e;
+  }
+  for (int i = 0; i < info.frames_size(); ++i) {
+    if (info.frames(i).name() == name) {
+      e.frame = i;
+      return e;
+    }
+  }
+  throw std::runtime_error("no frame " + name);
+}
+
+void addWrench(google::protobuf::RepeatedPtrField<v1::LinkWrench>* out, const std::string& link,
+               const std::vector<double>& values, bool local) {
+  v1::LinkWrench* w = out->Add();
+  w->set_link(link);
+  w->set_reference(local ? v1::REFERENCE_FRAME_LOCAL : v1::REFERENCE_FRAME_BASE);
+  w->mutable_wrench()->Add(values.begin(), values.end());
+}
+
+std::vector<double> uniformValues(std::size_t n, unsigned seed, double scale) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-scale, scale);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+TEST_F(ServerTrees, DerivativesAndRolloutsWithWrenchesEqualTheCore) {
+  const Model& m = model_;
+  const int count = 3;
+  const States s = randomStates(m, count, 23);
+  const std::string root_link = info_.frames(m.n + 1).name();
+  // per state on a foot (world axes), shared on another foot (its own axes), shared on the root link (world
+  // axes) and per state on a lower leg (its axes)
+  const std::vector<double> w0 = uniformValues(6u * count, 1, 20.0), w1 = uniformValues(6, 2, 20.0),
+                            w2 = uniformValues(6, 3, 5.0), w3 = uniformValues(6u * count, 4, 5.0);
+  const std::string leg = info_.frames(5).name();
+  const auto wrenchesOf = [&](int k) {
+    const auto o = static_cast<std::size_t>(6 * k);
+    return std::vector<ExternalWrench>{
+        coreWrench(m, info_, kFeet[0], w0.data() + o, false), coreWrench(m, info_, kFeet[3], w1.data(), true),
+        coreWrench(m, info_, root_link, w2.data(), false), coreWrench(m, info_, leg, w3.data() + o, true)};
+  };
+  const auto addAll = [&](google::protobuf::RepeatedPtrField<v1::LinkWrench>* out) {
+    addWrench(out, kFeet[0], w0, false);
+    addWrench(out, kFeet[3], w1, true);
+    addWrench(out, root_link, w2, false);
+    addWrench(out, leg, w3, true);
+  };
+  Data d(m);
+  for (bool inverse : {true, false}) {
+    v1::DerivativesRequest req;
+    req.set_model_id(id_);
+    req.set_count(count);
+    req.set_dof(18);
+    req.set_of(inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS);
+    req.mutable_q()->Add(s.q.begin(), s.q.end());
+    req.mutable_qd()->Add(s.v.begin(), s.v.end());
+    if (inverse) {
+      req.mutable_qdd()->Add(s.a.begin(), s.a.end());
+    } else {
+      req.mutable_tau()->Add(s.a.begin(), s.a.end());  // as torques
+    }
+    addAll(req.mutable_wrenches());
+    v1::DerivativesResponse resp;
+    grpc::ClientContext ctx;
+    const grpc::Status st = stub_->Derivatives(&ctx, req, &resp);
+    ASSERT_TRUE(st.ok()) << st.error_message();
+    for (int k = 0; k < count; ++k) {
+      const auto o = static_cast<std::size_t>(k);
+      const Eigen::Map<const Eigen::VectorXd> q(s.q.data() + o * 19, 19), v(s.v.data() + o * 18, 18),
+          a(s.a.data() + o * 18, 18);
+      const std::string what = std::string(inverse ? "ID" : "FD") + " state " + std::to_string(k);
+      if (inverse) {
+        computeInverseDynamicsDerivatives(m, d, q, v, a, wrenchesOf(k));
+      } else {
+        computeForwardDynamicsDerivatives(m, d, q, v, a, wrenchesOf(k));
+      }
+      // element by element
+      const auto matrix = [&](const Doubles& got, const Eigen::MatrixXd& want, const char* name) {
+        ASSERT_EQ(got.size(), count * 324) << name;
+        const RowMajor w = want;
+        test::expectClose(got.data() + o * 324, w.data(), 324, what + " " + name, 1e-11);
+      };
+      if (inverse) {
+        matrix(resp.dtau_dq(), d.dtau_dq, "dtau_dq");
+        matrix(resp.dtau_dqd(), d.dtau_dqd, "dtau_dqd");
+        test::expectClose(resp.tau().data() + o * 18, d.tau.data(), 18, what + " tau", 1e-11);
+        // tau is inverse dynamics with the same wrenches
+        const Eigen::VectorXd t = inverseDynamics(m, d, q, v, a, wrenchesOf(k));
+        test::expectClose(resp.tau().data() + o * 18, t.data(), 18, what + " tau vs inverseDynamics", 1e-11);
+      } else {
+        matrix(resp.dqdd_dq(), d.dqdd_dq, "dqdd_dq");
+        matrix(resp.dqdd_dqd(), d.dqdd_dqd, "dqdd_dqd");
+        matrix(resp.dqdd_dtau(), d.Minv, "dqdd_dtau");
+        test::expectClose(resp.qdd().data() + o * 18, d.qdd.data(), 18, what + " qdd", 1e-11);
+      }
+    }
+    // the wrenches change the answer (the request without them differs)
+    v1::DerivativesRequest bare = req;
+    bare.clear_wrenches();
+    v1::DerivativesResponse plain;
+    grpc::ClientContext ctx2;
+    ASSERT_TRUE(stub_->Derivatives(&ctx2, bare, &plain).ok());
+    const Doubles& a1 = inverse ? resp.dtau_dq() : resp.dqdd_dq();
+    const Doubles& a0 = inverse ? plain.dtau_dq() : plain.dqdd_dq();
+    double diff = 0.0;
+    for (int i = 0; i < a1.size(); ++i) diff = std::max(diff, std::abs(a1[i] - a0[i]));
+    EXPECT_GT(diff, 1e-3);
+  }
+  {
+    const int T = 4;
+    const double dt = 0.002;
+    v1::RolloutRequest req;
+    req.set_model_id(id_);
+    req.set_count(count);
+    req.set_dof(18);
+    req.set_steps(T);
+    req.set_dt(dt);
+    req.set_linearize(true);
+    std::vector<double> x0;
+    for (int k = 0; k < count; ++k) {
+      const auto o = static_cast<std::size_t>(k);
+      x0.insert(x0.end(), s.q.begin() + static_cast<long>(o * 19),
+                s.q.begin() + static_cast<long>(o * 19 + 19));
+      x0.insert(x0.end(), s.v.begin() + static_cast<long>(o * 18),
+                s.v.begin() + static_cast<long>(o * 18 + 18));
+    }
+    std::vector<double> u(static_cast<std::size_t>(T * 12));
+    for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::cos(0.3 * static_cast<double>(i));
+    req.mutable_x0()->Add(x0.begin(), x0.end());
+    req.mutable_u()->Add(u.begin(), u.end());
+    req.set_shared_controls(true);
+    addAll(req.mutable_wrenches());  // per rollout (count*6) and shared (6)
+    v1::RolloutResponse resp;
+    grpc::ClientContext ctx;
+    const grpc::Status st = stub_->Rollout(&ctx, req, &resp);
+    ASSERT_TRUE(st.ok()) << st.error_message();
+    ASSERT_EQ(resp.states_size(), count * (T + 1) * 37);
+    ASSERT_EQ(resp.a_size(), count * T * 36 * 36);
+    RolloutWorkspace ws(m);
+    RolloutOptions o;
+    o.step = dt;
+    o.steps = T;
+    std::vector<double> states(static_cast<std::size_t>((T + 1) * 37)), A(36u * 36u * T), B(36u * 12u * T);
+    for (int k = 0; k < count; ++k) {
+      const auto uk = static_cast<std::size_t>(k);
+      const std::vector<ExternalWrench> wk = wrenchesOf(k);
+      rollout(m, ws, o, x0.data() + uk * 37, u.data(), states.data(), A.data(), B.data(), nullptr, wk.data(),
+              static_cast<int>(wk.size()));
+      const std::string what = "rollout " + std::to_string(k);
+      test::expectClose(resp.states().data() + uk * states.size(), states.data(), states.size(),
+                        what + " states");
+      test::expectClose(resp.a().data() + uk * A.size(), A.data(), A.size(), what + " A");
+      test::expectClose(resp.b().data() + uk * B.size(), B.data(), B.size(), what + " B");
+      // the first step's end differs from the rollout without wrenches
+      rollout(m, ws, o, x0.data() + uk * 37, u.data(), states.data());
+      double diff = 0.0;
+      for (std::size_t i = 0; i < states.size(); ++i)
+        diff = std::max(diff, std::abs(states[i] - resp.states()[static_cast<int>(uk * states.size() + i)]));
+      EXPECT_GT(diff, 1e-6) << what;
+    }
+  }
+}
+
+TEST_F(ServerTrees, HostileWrenchesOnDerivativesAndRolloutsAreRefusedByName) {
+  const Model& m = model_;
+  const int count = 2;
+  const States s = randomStates(m, count, 29);
+  v1::DerivativesRequest dreq;
+  dreq.set_model_id(id_);
+  dreq.set_count(count);
+  dreq.set_dof(18);
+  dreq.mutable_q()->Add(s.q.begin(), s.q.end());
+  dreq.mutable_qd()->Add(s.v.begin(), s.v.end());
+  dreq.mutable_qdd()->Add(s.a.begin(), s.a.end());
+  v1::RolloutRequest rreq;
+  rreq.set_model_id(id_);
+  rreq.set_count(count);
+  rreq.set_dof(18);
+  rreq.set_steps(2);
+  rreq.set_dt(0.001);
+  for (int k = 0; k < count; ++k) {
+    const auto o = static_cast<std::size_t>(k);
+    rreq.mutable_x0()->Add(s.q.begin() + static_cast<long>(o * 19),
+                           s.q.begin() + static_cast<long>(o * 19 + 19));
+    rreq.mutable_x0()->Add(s.v.begin() + static_cast<long>(o * 18),
+                           s.v.begin() + static_cast<long>(o * 18 + 18));
+  }
+  for (int i = 0; i < count * 2 * 12; ++i) rreq.add_u(0.1);
+  const auto both = [&](const std::function<void(google::protobuf::RepeatedPtrField<v1::LinkWrench>*)>& set,
+                        grpc::StatusCode code, const std::string& names) {
+    v1::DerivativesRequest d = dreq;
+    v1::RolloutRequest r = rreq;
+    set(d.mutable_wrenches());
+    set(r.mutable_wrenches());
+    v1::DerivativesResponse dresp;
+    v1::RolloutResponse rresp;
+    {
+      grpc::ClientContext ctx;
+      expectRefused(stub_->Derivatives(&ctx, d, &dresp), code, names);
+    }
+    {
+      grpc::ClientContext ctx;
+      expectRefused(stub_->Rollout(&ctx, r, &rresp), code, names);
+    }
+  };
+  const std::vector<double> six(6, 1.0);
+  // a missing link, named
+  both([&](auto* w) { addWrench(w, "NO_SUCH_FOOT", six, false); }, grpc::StatusCode::INVALID_ARGUMENT,
+       "NO_SUCH_FOOT");
+  // wrong lengths: 5 values, and 3 * 6 for 2 states or rollouts
+  both([&](auto* w) { addWrench(w, kFeet[0], std::vector<double>(5, 1.0), false); },
+       grpc::StatusCode::INVALID_ARGUMENT, "wrenches[0].wrench has 5 values");
+  both([&](auto* w) { addWrench(w, kFeet[1], std::vector<double>(18, 1.0), false); },
+       grpc::StatusCode::INVALID_ARGUMENT, "wrenches[0].wrench has 18 values");
+  // out of range and not finite
+  for (double bad : {1.7e308, -1.7e308, 1e13, std::numeric_limits<double>::quiet_NaN()}) {
+    std::vector<double> w = six;
+    w[4] = bad;
+    both(
+        [&](auto* ws) {
+          addWrench(ws, kFeet[0], six, false);
+          addWrench(ws, kFeet[2], w, true);
+        },
+        grpc::StatusCode::INVALID_ARGUMENT, "wrenches[1].wrench");
+  }
+  // more than max_wrenches (64)
+  both(
+      [&](auto* w) {
+        for (int j = 0; j < 65; ++j) addWrench(w, kFeet[j % 4], six, false);
+      },
+      grpc::StatusCode::RESOURCE_EXHAUSTED, "max_wrenches");
+  expectHealthy();
+  // and the server still answers a wrench request
+  v1::DerivativesRequest ok = dreq;
+  addWrench(ok.mutable_wrenches(), kFeet[0], six, false);
+  v1::DerivativesResponse resp;
+  grpc::ClientContext ctx;
+  EXPECT_TRUE(stub_->Derivatives(&ctx, ok, &resp).ok());
 }
 
 TEST_F(ServerTrees, StreamPayloadAndSimulationOnATree) {

@@ -133,24 +133,28 @@ KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::Ma
 DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
                                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                                      const std::optional<Payload>& payload,
-                                                     const Eigen::MatrixXd& tip_wrench) {
-  return derivativesBatch(model_id, true, Q, Qd, Qdd, payload, tip_wrench);
+                                                     const Eigen::MatrixXd& tip_wrench,
+                                                     const std::vector<LinkWrench>& wrenches) {
+  return derivativesBatch(model_id, true, Q, Qd, Qdd, payload, tip_wrench, wrenches);
 }
 
 DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
                                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
                                                      const std::optional<Payload>& payload,
-                                                     const Eigen::MatrixXd& tip_wrench) {
-  return derivativesBatch(model_id, false, Q, Qd, Tau, payload, tip_wrench);
+                                                     const Eigen::MatrixXd& tip_wrench,
+                                                     const std::vector<LinkWrench>& wrenches) {
+  return derivativesBatch(model_id, false, Q, Qd, Tau, payload, tip_wrench, wrenches);
 }
 
 DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inverse,
                                            const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
                                            const Eigen::MatrixXd& Third,
                                            const std::optional<Payload>& payload,
-                                           const Eigen::MatrixXd& tip_wrench) {
+                                           const Eigen::MatrixXd& tip_wrench,
+                                           const std::vector<LinkWrench>& wrenches) {
   const auto parts = Qd.rows() == Q.rows() && Third.rows() == Q.rows() &&
-                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows())
+                             (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows()) &&
+                             split::wrenchesFit(wrenches, Q.rows())
                          ? chunks(Q.rows())
                          : decltype(chunks(0)){{0, Q.rows()}};  // a shape the server refuses: as it is
   if (parts.size() > 1) {
@@ -159,7 +163,8 @@ DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inv
     for (const auto& [first, size] : parts) {
       DerivativesResult p =
           derivativesBatch(model_id, inverse, Q.middleRows(first, size), Qd.middleRows(first, size),
-                           Third.middleRows(first, size), payload, split::rowsOf(tip_wrench, first, size));
+                           Third.middleRows(first, size), payload, split::rowsOf(tip_wrench, first, size),
+                           split::wrenchesOf(wrenches, Q.rows(), first, size));
       split::joinInfo(r, p, tau.empty() && qdd.empty());
       split::moveAppend(r.dtau_dq, p.dtau_dq);
       split::moveAppend(r.dtau_dqd, p.dtau_dqd);
@@ -178,6 +183,7 @@ DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inv
                          inverse ? v1::DERIVATIVE_OF_INVERSE_DYNAMICS : v1::DERIVATIVE_OF_FORWARD_DYNAMICS, Q,
                          Qd, payload, tip_wrench);
   convert::append(inverse ? request.mutable_qdd() : request.mutable_tau(), Third);
+  convert::appendWrenches(request.mutable_wrenches(), wrenches);
   v1::DerivativesResponse response;
   call("Derivatives", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();
@@ -207,7 +213,8 @@ RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd
   // K * steps states per call: floor(max_states / steps) rollouts per part; controls per rollout travel with
   // their rollout, a shared sequence goes whole to every part
   const bool shared = U.size() == 1 && X0.rows() != 1;
-  const auto parts = shared || static_cast<Eigen::Index>(U.size()) == X0.rows()
+  const auto parts = (shared || static_cast<Eigen::Index>(U.size()) == X0.rows()) &&
+                             split::wrenchesFit(options.wrenches, X0.rows())
                          ? chunks(X0.rows(), options.steps)
                          : decltype(chunks(0)){{0, X0.rows()}};  // a shape the server refuses: as it is
   if (parts.size() > 1) {
@@ -219,7 +226,9 @@ RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd
       } else {
         u.assign(U.begin() + first, U.begin() + first + size);
       }
-      RolloutResult p = rollout(model_id, X0.middleRows(first, size), u, options);
+      RolloutOptions o = options;
+      o.wrenches = split::wrenchesOf(options.wrenches, X0.rows(), first, size);  // one per rollout: cut
+      RolloutResult p = rollout(model_id, X0.middleRows(first, size), u, o);
       split::joinInfo(r, p, r.states.empty());
       r.steps = p.steps;
       split::moveAppend(r.states, p.states);
@@ -242,6 +251,7 @@ RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd
   request.set_shared_controls(U.size() == 1 && X0.rows() != 1);
   request.set_linearize(options.linearize);
   if (options.payload) convert::writePayload(request.mutable_payload(), *options.payload);
+  convert::appendWrenches(request.mutable_wrenches(), options.wrenches);
   v1::RolloutResponse response;
   call("Rollout", model_id, true, [&](v1::Dynamics::Stub& stub, grpc::ClientContext& ctx) {
     response.Clear();

@@ -803,7 +803,11 @@ export class DenocClient {
       const width = nq + dof;
       const parts = await this.parts(
         input.count,
-        shared ? [[input.x0, width]] : [[input.x0, width], [input.u, perRollout]],
+        [
+          [input.x0, width],
+          ...(shared ? [] : ([[input.u, perRollout]] as [Numbers, number][])),
+          ...wrenchArrays(input.wrenches), // one wrench per rollout: cut with its rollouts
+        ],
         call,
         input.steps,
       );
@@ -816,6 +820,8 @@ export class DenocClient {
             x0: slice(input.x0, width * a, width * b) ?? [],
             u: shared ? input.u : (slice(input.u, perRollout * a, perRollout * b) ?? []),
           };
+          const ws = sliceWrenches(input.wrenches, a, b);
+          if (ws !== undefined) part.wrenches = ws;
           results.push(await this.rollout(modelId, part, call));
         }
         const result: RolloutResult = {
@@ -844,6 +850,7 @@ export class DenocClient {
               shared_controls: input.sharedControls === true,
               linearize: input.linearize === true,
               payload: payloadToProto(input.payload),
+              wrenches: wrenchesToProto(input.wrenches),
             },
             md,
             o,
@@ -1072,6 +1079,7 @@ export class DenocClient {
             ...third,
             tip_wrench: toArray(input.tipWrench),
             payload: payloadToProto(input.payload),
+            wrenches: wrenchesToProto(input.wrenches),
           },
           md,
           o,
@@ -1113,7 +1121,11 @@ export class DenocClient {
     call?: CallOptions,
   ): Promise<[DerivativesInput, number, number][]> {
     const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
-    const parts = await this.parts(count, [[input.q, nq], [input.qd, dof], [third, dof], [input.tipWrench, 6]], call);
+    const parts = await this.parts(
+      count,
+      [[input.q, nq], [input.qd, dof], [third, dof], [input.tipWrench, 6], ...wrenchArrays(input.wrenches)],
+      call,
+    );
     return parts.map(([a, b]) => {
       const part: DerivativesInput = {
         count: b - a,
@@ -1124,6 +1136,8 @@ export class DenocClient {
       };
       const wrench = slice(input.tipWrench, 6 * a, 6 * b);
       if (wrench !== undefined) part.tipWrench = wrench;
+      const ws = sliceWrenches(input.wrenches, a, b);
+      if (ws !== undefined) part.wrenches = ws;
       if (input.payload !== undefined) part.payload = input.payload;
       return [part, a * dof, b * dof];
     });

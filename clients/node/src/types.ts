@@ -470,6 +470,11 @@ export interface DerivativesInput extends BatchShape {
   /** [mx, my, mz, fx, fy, fz] per state on the last link (count * 6), or none. */
   tipWrench?: Batch;
   payload?: Payload;
+  /**
+   * External wrenches on named frames (at most the server's maxWrenches), as in InverseDynamicsInput; the
+   * derivatives include their own dependence on q (a 'world' wrench keeps its axes while its point moves).
+   */
+  wrenches?: readonly LinkWrench[];
 }
 
 /**
@@ -509,6 +514,11 @@ export interface RolloutInput {
   scheme?: 'rk4' | 'semiImplicitEuler';
   linearize?: boolean;
   payload?: Payload;
+  /**
+   * External wrenches on named frames, each held constant over the whole rollout: 6 values shared by every
+   * rollout, or K * 6 (one wrench per rollout).
+   */
+  wrenches?: readonly LinkWrench[];
 }
 
 export interface RolloutResult extends Answer {

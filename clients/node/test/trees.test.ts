@@ -11,6 +11,9 @@
 //   - a payload on a named link as the external wrench of its weight;
 //   - derivatives and rollouts (A, B) against central differences on the manifold, the semi-implicit step
 //     against the client's integrateConfiguration;
+//   - external wrenches in derivatives and rollouts: the derivatives' tau against InverseDynamics with the
+//     same wrenches, dtau/dq against central differences of it along integrate, a rollout's first step
+//     against ForwardDynamics with the wrenches;
 //   - the client's integrate/difference identities, hostile shapes, the server's new limits, batches split
 //     above max_states, the stream with wrenches, and a planar root.
 import * as assert from 'node:assert/strict';
@@ -669,6 +672,71 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
       const col = j < 2 * NV ? column(nominal.a!, 2 * NV, 2 * NV, j) : column(nominal.b!, 2 * NV, NU, j - 2 * NV);
       expectClose(col, fdCol, `${j < 2 * NV ? 'A' : 'B'} column ${j < 2 * NV ? j : j - 2 * NV}`, 1e-6);
     }
+  });
+
+  it('wrenches in derivatives and rollouts: tau is inverse dynamics with them, a rollout step is FD with them', async () => {
+    const K = 3;
+    const sub = (x: Float64Array, width: number): Float64Array => x.subarray(0, K * width);
+    const [q3, qd3, qdd3] = [sub(q, NQ), sub(qd, NV), sub(qdd, NV)];
+    const wrenches: LinkWrench[] = [
+      { link: 'FL_FOOT', wrench: randomBatch(random, K, 6, -10, 10) }, // one per state, world axes
+      { link: 'HR_LOWER_LEG', wrench: [0.2, -0.1, 0.3, 2, -3, 5], reference: 'local' }, // shared, its axes
+      { link: 'base_link', wrench: [0.1, 0.2, -0.3, 1, 2, -4] }, // the root link, world axes
+    ];
+    const d = await client.inverseDynamicsDerivatives(solo.modelId, { q: q3, qd: qd3, qdd: qdd3, wrenches });
+    // the reference: InverseDynamics with the same wrenches, an independent RPC
+    const id = await client.inverseDynamics(solo.modelId, { q: q3, qd: qd3, qdd: qdd3, wrenches });
+    expectClose(d.tau, id.tau, 'Derivatives tau vs InverseDynamics tau with wrenches', 1e-11);
+    const bare = await client.inverseDynamicsDerivatives(solo.modelId, { q: q3, qd: qd3, qdd: qdd3 });
+    assert.ok(d.dtauDq.some((x, i) => Math.abs(x - bare.dtauDq[i]!) > 1e-3), 'the wrenches change dtau/dq');
+    // dtau/dq of state 0 against central differences of InverseDynamics with the wrenches along integrate
+    const h = 1e-6;
+    const q0 = q3.subarray(0, NQ);
+    const one: LinkWrench[] = wrenches.map((w) => ({ ...w, wrench: Array.from(w.wrench as ArrayLike<number>).slice(0, 6) }));
+    for (let j = 0; j < NV; j++) {
+      const taus: Float64Array[] = [];
+      for (const sign of [1, -1]) {
+        const dq = new Float64Array(NV);
+        dq[j] = sign * h;
+        const qs = integrateConfiguration(solo, q0, dq);
+        taus.push((await client.inverseDynamics(solo.modelId, { q: qs, qd: qd3.subarray(0, NV), qdd: qdd3.subarray(0, NV), wrenches: one })).tau);
+      }
+      const fdCol = taus[0]!.map((p, i) => (p - taus[1]![i]!) / (2 * h));
+      expectClose(column(d.dtauDq.subarray(0, NV * NV), NV, NV, j), fdCol, `dtau/dq column ${j} with wrenches`, 1e-6);
+    }
+    const f = await client.forwardDynamicsDerivatives(solo.modelId, { q: q3, qd: qd3, tau: id.tau, wrenches });
+    expectClose(f.qdd, qdd3, 'FD derivatives qdd of ID tau with the same wrenches', 1e-9);
+
+    // a rollout's first semi-implicit step with wrenches held over it: qd + dt FD(q, qd, u, wrenches)
+    const W = NQ + NV;
+    const dt = 0.01;
+    const x0 = new Float64Array(K * W);
+    for (let k = 0; k < K; k++) {
+      x0.set(stateOf(q3, k, NQ), k * W);
+      x0.set(stateOf(qd3, k, NV), k * W + NQ);
+    }
+    const u = randomBatch(random, K * 2, NU, -1, 1);
+    const held: LinkWrench[] = [
+      { link: 'FR_FOOT', wrench: randomBatch(random, K, 6, -10, 10) }, // one per rollout
+      { link: 'HL_LOWER_LEG', wrench: [0, 0.1, 0, 1, 0, 6], reference: 'local' },
+    ];
+    const r = await client.rollout(solo.modelId, { x0, u, count: K, steps: 2, dt, scheme: 'semiImplicitEuler', wrenches: held });
+    const torque = new Float64Array(K * NV);
+    for (let k = 0; k < K; k++) torque.set(stateOf(u, 2 * k, NU), k * NV + 6);
+    const fd = await client.forwardDynamics(solo.modelId, { q: q3, qd: qd3, tau: torque, wrenches: held });
+    for (let k = 0; k < K; k++) {
+      const v = stateOf(qd3, k, NV).map((vi, i) => vi + dt * fd.qdd[k * NV + i]!);
+      const next = stateOf(r.states, k * 3 + 1, W);
+      expectClose(next.subarray(NQ), v, `rollout ${k}: qd_1 = qd + dt FD with the wrenches`, 1e-10);
+      expectClose(next.subarray(0, NQ), integrateConfiguration(solo, stateOf(q3, k, NQ), v, dt), `rollout ${k}: q_1`, 1e-10);
+    }
+    // hostile: a missing link named, an out-of-range value named by its field
+    await rejectsWith(client.rollout(solo.modelId, { x0, u, count: K, steps: 2, dt, wrenches: [{ link: 'NO_SUCH_FOOT', wrench: [0, 0, 0, 0, 0, 1] }] }), Status.INVALID_ARGUMENT, /NO_SUCH_FOOT/);
+    await rejectsWith(
+      client.inverseDynamicsDerivatives(solo.modelId, { q: q3, qd: qd3, qdd: qdd3, wrenches: [{ link: 'FL_FOOT', wrench: [0, 0, 0, 1.7e308, 0, 0] }] }),
+      Status.INVALID_ARGUMENT,
+      /wrenches\[0\]\.wrench/,
+    );
   });
 
   it('the stream: ID and FD with foot wrenches equal the batch calls', async () => {

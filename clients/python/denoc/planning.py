@@ -80,8 +80,8 @@ class Planning:
             centroidal_momentum=join("centroidal_momentum", 6) if centroidal_momentum else None,
             compute_time_ns=convert.compute_time(answers))
 
-    def _derivatives(self, of, model_id: ModelRef, q, qd, third, third_name: str, tip_wrench, payload, timeout,
-                     matrices: tuple, vector: str) -> Derivatives:
+    def _derivatives(self, of, model_id: ModelRef, q, qd, third, third_name: str, tip_wrench, wrenches, payload,
+                     timeout, matrices: tuple, vector: str) -> Derivatives:
         """The Derivatives calls of a batch, split above max_states, joined: the fields named by matrices
         (count, dof, dof) and vector (count, dof) of the answer."""
         mid = convert.model_id(model_id)
@@ -89,15 +89,18 @@ class Planning:
         single, count, dof, qf, f = convert.states(q, offset=offset, qd=qd, **{third_name: third})
         nq = dof + offset
         wrench = None if tip_wrench is None else convert.batch("tip_wrench", tip_wrench).reshape(-1)
+        links = convert.link_wrenches(wrenches)
 
         def build(n: int, cut: Callable):
             request = pb.DerivativesRequest(model_id=mid, count=n, dof=dof, of=of, q=cut(qf, nq), qd=cut(f["qd"], dof),
                                             **{third_name: cut(f[third_name], dof)})
             if wrench is not None:
                 request.tip_wrench.extend(cut(wrench, 6))
+            convert.add_wrenches(request, links, cut)
             return request
 
-        fits = convert.fits(f, count, dof) and convert.fits({"tip_wrench": wrench}, count, 6)
+        fits = (convert.fits(f, count, dof) and convert.fits({"tip_wrench": wrench}, count, 6)
+                and convert.wrenches_fit(links, count))
         answers = self._batches(self._stub.Derivatives, mid, count, fits, build, payload, timeout)
         join = convert.joiner(answers, single)
         joined = {name: join(name, dof, dof) for name in matrices}
@@ -105,26 +108,32 @@ class Planning:
         return Derivatives(**joined, compute_time_ns=convert.compute_time(answers))
 
     def inverse_dynamics_derivatives(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None,
-                                     qdd: ArrayLike = None, *, tip_wrench: ArrayLike = None, payload: Any = None,
-                                     timeout: Optional[float] = None) -> Derivatives:
-        """dtau/dq and dtau/dqd (and tau) per state, analytic (arrays as in :meth:`inverse_dynamics`)."""
-        return self._derivatives(pb.DERIVATIVE_OF_INVERSE_DYNAMICS, model_id, q, qd, qdd, "qdd", tip_wrench, payload,
-                                 timeout, ("dtau_dq", "dtau_dqd"), "tau")
+                                     qdd: ArrayLike = None, *, tip_wrench: ArrayLike = None, wrenches: Any = None,
+                                     payload: Any = None, timeout: Optional[float] = None) -> Derivatives:
+        """dtau/dq and dtau/dqd (and tau) per state, analytic (arrays and ``wrenches`` as in
+        :meth:`inverse_dynamics`). The derivatives include the wrenches' own dependence on q: a ``"local"`` one
+        turns with its link, a ``"world"`` one keeps its axes while its point moves with the link."""
+        return self._derivatives(pb.DERIVATIVE_OF_INVERSE_DYNAMICS, model_id, q, qd, qdd, "qdd", tip_wrench, wrenches,
+                                 payload, timeout, ("dtau_dq", "dtau_dqd"), "tau")
 
     def forward_dynamics_derivatives(self, model_id: ModelRef, q: ArrayLike, qd: ArrayLike = None,
-                                     tau: ArrayLike = None, *, tip_wrench: ArrayLike = None, payload: Any = None,
-                                     timeout: Optional[float] = None) -> Derivatives:
-        """dqdd/dq, dqdd/dqd and dqdd/dtau = I^-1 (and qdd) per state, analytic."""
-        return self._derivatives(pb.DERIVATIVE_OF_FORWARD_DYNAMICS, model_id, q, qd, tau, "tau", tip_wrench, payload,
-                                 timeout, ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"), "qdd")
+                                     tau: ArrayLike = None, *, tip_wrench: ArrayLike = None, wrenches: Any = None,
+                                     payload: Any = None, timeout: Optional[float] = None) -> Derivatives:
+        """dqdd/dq, dqdd/dqd and dqdd/dtau = I^-1 (and qdd) per state, analytic; ``wrenches`` as in
+        :meth:`inverse_dynamics_derivatives`."""
+        return self._derivatives(pb.DERIVATIVE_OF_FORWARD_DYNAMICS, model_id, q, qd, tau, "tau", tip_wrench, wrenches,
+                                 payload, timeout, ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"), "qdd")
 
     def rollout(self, model_id: ModelRef, x0: ArrayLike, u: ArrayLike, *, dt: float, scheme: str = "rk4",
-                linearize: bool = False, payload: Any = None, timeout: Optional[float] = None) -> Rollouts:
+                linearize: bool = False, wrenches: Any = None, payload: Any = None,
+                timeout: Optional[float] = None) -> Rollouts:
         """Fixed-step rollouts: from ``x0`` ((K, nq + nv) or one (nq + nv,) state, x = [q, qd]) under torques
         ``u`` of the nu actuated joints ((K, T, nu), or (T, nu) shared by every rollout), steps of ``dt`` by
         ``scheme`` (``"rk4"`` or ``"semi_implicit_euler"``); a floating root's q moves on the manifold (its
         quaternion stays unit). With ``linearize``, A_t (2 nv x 2 nv) and B_t (2 nv x nu) of every step, in
-        the tangent space for a moving root. For a fixed root nq = nv = nu = dof. Returns :class:`Rollouts`."""
+        the tangent space for a moving root. For a fixed root nq = nv = nu = dof. ``wrenches``: external wrenches
+        on named frames as in :meth:`inverse_dynamics`, each held constant over the whole rollout: a (6,) wrench
+        for every rollout or (K, 6), one per rollout. Returns :class:`Rollouts`."""
         mid = convert.model_id(model_id)
         wire_scheme = convert.choice("scheme", scheme, convert.SCHEMES)
         offset, root_nv = self._root_sizes(model_id, timeout)
@@ -140,15 +149,18 @@ class Planning:
         shared = ua.ndim == 2
         steps = ua.shape[0] if shared else ua.shape[1]
         x0f, uf = xa.reshape(-1), ua.reshape(-1)
+        links = convert.link_wrenches(wrenches)
 
         def build(n: int, cut: Callable):
-            return pb.RolloutRequest(model_id=mid, count=n, dof=dof, steps=steps, dt=dt, scheme=wire_scheme,
-                                     x0=cut(x0f, width), u=uf if shared else cut(uf, math.prod(ua.shape[1:])),
-                                     shared_controls=shared and n > 1, linearize=linearize)
+            request = pb.RolloutRequest(model_id=mid, count=n, dof=dof, steps=steps, dt=dt, scheme=wire_scheme,
+                                        x0=cut(x0f, width), u=uf if shared else cut(uf, math.prod(ua.shape[1:])),
+                                        shared_controls=shared and n > 1, linearize=linearize)
+            convert.add_wrenches(request, links, cut)  # one per rollout: cut with its rollouts
+            return request
 
         # K * steps states per call: floor(max_states / steps) rollouts per part; controls per rollout travel
         # with their rollout, a shared sequence goes whole to every part
-        fits = shared or ua.shape[0] == count
+        fits = (shared or ua.shape[0] == count) and convert.wrenches_fit(links, count)
         answers = self._batches(self._stub.Rollout, mid, count, fits, build, payload, timeout, steps)
         x = 2 * dof
         join = convert.joiner(answers, single)

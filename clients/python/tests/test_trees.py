@@ -5,7 +5,9 @@ one call against one call per frame, Jacobians, the centre of mass's Jacobian an
 central differences along the client's own integrate (so the client's manifold and the server's agree),
 the centroidal momentum's linear part as m J_com qd, a payload on a named link as its weight's wrench, one
 semi-implicit Euler step of a rollout as FD and the client's integrate, A and B against central differences
-on the manifold, batches above max_states split, and the refusals naming their field.
+on the manifold, batches above max_states split, the refusals naming their field, and external wrenches in
+Derivatives (tau as InverseDynamics', dtau/dq as its central differences) and Rollout (the first step as
+ForwardDynamics with the wrenches).
 The element-by-element comparison with the core in-process (the CLI) is in test_trees_oracle.py."""
 
 import re
@@ -433,3 +435,49 @@ def test_a_tree_is_registered_again_with_its_root(start_server):
         zeros = np.zeros((3, 18))
         np.testing.assert_array_equal(plain.inverse_dynamics(m.model_id, q), plain.inverse_dynamics(m, q, zeros, zeros))
         assert plain.rollout(m.model_id, np.hstack([q, qd]), np.zeros((2, 12)), dt=0.01).states.shape == (3, 3, 37)
+
+
+def test_wrenches_in_derivatives_and_rollouts(client, solo):
+    """External wrenches in Derivatives and Rollout, against independent references through the service:
+    Derivatives' tau is InverseDynamics' tau with the same wrenches, dtau/dq the central differences of that
+    along the client's integrate (a world-axes wrench keeps its axes as its foot moves), and a rollout's first
+    semi-implicit Euler step is ForwardDynamics with the same wrenches and the client's integrate."""
+    count = 3
+    q, qd = states(solo, count)
+    qdd = RNG.uniform(-1, 1, (count, 18))
+    wrenches = [("FL_FOOT", RNG.uniform(-10, 10, (count, 6))),              # per state, world axes
+                ("HR_LOWER_LEG", RNG.uniform(-3, 3, 6), "local"),           # every state, the link's axes
+                denoc.LinkWrench("base_link", RNG.uniform(-5, 5, 6))]      # the root link, world axes
+    d = client.inverse_dynamics_derivatives(solo, q, qd, qdd, wrenches=wrenches)
+    tau = client.inverse_dynamics(solo, q, qd, qdd, wrenches=wrenches)
+    np.testing.assert_allclose(d.tau, tau, rtol=0, atol=1e-10 * max(1.0, np.abs(tau).max()))
+    plain = client.inverse_dynamics_derivatives(solo, q, qd, qdd)
+    assert np.abs(plain.dtau_dq - d.dtau_dq).max() > 1e-3  # the wrenches' own q-dependence is there
+    for k in range(count):
+        one = [(w[0], w[1][k] if np.ndim(w[1]) == 2 else w[1], *w[2:]) if isinstance(w, tuple) else w
+               for w in wrenches]
+        fd = tangent_differences(client, solo, q[k], lambda qs: client.inverse_dynamics(
+            solo, qs, np.tile(qd[k], (len(qs), 1)), np.tile(qdd[k], (len(qs), 1)), wrenches=one)).T
+        np.testing.assert_allclose(d.dtau_dq[k], fd, rtol=0, atol=1e-6 * max(1.0, np.abs(fd).max()))
+    f = client.forward_dynamics_derivatives(solo, q, qd, tau, wrenches=wrenches)
+    np.testing.assert_allclose(f.qdd, qdd, rtol=0, atol=1e-8)  # FD of ID's torques with the same wrenches
+
+    # a rollout: the wrenches held over it, one per rollout on a foot and one shared
+    u = RNG.uniform(-1, 1, (count, 2, 12))
+    dt = 0.01
+    held = [("FR_FOOT", RNG.uniform(-10, 10, (count, 6))), ("HL_LOWER_LEG", RNG.uniform(-3, 3, 6), "local")]
+    r = client.rollout(solo, np.hstack([q, qd]), u, dt=dt, scheme="semi_implicit_euler", wrenches=held,
+                       linearize=True)
+    torques = np.hstack([np.zeros((count, 6)), u[:, 0]])
+    qd1 = qd + dt * client.forward_dynamics(solo, q, qd, torques, wrenches=held)
+    # linearized, the rollout's accelerations come by I(q)'s factor, ForwardDynamics' by articulated bodies
+    np.testing.assert_allclose(r.states[:, 1, solo.nq:], qd1, rtol=0, atol=1e-11 * max(1.0, np.abs(qd1).max()))
+    np.testing.assert_allclose(r.states[:, 1, :solo.nq], denoc.integrate(solo, q, qd1, dt), rtol=0, atol=1e-12)
+    bare = client.rollout(solo, np.hstack([q, qd]), u, dt=dt, scheme="semi_implicit_euler")
+    assert np.abs(bare.states[:, 1, solo.nq:] - qd1).max() > 1e-3
+    assert r.A.shape == (count, 2, 36, 36) and r.B.shape == (count, 2, 36, 12)
+    # hostile: a missing link is named, a wrench per rollout of the wrong count refused by its field
+    with pytest.raises(denoc.InvalidArgumentError, match="NO_SUCH_FOOT"):
+        client.rollout(solo, np.hstack([q, qd]), u, dt=dt, wrenches=[("NO_SUCH_FOOT", np.ones(6))])
+    with pytest.raises(denoc.InvalidArgumentError, match=r"wrenches\[0\]\.wrench"):
+        client.inverse_dynamics_derivatives(solo, q, qd, qdd, wrenches=[("FL_FOOT", np.full(6, 1e300))])

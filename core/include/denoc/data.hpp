@@ -61,6 +61,7 @@ struct DerivativeWork {
 /// coordinate), Mc, Bc, W its subtree's composite inertia, Coriolis matrix and wrench.
 template <typename S>
 struct TreeDerivativeWork {
+  using Vec3 = Eigen::Matrix<S, 3, 1>;
   using Vec6 = Eigen::Matrix<S, 6, 1>;
   // forward sweep: how the twists and twist rates below the coordinate change with it (floating root: Y = 0,
   // Z = a_world x s_k, X = t_root x s_k)
@@ -73,6 +74,7 @@ struct TreeDerivativeWork {
   Vec6 F2;  // Bc^T s_k
   Vec6 G;   // s_k x* W + Mc Z_k + Bc Y_k
   Vec6 H;   // Mc X_k + Bc s_k
+  Vec3 K;   // -Phic^T s_k: the row term of the world-axes external wrenches (Phic their subtree sum)
 };
 
 /// The workspace, in two parts (docs/algorithms.md, "The workspace"):
@@ -257,9 +259,10 @@ struct DataTpl {
   VecX tr_x;                           // [nv] a solve's right-hand side, then its solution
   // the derivatives over a tree (algorithm/tree_derivatives.hxx; composite inertias in tr_Mc, subtree
   // wrenches in tr_w)
-  std::vector<TreeDerivativeWork<S>> tdw;  // [nv] per velocity coordinate
-  std::vector<Vec6> td_h;                  // [n + 1] momenta M_k t_k, then their subtree sums
-  std::vector<Sym3<S>> td_Idot;            // [n + 1] rates of the rotational inertias, then subtree sums
+  std::vector<TreeDerivativeWork<S>> tdw;      // [nv] per velocity coordinate
+  std::vector<Vec6> td_h;                      // [n + 1] momenta M_k t_k, then their subtree sums
+  std::vector<Sym3<S>> td_Idot;                // [n + 1] rates of the rotational inertias, then subtree sums
+  std::vector<Eigen::Matrix<S, 6, 3>> td_Phi;  // [n + 1] world-axes external wrenches' Phi, then subtree sums
 
   // constant
   VecX zeros;  // [n] zeros (a zero qd or qdd argument for the recursions), never written
@@ -361,9 +364,10 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   tr_x = VecX::Zero(nv);
   {
     const Vec6 z = Vec6::Zero();
-    tdw.assign(static_cast<std::size_t>(nv), TreeDerivativeWork<S>{z, z, z, z, z, z, z, z});
+    tdw.assign(static_cast<std::size_t>(nv), TreeDerivativeWork<S>{z, z, z, z, z, z, z, z, Vec3::Zero()});
     td_h.assign(un + 1, z);
     td_Idot.assign(un + 1, Sym3<S>::zero());
+    td_Phi.assign(un + 1, Eigen::Matrix<S, 6, 3>::Zero());
   }
   zeros = VecX::Zero(std::max(n, nv));
 }

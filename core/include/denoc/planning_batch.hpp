@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/operational_space.hpp"
@@ -37,6 +38,22 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      std::size_t count, const double* q, const double* qd, const double* tau,
                                      double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau = nullptr,
                                      double* qdd = nullptr, const double* tip_wrench = nullptr,
+                                     const BatchOptions& options = {});
+
+/// The two batches above with external wrenches on any frames (BatchWrench, at most kMaxBatchWrenches: state
+/// k's at values + k * stride), each state by computeInverseDynamicsDerivatives or
+/// computeForwardDynamicsDerivatives with its wrenches (the tree route, eq. D.0 of tree_derivatives.hpp: a
+/// Local wrench is fixed in its link, a Base wrench keeps its world axes). A wrench on a frame out of range
+/// or without values throws std::invalid_argument before any state.
+void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
+                                     std::size_t count, const double* q, const double* qd, const double* qdd,
+                                     double* dtau_dq, double* dtau_dqd, double* tau,
+                                     const std::vector<BatchWrench>& wrenches,
+                                     const BatchOptions& options = {});
+void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
+                                     std::size_t count, const double* q, const double* qd, const double* tau,
+                                     double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
+                                     const std::vector<BatchWrench>& wrenches,
                                      const BatchOptions& options = {});
 
 /// Which frame, point and axes a frame batch computes for.

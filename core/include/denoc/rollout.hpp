@@ -23,6 +23,13 @@
 // Arrays: x0 (nq + nv), states (T + 1) x (nq + nv), A T x 2nv x 2nv, B T x 2nv x nu. A serial chain's
 // results (nq = nv = n) are those above, unchanged. docs/planning.md, "Rollouts of a tree model".
 //
+// External wrenches (ExternalWrench, BatchWrench in a batch) on any frames are held constant over the whole
+// rollout: every stage's forward dynamics takes them, so FD(q, v, u) above is forwardDynamics(q, v, u,
+// wrenches); the linearization's dFD/dq includes their own q-dependence (a Base wrench keeps its world axes
+// while its point moves with its link: tree_derivatives.hpp, eq. D.0), and B keeps its form (dFD/du = I^-1).
+// A serial chain with wrenches takes its stages by the tree route, so its results agree with the serial
+// route's to rounding.
+//
 // Errors. Arguments are checked before any step: a non-finite x0 or u entry or a bad option throws
 // std::invalid_argument naming the rollout, the step and the joint. A state (or linearization) that stops
 // being finite during a rollout throws DivergenceError (integrator.hpp) naming the rollout, the step and the
@@ -33,6 +40,7 @@
 #include <Eigen/Core>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "denoc/batch.hpp"
 #include "denoc/data.hpp"
@@ -88,9 +96,12 @@ struct RolloutWorkspace {
 /// x0); A: T x 2n x 2n and B: T x 2n x n, or null (not computed; both or either); for a tree model x0 has
 /// nq + nv entries, u T x nu, states (T + 1) x (nq + nv), A T x 2nv x 2nv and B T x 2nv x nu. No allocation
 /// after the checks. Throws as the file comment says; `stop` may be null.
+/// `wrenches` (wrench_count of them, or null and 0): external wrenches held constant over the whole rollout
+/// (see the file comment), checked as forwardDynamics checks them.
 void rollout(const Model& model, RolloutWorkspace& workspace, const RolloutOptions& options, const double* x0,
              const double* u, double* states, double* A = nullptr, double* B = nullptr,
-             const StopCondition* stop = nullptr);
+             const StopCondition* stop = nullptr, const ExternalWrench* wrenches = nullptr,
+             int wrench_count = 0);
 
 /// The arrays of a batch of K rollouts (packed row-major).
 struct RolloutArrays {
@@ -101,6 +112,9 @@ struct RolloutArrays {
   double* states = nullptr;      // K x (T + 1) x 2n
   double* A = nullptr;           // K x T x 2n x 2n, or null
   double* B = nullptr;           // K x T x 2n x n, or null
+  // external wrenches (at most kMaxBatchWrenches), each held constant over its rollout: rollout k's is the 6
+  // values at values + k * stride (stride 0: the same for every rollout, 6: one per rollout)
+  std::vector<BatchWrench> wrenches = {};
 };
 
 /// K rollouts across the pool's threads (BatchPool::run), each computed by the single rollout's steps in one

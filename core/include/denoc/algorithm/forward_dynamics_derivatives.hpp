@@ -5,6 +5,8 @@
 // factors of the forward dynamics (never by inverting I(q) densely for large n). docs/planning.md.
 #pragma once
 
+#include <vector>
+
 #include "denoc/data.hpp"
 
 namespace denoc {
@@ -33,6 +35,18 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const typename Types<S>::Vec6& tip_wrench);
+
+/// As above with external wrenches on any frames (ExternalWrench: a link, the tip, the root link; Local or
+/// Base axes, about a point fixed on the link), as forwardDynamics(q, qd, tau, wrenches) takes them; any
+/// model (a serial chain by the tree route, algorithm/tree_derivatives.hpp, eq. D.0). A Local wrench is fixed
+/// in its link; a Base wrench keeps its world axes while its point moves with the link, which adds its own
+/// q-dependence. At most as many wrenches as the caller likes: no allocation.
+template <typename S>
+void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                       const std::vector<ExternalWrenchTpl<S>>& wrenches);
 
 namespace detail {
 /// The unchecked derivatives (tip_wrench null: none).
@@ -66,4 +80,9 @@ extern template void computeForwardDynamicsDerivatives<double>(const Model&, Dat
                                                                const Eigen::Ref<const Types<double>::VecX>&,
                                                                const Eigen::Ref<const Types<double>::VecX>&,
                                                                const Types<double>::Vec6&);
+extern template void computeForwardDynamicsDerivatives<double>(const Model&, Data&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const Eigen::Ref<const Types<double>::VecX>&,
+                                                               const std::vector<ExternalWrench>&);
 }  // namespace denoc

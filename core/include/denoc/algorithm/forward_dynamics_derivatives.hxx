@@ -1,6 +1,7 @@
 #pragma once
 
 #include <type_traits>
+#include <vector>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
@@ -104,7 +105,7 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
   if (!model.serial) {
-    return detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, nullptr,
+    return detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, nullptr, 0,
                                                      "computeForwardDynamicsDerivatives");
   }
   detail::checkData(model, data, "computeForwardDynamicsDerivatives");
@@ -119,7 +120,11 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const typename Types<S>::Vec6& tip_wrench) {
   if (!model.serial) {
-    return detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, &tip_wrench,
+    if constexpr (std::is_floating_point_v<S>) {
+      detail::checkEntries<S>(tip_wrench, "computeForwardDynamicsDerivatives", "tip_wrench");
+    }
+    const ExternalWrenchTpl<S> tip{model.n, tip_wrench, ReferenceFrame::Local};
+    return detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, &tip, 1,
                                                      "computeForwardDynamicsDerivatives");
   }
   detail::checkData(model, data, "computeForwardDynamicsDerivatives");
@@ -129,6 +134,17 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
     detail::checkEntries<S>(tip_wrench, "computeForwardDynamicsDerivatives", "tip_wrench");
   }
   detail::abaDerivatives<S>(model, data, q, qd, tau, &tip_wrench);
+}
+
+template <typename S>
+void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                       const std::vector<ExternalWrenchTpl<S>>& wrenches) {
+  detail::treeForwardDynamicsDerivatives<S>(model, data, q, qd, tau, wrenches.data(),
+                                            static_cast<int>(wrenches.size()),
+                                            "computeForwardDynamicsDerivatives");
 }
 
 }  // namespace denoc

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <type_traits>
+#include <vector>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
@@ -112,7 +113,7 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qdd) {
   if (!model.serial) {
-    return detail::treeInverseDynamicsDerivatives<S>(model, data, q, qd, qdd, nullptr,
+    return detail::treeInverseDynamicsDerivatives<S>(model, data, q, qd, qdd, nullptr, 0,
                                                      "computeInverseDynamicsDerivatives");
   }
   detail::checkData(model, data, "computeInverseDynamicsDerivatives");
@@ -127,7 +128,11 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                                        const typename Types<S>::Vec6& tip_wrench) {
   if (!model.serial) {
-    return detail::treeInverseDynamicsDerivatives<S>(model, data, q, qd, qdd, &tip_wrench,
+    if constexpr (std::is_floating_point_v<S>) {
+      detail::checkEntries<S>(tip_wrench, "computeInverseDynamicsDerivatives", "tip_wrench");
+    }
+    const ExternalWrenchTpl<S> tip{model.n, tip_wrench, ReferenceFrame::Local};
+    return detail::treeInverseDynamicsDerivatives<S>(model, data, q, qd, qdd, &tip, 1,
                                                      "computeInverseDynamicsDerivatives");
   }
   detail::checkData(model, data, "computeInverseDynamicsDerivatives");
@@ -137,6 +142,17 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
     detail::checkEntries<S>(tip_wrench, "computeInverseDynamicsDerivatives", "tip_wrench");
   }
   detail::rneaDerivatives<S>(model, data, q, qd, qdd, &tip_wrench);
+}
+
+template <typename S>
+void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qd,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& qdd,
+                                       const std::vector<ExternalWrenchTpl<S>>& wrenches) {
+  detail::treeInverseDynamicsDerivatives<S>(model, data, q, qd, qdd, wrenches.data(),
+                                            static_cast<int>(wrenches.size()),
+                                            "computeInverseDynamicsDerivatives");
 }
 
 }  // namespace denoc

@@ -21,17 +21,27 @@
 // and for a floating root's coordinates (their columns are fixed in the root link, v is held in its axes,
 // so the whole state moves rigidly and only gravity, fixed in the world, does not):
 //   Y_k = 0,  Z_k = a_w x s_k (0 for the linear columns),  X_k = t_root x s_k.
-// Then d w_b = s_k x* w_b + M_b Z_k + B_b Y_k (q) and M_b X_k + B_b s_k (v); a tip wrench fixed in the tip
-// frame has the rigid part only. With F1_k = Mc s_k, F2_k = Bc^T s_k, G_k = s_k x* W + Mc Z_k + Bc Y_k,
-// H_k = Mc X_k + Bc s_k (Mc, Bc, W of B(k)'s subtree), for rows i and columns j:
+// Then d w_b = s_k x* w_b + M_b Z_k + B_b Y_k - Phi_b e_k (q) and M_b X_k + B_b s_k (v), where the last term
+// comes from the external wrenches f_b on body b (w_b holds -f_b), e_k the angular part of s_k = [e_k; l_k]:
+//  - a wrench in the frame's axes (Local, the tip wrench among them) is fixed in the body: d f_b / d q_k =
+//    s_k x* f_b, the rigid part only (Phi_b = 0);
+//  - a wrench in world axes (Base), moment m and force F at the point c fixed on the body, f_b = [m + c x F;
+//    F]: the point moves with the body (dc = e_k x c + l_k) but m and F keep their world axes, so
+//      d f_b / d q_k = s_k x* f_b - [e_k x m + c x (e_k x F); e_k x F] = s_k x* f_b + Phi_b e_k,
+//      Phi_b = [ [m]x + [c]x [F]x ; [F]x ]   (6 x 3, summed over the body's Base wrenches)       (D.0)
+//    (a translation moves a world-axes wrench rigidly: only e_k enters).
+// With F1_k = Mc s_k, F2_k = Bc^T s_k, G_k = s_k x* W + Mc Z_k + Bc Y_k - Phic e_k, H_k = Mc X_k + Bc s_k and
+// K_k = -Phic^T s_k (Mc, Bc, W, Phic of B(k)'s subtree), for rows i and columns j:
 //   j an ancestor of i or i itself (s_i moves rigidly with q_j and the rigid parts cancel in s_i^T W):
-//     d tau_i / d q_j = F1_i . Z_j + F2_i . Y_j,     d tau_i / d v_j = F1_i . X_j + F2_i . s_j       (D.1)
+//     d tau_i / d q_j = F1_i . Z_j + F2_i . Y_j + K_i . e_j,
+//     d tau_i / d v_j = F1_i . X_j + F2_i . s_j                                                      (D.1)
 //   i a strict ancestor of j (s_i does not move; W_i changes as W_j does):
 //     d tau_i / d q_j = s_i . G_j,                   d tau_i / d v_j = s_i . H_j                     (D.2)
 //   otherwise (disjoint subtrees) both are 0.                                                        (D.3)
 // The root's coordinates form a chain at the top (model.dof_parent); a floating root's move each other's
-// columns rigidly, so every entry among them is D.1. Its columns in q are therefore F1_i . (a_w x s_j):
-// d tau / d q of a floating root is the gravity moment of the subtrees, zero along the linear columns.
+// columns rigidly, so every entry among them is D.1. Its columns in q are therefore F1_i . (a_w x s_j)
+// + K_i . e_j: d tau / d q of a floating root is the moment of gravity and of the world-axes wrenches on the
+// subtrees, zero along the linear columns.
 // Forward dynamics: qdd = FD(q, v, tau) solves ID(q, v, qdd) = tau, so dqdd/dq = -I^-1 dtau/dq and
 // dqdd/dv = -I^-1 dtau/dv at that qdd, dqdd/dtau = I^-1, each column by the two sparse triangular solves of
 // the tree's U D U^T (eq. T.5).
@@ -47,35 +57,36 @@
 namespace denoc {
 namespace detail {
 
-/// The unchecked inverse-dynamics derivatives over a tree at (q, v, a), tip_wrench null for none (else
-/// fixed in the tip frame, about its origin): data.tau, data.dtau_dq, data.dtau_dqd (nv x nv, every entry
-/// written), with data.tdw, td_h, td_Idot and the tree scratch. O(n) sweeps and an O(nv depth) assembly
-/// (plus the nv^2 zeros off the ancestor pairs).
+/// The unchecked inverse-dynamics derivatives over a tree at (q, v, a) with `count` external wrenches (eq.
+/// D.0; a tip wrench is {n, wrench, Local}): data.tau, data.dtau_dq, data.dtau_dqd (nv x nv, every entry
+/// written), with data.tdw, td_h, td_Idot, td_Phi and the tree scratch. O(n) sweeps, O(depth) per wrench,
+/// and an O(nv depth) assembly (plus the nv^2 zeros off the ancestor pairs).
 template <typename S>
 void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                          const Eigen::Ref<const typename Types<S>::VecX>& q,
                          const Eigen::Ref<const typename Types<S>::VecX>& v,
                          const Eigen::Ref<const typename Types<S>::VecX>& a,
-                         const typename Types<S>::Vec6* tip_wrench);
+                         const ExternalWrenchTpl<S>* wrenches, int count);
 
-/// computeInverseDynamicsDerivatives for a tree model: checks (naming `function`), then treeRneaDerivatives;
-/// NumericalError on a non-finite result.
+/// computeInverseDynamicsDerivatives for a tree model, and for any model with external wrenches: checks
+/// (naming `function`; the wrenches as checkWrenches), then treeRneaDerivatives; NumericalError on a
+/// non-finite result.
 template <typename S>
 void treeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                     const Eigen::Ref<const typename Types<S>::VecX>& q,
                                     const Eigen::Ref<const typename Types<S>::VecX>& v,
                                     const Eigen::Ref<const typename Types<S>::VecX>& a,
-                                    const typename Types<S>::Vec6* tip_wrench, const char* function);
+                                    const ExternalWrenchTpl<S>* wrenches, int count, const char* function);
 
-/// computeForwardDynamicsDerivatives for a tree model: qdd by I(q) and its tree-sparse U D U^T (data.M, U,
-/// D, log_det), the inverse-dynamics derivatives at it, and data.Minv, dqdd_dq, dqdd_dqd column by column by
-/// sparse solves; O(n depth) per column.
+/// computeForwardDynamicsDerivatives for a tree model (and any model with external wrenches): qdd by I(q) and
+/// its tree-sparse U D U^T (data.M, U, D, log_det), the inverse-dynamics derivatives at it, and data.Minv,
+/// dqdd_dq, dqdd_dqd column by column by sparse solves; O(n depth) per column.
 template <typename S>
 void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                     const Eigen::Ref<const typename Types<S>::VecX>& q,
                                     const Eigen::Ref<const typename Types<S>::VecX>& v,
                                     const Eigen::Ref<const typename Types<S>::VecX>& tau,
-                                    const typename Types<S>::Vec6* tip_wrench, const char* function);
+                                    const ExternalWrenchTpl<S>* wrenches, int count, const char* function);
 
 }  // namespace detail
 }  // namespace denoc

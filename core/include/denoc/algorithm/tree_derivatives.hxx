@@ -28,14 +28,28 @@ DENOC_INLINE void treeColumnProducts(const RigidInertia<S>& Mc, const Sym3<S>& I
   d.G = forceCross<S>(d.s, W) + Mc * d.sddot + r + c;
 }
 
+/// Phi += [ [m]x + [c]x [F]x ; [F]x ] of a world-axes wrench f = [m + c x F; F] at the point c (eq. D.0).
+template <typename S>
+DENOC_INLINE void addWrenchPhi(const typename Types<S>::Vec3& m, const typename Types<S>::Vec3& c,
+                               const typename Types<S>::Vec3& F, Eigen::Matrix<S, 6, 3>& Phi) {
+  using Mat3 = typename Types<S>::Mat3;
+  Mat3 mx, cx, Fx;
+  mx << S(0), -m.z(), m.y(), m.z(), S(0), -m.x(), -m.y(), m.x(), S(0);
+  cx << S(0), -c.z(), c.y(), c.z(), S(0), -c.x(), -c.y(), c.x(), S(0);
+  Fx << S(0), -F.z(), F.y(), F.z(), S(0), -F.x(), -F.y(), F.x(), S(0);
+  Phi.template topRows<3>() += mx + cx * Fx;
+  Phi.template bottomRows<3>() += Fx;
+}
+
 template <typename S>
 DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                        const Eigen::Ref<const typename Types<S>::VecX>& v,
                                        const Eigen::Ref<const typename Types<S>::VecX>& a,
-                                       const typename Types<S>::Vec6* tip_wrench) {
+                                       const ExternalWrenchTpl<S>* wrenches, int count) {
   using Vec3 = typename Types<S>::Vec3;
   using Vec6 = typename Types<S>::Vec6;
+  using Mat3 = typename Types<S>::Mat3;
   const int n = model.n;
   const int nr = model.nr;
   const int nv = model.nv;
@@ -43,14 +57,26 @@ DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
   TreeDerivativeWork<S>* tdw = data.tdw.data();
 
   // placements, twists t_b, rates tdot_b (gravity as the world's acceleration), the Newton-Euler wrenches
-  // less the tip wrench (fixed in the tip frame), eq. T.1-T.3
-  if (tip_wrench) {
-    const ExternalWrenchTpl<S> tip{n, *tip_wrench, ReferenceFrame::Local};
-    treePlacements(model, data, q);
-    treeForwardSweep<S>(model, data, v, a.data(), true, &tip, 1);
-  } else {
-    treePlacements(model, data, q);
-    treeForwardSweep<S>(model, data, v, a.data(), true, nullptr, 0);
+  // less the external wrenches, eq. T.1-T.3
+  treePlacements(model, data, q);
+  treeForwardSweep<S>(model, data, v, a.data(), true, wrenches, count);
+  // the world-axes wrenches' Phi per body (eq. D.0): their force stays in the world's axes as the point moves
+  bool base_wrenches = false;
+  for (int k = 0; k < count; ++k)
+    base_wrenches = base_wrenches || wrenches[k].reference == ReferenceFrame::Base;
+  if (base_wrenches) {
+    for (std::size_t b = 0; b <= un; ++b) data.td_Phi[b].setZero();
+    for (int k = 0; k < count; ++k) {
+      const ExternalWrenchTpl<S>& w = wrenches[k];
+      if (w.reference != ReferenceFrame::Base) continue;
+      Mat3 R;
+      Vec3 o;
+      treeFramePose(model, data, w.frame, R, o);
+      const auto slot = static_cast<std::size_t>(treeSlot(n, frameBody(model, w.frame)));
+      const Vec3 m = w.wrench.template head<3>();
+      const Vec3 F = w.wrench.template tail<3>();
+      addWrenchPhi<S>(m, Vec3(o + R * w.point), F, data.td_Phi[slot]);
+    }
   }
   // per body: momentum h_b = M_b t_b and the rate of its rotational inertia; the composites start at the link
   for (std::size_t b = 0; b <= un; ++b) {
@@ -104,6 +130,12 @@ DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
     TreeDerivativeWork<S>& d = tdw[nr + i];
     data.tau[nr + i] = d.s.dot(data.tr_w[ui]) + model.armature[ui] * a[nr + i];
     treeColumnProducts<S>(data.tr_Mc[ui], data.td_Idot[ui], data.td_h[ui], data.tr_w[ui], d);
+    if (base_wrenches) {
+      const Eigen::Matrix<S, 6, 3>& Phi = data.td_Phi[ui];
+      d.G.noalias() -= Phi * d.s.template head<3>();
+      d.K.noalias() = -Phi.transpose() * d.s;
+      data.td_Phi[up] += Phi;
+    }
     data.tr_Mc[up] += data.tr_Mc[ui];
     data.td_Idot[up] += data.td_Idot[ui];
     data.td_h[up] += data.td_h[ui];
@@ -113,6 +145,10 @@ DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
     TreeDerivativeWork<S>& d = tdw[k];
     data.tau[k] = d.s.dot(data.tr_w[un]);
     treeColumnProducts<S>(data.tr_Mc[un], data.td_Idot[un], data.td_h[un], data.tr_w[un], d);
+    if (base_wrenches) {
+      d.G.noalias() -= data.td_Phi[un] * d.s.template head<3>();
+      d.K.noalias() = -data.td_Phi[un].transpose() * d.s;
+    }
   }
 
   // assembly on the ancestor pairs (D.1, D.2); every other entry is zero (D.3)
@@ -128,11 +164,17 @@ DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
       // (i, j), j an ancestor of i or i itself: D.1
       const Eigen::Index ij = i + static_cast<Eigen::Index>(j) * nv;
       dq[ij] = r.F1.dot(c.sddot) + r.F2.dot(c.sdot);
+      if (base_wrenches) dq[ij] += r.K.dot(c.s.template head<3>());
       dv[ij] = r.F1.dot(c.X) + r.F2.dot(c.s);
       if (j == i) continue;
       // (j, i), row j a strict ancestor of column i: D.2, except among a floating root's coordinates (D.1)
       const Eigen::Index ji = j + static_cast<Eigen::Index>(i) * nv;
-      dq[ji] = floating && i < nr ? c.F1.dot(r.sddot) + c.F2.dot(r.sdot) : c.s.dot(r.G);
+      if (floating && i < nr) {
+        dq[ji] = c.F1.dot(r.sddot) + c.F2.dot(r.sdot);
+        if (base_wrenches) dq[ji] += c.K.dot(r.s.template head<3>());
+      } else {
+        dq[ji] = c.s.dot(r.G);
+      }
       dv[ji] = c.s.dot(r.H);
     }
   }
@@ -143,13 +185,13 @@ void treeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                     const Eigen::Ref<const typename Types<S>::VecX>& q,
                                     const Eigen::Ref<const typename Types<S>::VecX>& v,
                                     const Eigen::Ref<const typename Types<S>::VecX>& a,
-                                    const typename Types<S>::Vec6* tip_wrench, const char* function) {
+                                    const ExternalWrenchTpl<S>* wrenches, int count, const char* function) {
   checkData(model, data, function, true);
   checkConfigurationVector(model, q, function, "q");
-  checkVector(model, v, function, "v");
-  checkVector(model, a, function, "a");
-  if (tip_wrench) checkEntries<S>(*tip_wrench, function, "tip_wrench");
-  treeRneaDerivatives<S>(model, data, q, v, a, tip_wrench);
+  checkVector(model, v, function, model.serial ? "qd" : "v");
+  checkVector(model, a, function, model.serial ? "qdd" : "a");
+  checkWrenches(model, wrenches, count, function);
+  treeRneaDerivatives<S>(model, data, q, v, a, wrenches, count);
   checkOutput<S>(data.tau, function, "tau");
   checkOutput<S>(data.dtau_dq, function, "dtau_dq");
   checkOutput<S>(data.dtau_dqd, function, "dtau_dqd");
@@ -160,22 +202,17 @@ void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                     const Eigen::Ref<const typename Types<S>::VecX>& q,
                                     const Eigen::Ref<const typename Types<S>::VecX>& v,
                                     const Eigen::Ref<const typename Types<S>::VecX>& tau,
-                                    const typename Types<S>::Vec6* tip_wrench, const char* function) {
+                                    const ExternalWrenchTpl<S>* wrenches, int count, const char* function) {
   checkData(model, data, function, true);
   checkConfigurationVector(model, q, function, "q");
-  checkVector(model, v, function, "v");
+  checkVector(model, v, function, model.serial ? "qd" : "v");
   checkVector(model, tau, function, "tau");
-  if (tip_wrench) checkEntries<S>(*tip_wrench, function, "tip_wrench");
+  checkWrenches(model, wrenches, count, function);
   const int nv = model.nv;
-  // qdd = I^-1 (tau - C v - g + J^T f_tip): the bias with the tip wrench at zero acceleration, I(q), its
-  // tree-sparse factor and two sparse solves
+  // qdd = I^-1 (tau - C v - g + sum J_k^T f_k): the bias with the external wrenches at zero acceleration,
+  // I(q), its tree-sparse factor and two sparse solves
   treePlacements(model, data, q);
-  if (tip_wrench) {
-    const ExternalWrenchTpl<S> tip{model.n, *tip_wrench, ReferenceFrame::Local};
-    treeForwardSweep<S>(model, data, v, nullptr, true, &tip, 1);
-  } else {
-    treeForwardSweep<S>(model, data, v, nullptr, true, nullptr, 0);
-  }
+  treeForwardSweep<S>(model, data, v, nullptr, true, wrenches, count);
   treeBackwardSweep<S>(model, data, nullptr, data.tr_x);
   data.tr_x = tau - data.tr_x;
   treeCrba(model, data);
@@ -189,7 +226,7 @@ void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   data.qdd = data.tr_x;
   checkOutput<S>(data.qdd, function, "qdd");
   // dtau/dq, dtau/dv at qdd (the factor stays in data.U, data.D)
-  treeRneaDerivatives<S>(model, data, q, v, data.qdd, tip_wrench);
+  treeRneaDerivatives<S>(model, data, q, v, data.qdd, wrenches, count);
   checkOutput<S>(data.dtau_dq, function, "dtau_dq");
   checkOutput<S>(data.dtau_dqd, function, "dtau_dqd");
   // column j of I^-1, -I^-1 dtau/dq and -I^-1 dtau/dv

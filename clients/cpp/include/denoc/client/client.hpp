@@ -175,16 +175,20 @@ class Client {
   KinematicsResult kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
                               const KinematicsOptions& options,
                               const Eigen::MatrixXd& Qd = Eigen::MatrixXd());
-  /// dtau/dq, dtau/dqd (and tau) per state; tip_wrench count x 6 or empty.
+  /// dtau/dq, dtau/dqd (and tau) per state; tip_wrench count x 6 or empty; wrenches: external wrenches on
+  /// named frames (LinkWrench: count x 6 or 1 x 6 each), their own dependence on q included (a Base wrench
+  /// keeps its world axes while its point moves with the link).
   DerivativesResult inverseDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
                                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                                const std::optional<Payload>& payload = std::nullopt,
-                                               const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd());
-  /// dqdd/dq, dqdd/dqd, dqdd/dtau = I^-1 (and qdd) per state.
+                                               const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd(),
+                                               const std::vector<LinkWrench>& wrenches = {});
+  /// dqdd/dq, dqdd/dqd, dqdd/dtau = I^-1 (and qdd) per state; wrenches as above.
   DerivativesResult forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
                                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau,
                                                const std::optional<Payload>& payload = std::nullopt,
-                                               const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd());
+                                               const Eigen::MatrixXd& tip_wrench = Eigen::MatrixXd(),
+                                               const std::vector<LinkWrench>& wrenches = {});
   /// K rollouts from X0 (K x (nq + nv), rows [q; qd]) under U: K matrices T x nu, or one shared by all.
   RolloutResult rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
                         const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options);
@@ -243,8 +247,8 @@ class Client {
   /// Both directions of Derivatives: Third is Qdd (inverse dynamics) or Tau (forward dynamics).
   DerivativesResult derivativesBatch(const std::string& model_id, bool inverse, const Eigen::MatrixXd& Q,
                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Third,
-                                     const std::optional<Payload>& payload,
-                                     const Eigen::MatrixXd& tip_wrench);
+                                     const std::optional<Payload>& payload, const Eigen::MatrixXd& tip_wrench,
+                                     const std::vector<LinkWrench>& wrenches);
 
   /// The row ranges [first, first + size) a batch of `rows` items is split into, each item counting
   /// `states_per_row` states against the server's max_states (1 for a state, T for a rollout of T steps):

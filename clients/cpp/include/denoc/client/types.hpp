@@ -315,6 +315,9 @@ struct RolloutOptions {
   StepScheme scheme = StepScheme::RK4;
   bool linearize = false;  // also A_t (2 nv x 2 nv) and B_t (2 nv x nu) per step, in the tangent space
   std::optional<Payload> payload;
+  // external wrenches on named frames, each held constant over the whole rollout: a LinkWrench's wrench is
+  // 1 x 6 (shared by all K rollouts) or K x 6 (one per rollout)
+  std::vector<LinkWrench> wrenches;
 };
 
 struct RolloutResult : AnswerInfo {
