@@ -5,8 +5,8 @@
 //  - urdfdom's own parse of the file (urdf::parseURDF): the moving joints counted, every link's mass summed,
 //    and for every moving joint the nearest moving joint above it, found by walking up urdfdom's parent
 //    links;
-//  - Orocos KDL: a KDL::Tree of every URDF joint built from that parse (tests/urdf_kdl.hpp, fixed joints as
-//    KDL::Joint::None segments), TreeFkSolverPos_recursive for the pose of every link frame and
+//  - Orocos KDL: a KDL::Tree of every URDF joint built from that parse (tests/support/urdf_kdl.hpp, fixed
+//    joints as KDL::Joint::None segments), TreeFkSolverPos_recursive for the pose of every link frame and
 //    TreeIdSolver_RNE for inverse dynamics. KDL has no floating root: a floating or planar model's link poses
 //    are the root's pose (from q, by the documented convention) times KDL's, and its joint forces with the
 //    root held still are KDL's with gravity turned into the root link's axes;
@@ -34,7 +34,7 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/urdf.hpp"
-#include "urdf_kdl.hpp"
+#include "support/urdf_kdl.hpp"
 
 namespace denoc {
 namespace {

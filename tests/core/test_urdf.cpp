@@ -3,7 +3,7 @@
 // Oracle: Orocos KDL, built here INDEPENDENTLY of denoc's importer from urdfdom's parse of the same file (the
 // kdl_parser mapping: one KDL::Segment per URDF joint, KDL::Joint(name, origin, axis in the parent frame,
 // type), fixed joints as KDL::Joint::None segments, inertias rotated out of their <inertial> frame by KDL's
-// own RigidBodyInertia arithmetic; tests/urdf_kdl.hpp). Two KDL models per robot:
+// own RigidBodyInertia arithmetic; tests/support/urdf_kdl.hpp). Two KDL models per robot:
 //  - a KDL::Tree of everything below the base link, every joint a real joint; joints off the chain are held
 //  at
 //    their lock position with zero rate and acceleration; TreeIdSolver_RNE gives the torques, and the inertia
@@ -41,7 +41,7 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/urdf.hpp"
-#include "urdf_kdl.hpp"
+#include "support/urdf_kdl.hpp"
 
 namespace denoc {
 namespace {

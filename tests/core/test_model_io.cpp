@@ -3,6 +3,7 @@
 // with a ModelError naming the field at fault. The canonical form of a model (the text whose SHA-256 is the
 // service's model id): every number read back with strtod equals the spec's bit for bit, -0 is 0, and the
 // display name is not part of it.
+// Oracle: the built-in DH models (stanfordArmDH() and the others), docs/design.md's table, and strtod.
 #include <gtest/gtest.h>
 
 #include <bit>
