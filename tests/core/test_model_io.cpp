@@ -20,6 +20,7 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/model_io.hpp"
+#include "support/read_file.hpp"
 
 namespace denoc {
 namespace {
@@ -28,11 +29,7 @@ using nlohmann::json;
 
 const std::string kModels = std::string(DENOC_SOURCE_DIR) + "/examples/models/";
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using testing::readFile;
 
 // exact equality, -0.0 == 0.0 (the DH builder and the model treat them alike)
 void expectSameSpec(const DHSpec& a, const DHSpec& b) {
