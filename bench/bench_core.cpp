@@ -44,23 +44,14 @@ namespace {
 using denoc::Data;
 using denoc::Model;
 using denoc::ModelSpec;
+using denoc::bench::bmFd;
+using denoc::bench::bmId;
 using denoc::bench::Case;
 using denoc::bench::cases;
 using denoc::bench::kStates;
 using Eigen::VectorXd;
 
 // ---- ours
-
-void bmId(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::inverseDynamics(c->model, d, c->q[s], c->qd[s], c->qdd[s]).data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
 
 void bmM(benchmark::State& state, const Case* c) {
   Data d(c->model);
@@ -93,17 +84,6 @@ void bmUdu(benchmark::State& state, const Case* c) {
     const unsigned s = k++ & (kStates - 1);
     denoc::computeUDU(c->model, d, c->q[s], false);
     benchmark::DoNotOptimize(d.D.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
-
-void bmFd(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::forwardDynamics(c->model, d, c->q[s], c->qd[s], c->tau[s]).data());
     benchmark::ClobberMemory();
   }
   state.counters["dof"] = c->n;

@@ -38,31 +38,11 @@ namespace {
 using denoc::Data;
 using denoc::Model;
 using denoc::ModelSpec;
+using denoc::bench::bmFd;
+using denoc::bench::bmId;
 using denoc::bench::Case;
 using denoc::bench::cases;
 using denoc::bench::kStates;
-
-void bmId(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::inverseDynamics(c->model, d, c->q[s], c->qd[s], c->qdd[s]).data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
-
-void bmFd(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::forwardDynamics(c->model, d, c->q[s], c->qd[s], c->tau[s]).data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
 
 void bmIdDerivatives(benchmark::State& state, const Case* c) {
   Data d(c->model);

@@ -1,6 +1,9 @@
 // The benchmark case set of the serial-chain benchmarks (bench_core, bench_planners): one model with its
-// random states, in the core's and KDL's types, and the list that owns the cases of a program.
+// random states, in the core's and KDL's types, the list that owns the cases of a program, and the timings
+// both programs run (inverse and forward dynamics).
 #pragma once
+
+#include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
 #include <kdl/chain.hpp>
@@ -73,6 +76,30 @@ struct Case {
 inline std::vector<std::unique_ptr<Case>>& cases() {
   static std::vector<std::unique_ptr<Case>> c;
   return c;
+}
+
+/// Inverse dynamics timed on the case's states in turn.
+inline void bmId(benchmark::State& state, const Case* c) {
+  Data d(c->model);
+  unsigned k = 0;
+  for (auto _ : state) {
+    const unsigned s = k++ & (kStates - 1);
+    benchmark::DoNotOptimize(denoc::inverseDynamics(c->model, d, c->q[s], c->qd[s], c->qdd[s]).data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["dof"] = c->n;
+}
+
+/// O(n) forward dynamics timed on the case's states in turn.
+inline void bmFd(benchmark::State& state, const Case* c) {
+  Data d(c->model);
+  unsigned k = 0;
+  for (auto _ : state) {
+    const unsigned s = k++ & (kStates - 1);
+    benchmark::DoNotOptimize(denoc::forwardDynamics(c->model, d, c->q[s], c->qd[s], c->tau[s]).data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["dof"] = c->n;
 }
 
 }  // namespace denoc::bench
