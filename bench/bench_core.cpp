@@ -31,86 +31,27 @@
 #include <kdl/jacobian.hpp>
 #include <kdl/jntspaceinertiamatrix.hpp>
 #include <memory>
-#include <numbers>
-#include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cases.hpp"
 #include "denoc/algorithm/fixman.hpp"
 #include "denoc/denoc.hpp"
-#include "kdl_compact.hpp"
 #include "models.hpp"
-#include "support/kdl_chain.hpp"
 
 namespace {
 
 using denoc::Data;
 using denoc::Model;
 using denoc::ModelSpec;
+using denoc::bench::bmFd;
+using denoc::bench::bmId;
+using denoc::bench::Case;
+using denoc::bench::cases;
+using denoc::bench::kStates;
 using Eigen::VectorXd;
 
-constexpr int kStates = 64;  // a power of two
-
-/// One benchmark model with its random states, in both libraries' types.
-struct Case {
-  std::string name;
-  ModelSpec spec;
-  Model model;
-  KDL::Chain chain;  // compact; the KDL solvers keep a reference to it
-  KDL::Vector gravity;
-  int n = 0;
-  std::vector<VectorXd> q, qd, qdd, tau;
-  std::vector<KDL::JntArray> kq, kqd, kqdd, ktau;
-
-  explicit Case(ModelSpec s) : name(s.name), spec(std::move(s)), model(denoc::buildModel(spec)) {
-    chain = denoc::bench::compactChain(denoc::testing::toKdlChain(spec));
-    if (chain.getNrOfJoints() != static_cast<unsigned int>(model.n) ||
-        chain.getNrOfSegments() != chain.getNrOfJoints()) {
-      throw std::runtime_error(name + ": the KDL chain does not have one segment per joint");
-    }
-    gravity = denoc::testing::toKdl(spec.gravity);
-    n = model.n;
-    std::mt19937 rng(12345u + static_cast<unsigned>(n));
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    for (int k = 0; k < kStates; ++k) {
-      VectorXd a(n), b(n), c(n), d(n);
-      for (int i = 0; i < n; ++i) {
-        const bool prismatic = model.type[i] == denoc::JointType::Prismatic;
-        a[i] = prismatic ? 0.2 * u(rng) : std::numbers::pi * u(rng);
-        b[i] = u(rng);
-        c[i] = u(rng);
-        d[i] = 10.0 * u(rng);
-      }
-      q.push_back(a);
-      qd.push_back(b);
-      qdd.push_back(c);
-      tau.push_back(d);
-      kq.push_back(denoc::testing::toKdl(a));
-      kqd.push_back(denoc::testing::toKdl(b));
-      kqdd.push_back(denoc::testing::toKdl(c));
-      ktau.push_back(denoc::testing::toKdl(d));
-    }
-  }
-};
-
-std::vector<std::unique_ptr<Case>>& cases() {
-  static std::vector<std::unique_ptr<Case>> c;
-  return c;
-}
-
 // ---- ours
-
-void bmId(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::inverseDynamics(c->model, d, c->q[s], c->qd[s], c->qdd[s]).data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
 
 void bmM(benchmark::State& state, const Case* c) {
   Data d(c->model);
@@ -143,17 +84,6 @@ void bmUdu(benchmark::State& state, const Case* c) {
     const unsigned s = k++ & (kStates - 1);
     denoc::computeUDU(c->model, d, c->q[s], false);
     benchmark::DoNotOptimize(d.D.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
-
-void bmFd(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::forwardDynamics(c->model, d, c->q[s], c->qd[s], c->tau[s]).data());
     benchmark::ClobberMemory();
   }
   state.counters["dof"] = c->n;
@@ -367,7 +297,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   double worst = 0.0;
   const auto make = [&](ModelSpec spec) -> const Case* {
-    cases().push_back(std::make_unique<Case>(std::move(spec)));
+    cases().push_back(std::make_unique<Case>(std::move(spec), 12345u, false));
     const Case* c = cases().back().get();
     const double e = checkAgainstKdl(*c);
     if (!(e < 1e-5)) ok = false;

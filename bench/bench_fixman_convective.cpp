@@ -24,32 +24,12 @@
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/data.hpp"
 #include "denoc/model.hpp"
+#include "models.hpp"
 
 namespace {
 
 using denoc::Data;
 using denoc::Model;
-
-// the chains of docs/design.md: each joint 0.1 m along the parent link's x axis from the previous one
-denoc::ModelSpec peersChain(int n) {
-  denoc::ModelSpec spec;
-  spec.name = "chain" + std::to_string(n);
-  const Eigen::Vector3d axes[3] = {Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitY(),
-                                   Eigen::Vector3d::UnitX()};
-  for (int i = 0; i < n; ++i) {
-    denoc::JointSpec j;
-    j.name = "joint" + std::to_string(i + 1);
-    j.link = "link" + std::to_string(i + 1);
-    j.origin = i == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(0.1, 0.0, 0.0);
-    j.axis = axes[i % 3];
-    j.mass = 1.0;
-    j.com = Eigen::Vector3d(0.05, 0.0, 0.0);
-    j.inertia = Eigen::Vector3d(0.01, 0.01, 0.005).asDiagonal();
-    spec.joints.push_back(j);
-  }
-  spec.tip_origin = Eigen::Vector3d(0.1, 0.0, 0.0);
-  return spec;
-}
 
 struct States {
   std::vector<Eigen::VectorXd> q, qd, tau;
@@ -74,7 +54,7 @@ template <typename F>
 void registerRoute(const std::string& name, int n, F body) {
   benchmark::RegisterBenchmark((name + "/chain" + std::to_string(n)).c_str(),
                                [n, body](benchmark::State& st) {
-                                 const Model model = denoc::buildModel(peersChain(n));
+                                 const Model model = denoc::buildModel(denoc::bench::chainSpec(n));
                                  Data data(model);
                                  const States s(n);
                                  Eigen::VectorXd x(n);

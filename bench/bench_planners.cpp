@@ -21,89 +21,28 @@
 #include <kdl/chainjnttojacsolver.hpp>
 #include <kdl/jacobian.hpp>
 #include <memory>
-#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cases.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/denoc.hpp"
 #include "denoc/payload.hpp"
 #include "denoc/rollout.hpp"
-#include "kdl_compact.hpp"
 #include "models.hpp"
-#include "support/kdl_chain.hpp"
 
 namespace {
 
 using denoc::Data;
 using denoc::Model;
 using denoc::ModelSpec;
-using Eigen::VectorXd;
-
-constexpr int kStates = 64;  // a power of two
-
-struct Case {
-  std::string name;
-  ModelSpec spec;
-  Model model;
-  KDL::Chain chain;  // compact, then the tip segment
-  int n = 0;
-  std::vector<VectorXd> q, qd, qdd, tau;
-  std::vector<KDL::JntArray> kq;
-
-  explicit Case(ModelSpec s) : name(s.name), spec(std::move(s)), model(denoc::buildModel(spec)) {
-    const KDL::Chain full = denoc::testing::toKdlChain(spec);
-    chain = denoc::bench::compactChain(full);
-    chain.addSegment(full.getSegment(full.getNrOfSegments() - 1));  // the tip frame
-    n = model.n;
-    std::mt19937 rng(4242u + static_cast<unsigned>(n));
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    for (int k = 0; k < kStates; ++k) {
-      VectorXd a(n), b(n), c(n), d(n);
-      for (int i = 0; i < n; ++i) {
-        const bool prismatic = model.type[i] == denoc::JointType::Prismatic;
-        a[i] = prismatic ? 0.2 * u(rng) : std::numbers::pi * u(rng);
-        b[i] = u(rng);
-        c[i] = u(rng);
-        d[i] = 10.0 * u(rng);
-      }
-      q.push_back(a);
-      qd.push_back(b);
-      qdd.push_back(c);
-      tau.push_back(d);
-      kq.push_back(denoc::testing::toKdl(a));
-    }
-  }
-};
-
-std::vector<std::unique_ptr<Case>>& cases() {
-  static std::vector<std::unique_ptr<Case>> c;
-  return c;
-}
-
-void bmId(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::inverseDynamics(c->model, d, c->q[s], c->qd[s], c->qdd[s]).data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
-
-void bmFd(benchmark::State& state, const Case* c) {
-  Data d(c->model);
-  unsigned k = 0;
-  for (auto _ : state) {
-    const unsigned s = k++ & (kStates - 1);
-    benchmark::DoNotOptimize(denoc::forwardDynamics(c->model, d, c->q[s], c->qd[s], c->tau[s]).data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["dof"] = c->n;
-}
+using denoc::bench::bmFd;
+using denoc::bench::bmId;
+using denoc::bench::Case;
+using denoc::bench::cases;
+using denoc::bench::kStates;
 
 void bmIdDerivatives(benchmark::State& state, const Case* c) {
   Data d(c->model);
@@ -262,7 +201,7 @@ void bmBuildModel(benchmark::State& state, const Case* c) {
 void registerAll() {
   std::vector<ModelSpec> specs = {denoc::bench::pandaSpec(), denoc::bench::stanfordArmSpec()};
   for (int n : {6, 12, 24, 48, 96}) specs.push_back(denoc::bench::chainSpec(n));
-  for (ModelSpec& s : specs) cases().push_back(std::make_unique<Case>(std::move(s)));
+  for (ModelSpec& s : specs) cases().push_back(std::make_unique<Case>(std::move(s), 4242u, true));
   for (const auto& up : cases()) {
     const Case* c = up.get();
     benchmark::RegisterBenchmark(("ID/" + c->name).c_str(), bmId, c);

@@ -9,7 +9,7 @@
 // (simd_dispatch.hpp). A template that is not inlined stays an ordinary out-of-line function compiled for
 // the baseline, so the linker can never pick an AVX copy of an inline function for a baseline caller (the
 // hazard of compiling shared headers with different -m flags in different translation units).
-// tests/isa_isolation.sh checks the object code: wide registers only inside the kernels named here.
+// tests/core/isa_isolation.sh checks the object code: wide registers only inside the kernels named here.
 //
 // The file is built with -ffp-contract=off (core/CMakeLists.txt): no multiply-add is fused, so every lane
 // performs the operations of the single-state function in the same order and the results are equal bit
@@ -373,7 +373,7 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
 }
 
 // The kernels of each width: flatten inlines the whole computation into these functions, compiled for the
-// named instruction set (see the file comment). Their names end in the width; tests/isa_isolation.sh
+// named instruction set (see the file comment). Their names end in the width; tests/core/isa_isolation.sh
 // expects wide registers in the Lanes4 and Lanes8 kernels only.
 #define DENOC_LANE_KERNELS(W, ATTRIBUTES)                                                                  \
   ATTRIBUTES std::size_t inverseDynamicsLanes##W(const Model& m, Data& d, LaneWorkspace& ws,               \

@@ -14,9 +14,10 @@
 // Jr^-1 is taken by its series through the second commutator, Jr(x)^-1 w = w + 1/2 x × w + 1/12 x × (x × w)
 // + O(|x|^4 |w|): Munthe-Kaas (BIT 1999) shows the dexp^-1 series truncated after order p - 2 keeps the order
 // p of the scheme, so this step is 4th order in the rotation, the position and the joints (measured in
-// tests/test_tree_rollout.cpp). The bare form nu_s = v_s (dexp^-1 = 1, the stage velocities read as tangent
-// vectors at q unchanged) is only 2nd order in the rotation, and 1st order in the position of a root that
-// turns while it moves, since v_p is in the turning root link's axes.
+// tests/core/test_tree_rollout.cpp). The bare form nu_s = v_s (dexp^-1 = 1, the stage velocities read as
+// tangent vectors at q unchanged) is only 2nd order in the rotation, and 1st order in the position of a root
+// that turns while it moves, since v_p is in the turning root link's axes.
+//
 // Semi-implicit Euler: v+ = v + h a(q, v), q+ = G(q, h v+).
 //
 // Linearization (rollout.cpp): with tangent perturbations dq at q (q' = G(q, dq)) and the difference of

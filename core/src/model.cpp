@@ -2,17 +2,16 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 #include "denoc/stop.hpp"
+#include "format.hpp"
 
 namespace denoc {
 
@@ -24,12 +23,6 @@ namespace {
 std::string where(const JointSpec& j) { return "joint '" + j.name + "' (link '" + j.link + "')"; }
 
 // the shortest text that reads back to x
-std::string num(double x) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, r.ptr);
-}
-
 bool finite(const Eigen::MatrixXd& m) { return m.allFinite(); }
 
 // rotation Ra with Ra * z = a (a unit)
@@ -126,11 +119,11 @@ Model buildTree(ModelSpec spec) {
 
 std::string checkNumber(double x, double lo, double hi, const char* unit) {
   if (std::isfinite(x) && x >= lo && x <= hi && (x == 0.0 || std::isnormal(x))) return {};
-  std::string why = "is " + num(x) + ", expected ";
+  std::string why = "is " + detail::formatNumber(x) + ", expected ";
   if (std::isfinite(x) && x != 0.0 && !std::isnormal(x) && x >= lo && x <= hi) {
     return why + "0 or a normal number (this one is subnormal, below 2.2e-308 in magnitude)";
   }
-  return why + "a number in [" + num(lo) + ", " + num(hi) + "]" + unit;
+  return why + "a number in [" + detail::formatNumber(lo) + ", " + detail::formatNumber(hi) + "]" + unit;
 }
 
 std::string checkName(const std::string& name) {
@@ -155,7 +148,8 @@ std::string checkInertia(const Eigen::Matrix3d& inertia, bool semidefinite) {
   const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(0.5 * (inertia + inertia.transpose()),
                                                           Eigen::EigenvaluesOnly);
   const Eigen::Vector3d l = es.eigenvalues();  // ascending
-  const std::string moments = " (principal moments " + num(l[0]) + ", " + num(l[1]) + ", " + num(l[2]) + ")";
+  const std::string moments = " (principal moments " + detail::formatNumber(l[0]) + ", " +
+                              detail::formatNumber(l[1]) + ", " + detail::formatNumber(l[2]) + ")";
   // a semidefinite inertia's zero moments are zero up to rounding (1e-12 of the largest); they are then
   // taken as 0 in the triangle inequality
   const double zero = semidefinite ? 1e-12 * l[2] : 0.0;
@@ -164,15 +158,16 @@ std::string checkInertia(const Eigen::Matrix3d& inertia, bool semidefinite) {
   }
   const bool singular = semidefinite && l[0] <= zero;
   if (l[0] < kMinInertia && !singular) {
-    return "inertia's least principal moment is below the limit of " + num(kMinInertia) + " kg m^2" + moments;
+    return "inertia's least principal moment is below the limit of " + detail::formatNumber(kMinInertia) +
+           " kg m^2" + moments;
   }
   if (l[2] > kMaxInertia) {
-    return "inertia's largest principal moment is above the limit of " + num(kMaxInertia) + " kg m^2" +
-           moments;
+    return "inertia's largest principal moment is above the limit of " + detail::formatNumber(kMaxInertia) +
+           " kg m^2" + moments;
   }
   if ((singular ? 0.0 : l[0]) + l[1] < l[2] * (1.0 - 1e-9)) {
-    return "inertia violates the triangle inequality (principal moments " + num(l[0]) + " + " + num(l[1]) +
-           " < " + num(l[2]) + ")";
+    return "inertia violates the triangle inequality (principal moments " + detail::formatNumber(l[0]) +
+           " + " + detail::formatNumber(l[1]) + " < " + detail::formatNumber(l[2]) + ")";
   }
   return {};
 }
@@ -214,7 +209,7 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   const auto checkInertial = [&](double& mass, const Eigen::Vector3d& com, Eigen::Matrix3d& inertia,
                                  const std::string& who, bool& is_definite) {
     if (!std::isfinite(mass) || !(mass >= 0.0)) {
-      throw ModelError(who + ": mass is " + num(mass) + ", expected a finite number >= 0");
+      throw ModelError(who + ": mass is " + detail::formatNumber(mass) + ", expected a finite number >= 0");
     }
     if (mass != 0.0) {
       if (const std::string why = checkNumber(mass, kMinMass, kMaxMass, " kg"); !why.empty())
@@ -265,17 +260,20 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
     if (std::isnan(j.lower) || std::isnan(j.upper) || j.lower > j.upper ||
         j.lower == std::numeric_limits<double>::infinity() ||
         j.upper == -std::numeric_limits<double>::infinity()) {
-      throw ModelError(who + ": position limits [" + num(j.lower) + ", " + num(j.upper) +
+      throw ModelError(who + ": position limits [" + detail::formatNumber(j.lower) + ", " +
+                       detail::formatNumber(j.upper) +
                        "] are invalid (expected lower <= upper, lower < +inf, upper > -inf, no NaN)");
     }
     if (std::isnan(j.velocity_limit) || !(j.velocity_limit > 0.0)) {
-      throw ModelError(who + ": velocity limit is " + num(j.velocity_limit) + ", expected > 0");
+      throw ModelError(who + ": velocity limit is " + detail::formatNumber(j.velocity_limit) +
+                       ", expected > 0");
     }
     if (std::isnan(j.effort_limit) || !(j.effort_limit > 0.0)) {
-      throw ModelError(who + ": effort limit is " + num(j.effort_limit) + ", expected > 0");
+      throw ModelError(who + ": effort limit is " + detail::formatNumber(j.effort_limit) + ", expected > 0");
     }
     if (!std::isfinite(j.armature) || j.armature < 0.0) {
-      throw ModelError(who + ": armature is " + num(j.armature) + ", expected a finite number >= 0");
+      throw ModelError(who + ": armature is " + detail::formatNumber(j.armature) +
+                       ", expected a finite number >= 0");
     }
     if (const std::string why = checkNumber(j.armature, 0.0, kMaxArmature); !why.empty())
       throw ModelError(who + ": armature " + why);

@@ -210,18 +210,18 @@ json parseStrict(const std::string& text) {
 
 // ---- writing ----
 
-std::string num(double x, const std::string& where) {
+std::string jsonNumber(double x, const std::string& where) {
   if (!std::isfinite(x)) fail(where, "is not finite, cannot be written");
   return json(x).dump();  // shortest representation that reads back to the same double
 }
 
 std::string vec(const Eigen::Vector3d& v, const std::string& where) {
   std::string s = "[";  // built by appending (GCC 12 warns falsely on "literal" + std::string&&)
-  s += num(v[0], where);
+  s += jsonNumber(v[0], where);
   s += ", ";
-  s += num(v[1], where);
+  s += jsonNumber(v[1], where);
   s += ", ";
-  s += num(v[2], where);
+  s += jsonNumber(v[2], where);
   s += "]";
   return s;
 }
@@ -358,10 +358,11 @@ std::string toDHJson(const DHSpec& dh) {
     if (!l.joint.empty()) out << "\"joint\": " << str(l.joint) << ", ";
     if (!l.link.empty()) out << "\"link\": " << str(l.link) << ", ";
     out << "\"type\": " << (l.type == JointType::Revolute ? "\"revolute\"" : "\"prismatic\"") << ",\n";
-    out << "      \"a\": " << num(l.a, w + ".a") << ", \"b\": " << num(l.b, w + ".b")
-        << ", \"alpha\": " << num(l.alpha, w + ".alpha") << ", \"theta\": " << num(l.theta, w + ".theta")
+    out << "      \"a\": " << jsonNumber(l.a, w + ".a") << ", \"b\": " << jsonNumber(l.b, w + ".b")
+        << ", \"alpha\": " << jsonNumber(l.alpha, w + ".alpha")
+        << ", \"theta\": " << jsonNumber(l.theta, w + ".theta") << ",\n";
+    out << "      \"mass\": " << jsonNumber(l.mass, w + ".mass") << ", \"com\": " << vec(l.com, w + ".com")
         << ",\n";
-    out << "      \"mass\": " << num(l.mass, w + ".mass") << ", \"com\": " << vec(l.com, w + ".com") << ",\n";
     const Eigen::Matrix3d& I = l.inertia;
     if (I(0, 1) != I(1, 0) || I(0, 2) != I(2, 0) || I(1, 2) != I(2, 1)) {
       fail(w + ".inertia", "is not symmetric, cannot be written");
@@ -371,15 +372,15 @@ std::string toDHJson(const DHSpec& dh) {
       out << "{\"principal\": " << vec(I.diagonal(), w + ".inertia") << "}";
     } else {
       const std::string iw = w + ".inertia";
-      out << "{\"ixx\": " << num(I(0, 0), iw) << ", \"iyy\": " << num(I(1, 1), iw)
-          << ", \"izz\": " << num(I(2, 2), iw) << ", \"ixy\": " << num(I(0, 1), iw)
-          << ", \"ixz\": " << num(I(0, 2), iw) << ", \"iyz\": " << num(I(1, 2), iw) << "}";
+      out << "{\"ixx\": " << jsonNumber(I(0, 0), iw) << ", \"iyy\": " << jsonNumber(I(1, 1), iw)
+          << ", \"izz\": " << jsonNumber(I(2, 2), iw) << ", \"ixy\": " << jsonNumber(I(0, 1), iw)
+          << ", \"ixz\": " << jsonNumber(I(0, 2), iw) << ", \"iyz\": " << jsonNumber(I(1, 2), iw) << "}";
     }
     std::string limits;
     const auto limit = [&](const char* key, double x, double absent) {
       if (x == absent) return;  // infinite: no limit
-      limits +=
-          (limits.empty() ? "" : ", ") + std::string("\"") + key + "\": " + num(x, w + ".limits." + key);
+      limits += (limits.empty() ? "" : ", ") + std::string("\"") + key +
+                "\": " + jsonNumber(x, w + ".limits." + key);
     };
     const double inf = std::numeric_limits<double>::infinity();
     limit("lower", l.lower, -inf);
@@ -389,7 +390,7 @@ std::string toDHJson(const DHSpec& dh) {
     if (!limits.empty()) out << ",\n      \"limits\": {" << limits << "}";
     // -0.0 == 0.0, and the default is 0: a zero armature (of either sign) reads back equal
     if (l.armature != 0.0 || std::isnan(l.armature))
-      out << ",\n      \"armature\": " << num(l.armature, w + ".armature");
+      out << ",\n      \"armature\": " << jsonNumber(l.armature, w + ".armature");
     out << "\n    }";
   }
   out << (dh.links.empty() ? "]\n" : "\n  ]\n");

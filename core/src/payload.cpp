@@ -1,20 +1,14 @@
 #include "denoc/payload.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include "format.hpp"
 
 namespace denoc {
 
 namespace {
-
-std::string num(double x) {
-  std::ostringstream os;
-  os.precision(17);
-  os << x;
-  return os.str();
-}
 
 /// Rotational inertia of a point mass m at d from the reference point: m (|d|^2 1 - d d^T).
 Eigen::Matrix3d pointInertia(double m, const Eigen::Vector3d& d) {
@@ -25,7 +19,8 @@ Eigen::Matrix3d pointInertia(double m, const Eigen::Vector3d& d) {
 
 void checkPayload(const Payload& p) {
   if (!std::isfinite(p.mass) || !(p.mass > 0.0)) {
-    throw std::invalid_argument("payload: mass is " + num(p.mass) + ", expected a finite number > 0");
+    throw std::invalid_argument("payload: mass is " + detail::formatNumber17(p.mass) +
+                                ", expected a finite number > 0");
   }
   if (!p.com.allFinite()) throw std::invalid_argument("payload: mass centre has a non-finite entry");
   if (!p.inertia.allFinite()) throw std::invalid_argument("payload: inertia has a non-finite entry");

@@ -4,7 +4,6 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +14,7 @@
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
 #include "fixed_step.hpp"
+#include "format.hpp"
 #include "manifold_step.hpp"
 
 namespace denoc {
@@ -25,12 +25,6 @@ using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using VecMap = Eigen::Map<Eigen::VectorXd>;
 using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
 
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 /// "q[i]" or "qd[i - n]" for entry i of a serial chain's state; "q[i]" or "v[i - nq]" for a tree model's.
 std::string stateEntry(const Model& model, int i) {
   const int nq = model.nq;
@@ -40,7 +34,7 @@ std::string stateEntry(const Model& model, int i) {
 
 void checkOptions(const char* fn, const RolloutOptions& o) {
   if (!(std::isfinite(o.step) && o.step > 0.0)) {
-    throw std::invalid_argument(std::string(fn) + ": step is " + num(o.step) +
+    throw std::invalid_argument(std::string(fn) + ": step is " + detail::formatNumber17(o.step) +
                                 ", expected a positive finite number");
   }
   if (o.scheme != StepScheme::SemiImplicitEuler && o.scheme != StepScheme::RK4) {
@@ -57,14 +51,15 @@ void checkInputs(const char* fn, const Model& model, std::size_t steps, std::siz
   for (int i = 0; i < model.nq + model.nv; ++i) {
     if (!std::isfinite(x0[i])) {
       throw std::invalid_argument(who() + "x0[" + std::to_string(i) + "] (" + stateEntry(model, i) + ") is " +
-                                  num(x0[i]) + ", expected a finite number");
+                                  detail::formatNumber17(x0[i]) + ", expected a finite number");
     }
   }
   if (model.root == RootJoint::Floating) {
     const double norm = ConstVecMap(x0 + 3, 4).norm();
     if (!(std::abs(norm - 1.0) <= kQuaternionTolerance)) {
-      throw std::invalid_argument(who() + "x0[3..7), the root's quaternion, has norm " + num(norm) +
-                                  ", expected 1 within " + num(kQuaternionTolerance));
+      throw std::invalid_argument(who() + "x0[3..7), the root's quaternion, has norm " +
+                                  detail::formatNumber17(norm) + ", expected 1 within " +
+                                  detail::formatNumber17(kQuaternionTolerance));
     }
   }
   if (!u) return;
@@ -76,7 +71,7 @@ void checkInputs(const char* fn, const Model& model, std::size_t steps, std::siz
     if (!std::isfinite(u[e])) {
       throw std::invalid_argument(who() + "u at step " + std::to_string(e / static_cast<std::size_t>(n)) +
                                   ", joint " + std::to_string(e % static_cast<std::size_t>(n)) + " is " +
-                                  num(u[e]) + ", expected a finite number");
+                                  detail::formatNumber17(u[e]) + ", expected a finite number");
     }
   }
 }
@@ -374,7 +369,7 @@ class Stepper {
       for (int i = 0; i < N_; ++i) {
         if (!std::isfinite(xn[i])) {
           throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +
-                                stateEntry(model_, i) + " is " + num(xn[i]) +
+                                stateEntry(model_, i) + " is " + detail::formatNumber17(xn[i]) +
                                 " (the state left double precision; a shorter step may help)");
         }
       }

@@ -3,7 +3,6 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -13,17 +12,12 @@
 #include "denoc/configuration.hpp"
 #include "denoc/forward_route.hpp"
 #include "fixed_step.hpp"
+#include "format.hpp"
 #include "manifold_step.hpp"
 
 namespace denoc {
 
 namespace {
-
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
 
 [[noreturn]] void bad(const std::string& field, const std::string& what) {
   throw std::invalid_argument("simulate: " + field + " " + what);
@@ -38,13 +32,15 @@ void checkVec(const Eigen::Ref<const Eigen::VectorXd>& v, int n, const std::stri
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!(std::abs(v[i]) <= bound)) {
       bad(field + "[" + std::to_string(i) + "]",
-          "is " + num(v[i]) + ", expected a finite number in [-" + num(bound) + ", " + num(bound) + "]");
+          "is " + detail::formatNumber17(v[i]) + ", expected a finite number in [-" +
+              detail::formatNumber17(bound) + ", " + detail::formatNumber17(bound) + "]");
     }
   }
 }
 
 void checkPositive(double x, const char* field) {
-  if (!(std::isfinite(x) && x > 0.0)) bad(field, "is " + num(x) + ", expected a positive finite number");
+  if (!(std::isfinite(x) && x > 0.0))
+    bad(field, "is " + detail::formatNumber17(x) + ", expected a positive finite number");
 }
 
 /// The output times of a run, generated on demand (no storage).
@@ -81,7 +77,7 @@ void integrating(const double& t, F&& f) {
   } catch (const DivergenceError&) {
     throw;
   } catch (const NumericalError& e) {
-    throw DivergenceError("simulate: near t = " + num(t) + ": " + e.what());
+    throw DivergenceError("simulate: near t = " + detail::formatNumber17(t) + ": " + e.what());
   }
 }
 
@@ -128,7 +124,8 @@ TorqueInput TorqueInput::piecewiseLinear(std::vector<double> times, std::vector<
       throw std::invalid_argument(fn + "torque.times[" + std::to_string(k) + "] is not finite");
     }
     if (k > 0 && !(times[k] > times[k - 1])) {
-      throw std::invalid_argument(fn + "torque.times[" + std::to_string(k) + "] = " + num(times[k]) +
+      throw std::invalid_argument(fn + "torque.times[" + std::to_string(k) +
+                                  "] = " + detail::formatNumber17(times[k]) +
                                   " does not exceed the previous time (strictly increasing times expected)");
     }
     if (values[k].size() == 0 || values[k].size() != values[0].size()) {
@@ -206,10 +203,11 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
       const double t = o.sample_times[k];
       const std::string field = "sample_times[" + std::to_string(k) + "]";
       if (!(std::isfinite(t) && t >= 0.0 && t <= o.t_end)) {
-        bad(field, "is " + num(t) + ", expected a time in [0, t_end = " + num(o.t_end) + "]");
+        bad(field, "is " + detail::formatNumber17(t) +
+                       ", expected a time in [0, t_end = " + detail::formatNumber17(o.t_end) + "]");
       }
       if (k > 0 && !(t > o.sample_times[k - 1]))
-        bad(field, "is " + num(t) + ", expected strictly increasing times");
+        bad(field, "is " + detail::formatNumber17(t) + ", expected strictly increasing times");
     }
   }
   if (o.integrator == Integrator::RK4) {
@@ -218,17 +216,18 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
     checkPositive(o.rtol, "rtol");
     checkPositive(o.atol, "atol");
     if (!(std::isfinite(o.initial_step) && o.initial_step >= 0.0)) {
-      bad("initial_step", "is " + num(o.initial_step) + ", expected >= 0 (0: automatic)");
+      bad("initial_step", "is " + detail::formatNumber17(o.initial_step) + ", expected >= 0 (0: automatic)");
     }
     checkPositive(o.min_step, "min_step");
-    if (!(o.max_step > 0.0)) bad("max_step", "is " + num(o.max_step) + ", expected > 0");
+    if (!(o.max_step > 0.0)) bad("max_step", "is " + detail::formatNumber17(o.max_step) + ", expected > 0");
     if (!(o.max_step >= o.min_step)) bad("max_step", "is below min_step");
-    if (!(o.safety > 0.0 && o.safety <= 1.0)) bad("safety", "is " + num(o.safety) + ", expected in (0, 1]");
+    if (!(o.safety > 0.0 && o.safety <= 1.0))
+      bad("safety", "is " + detail::formatNumber17(o.safety) + ", expected in (0, 1]");
     if (!(o.min_factor > 0.0 && o.min_factor < 1.0)) {
-      bad("min_factor", "is " + num(o.min_factor) + ", expected in (0, 1)");
+      bad("min_factor", "is " + detail::formatNumber17(o.min_factor) + ", expected in (0, 1)");
     }
     if (!(std::isfinite(o.max_factor) && o.max_factor > 1.0)) {
-      bad("max_factor", "is " + num(o.max_factor) + ", expected a finite number > 1");
+      bad("max_factor", "is " + detail::formatNumber17(o.max_factor) + ", expected a finite number > 1");
     }
   } else {
     bad("integrator", "is unknown");
@@ -317,7 +316,7 @@ void Simulator::countStep() {
   }
   if (taken >= opt_->max_steps) {
     throw DivergenceError("simulate: max_steps (" + std::to_string(opt_->max_steps) +
-                          ") exceeded at t = " + num(t_));
+                          ") exceeded at t = " + detail::formatNumber17(t_));
   }
 }
 
@@ -343,7 +342,7 @@ void Simulator::advanceRK4(double t_target) {
                            : detail::manifoldStep(*model_, StepScheme::RK4, t_, h, y_, y_, manifold_, accel);
     if (!ok) {
       throw DivergenceError("simulate: the state became non-finite or left the accepted range near t = " +
-                            num(t_));
+                            detail::formatNumber17(t_));
     }
     ++stats_.steps;
     t_ = j + 1 == m ? t_target : t0 + static_cast<double>(j + 1) * h;
@@ -433,8 +432,9 @@ void Simulator::advanceDOPRI(double t_target) {
       last_rejected_ = true;
       h_ = h * std::clamp(factor, o.min_factor, 1.0);
       if (h_ < o.min_step) {
-        throw DivergenceError("simulate: the step size fell below min_step (" + num(o.min_step) +
-                              ") at t = " + num(t_) + (ok ? "" : " (the state became non-finite)"));
+        throw DivergenceError("simulate: the step size fell below min_step (" +
+                              detail::formatNumber17(o.min_step) + ") at t = " + detail::formatNumber17(t_) +
+                              (ok ? "" : " (the state became non-finite)"));
       }
     }
   }

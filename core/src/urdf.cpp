@@ -6,7 +6,6 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -16,12 +15,12 @@
 #include <mutex>
 #include <new>
 #include <set>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "denoc/stop.hpp"
+#include "format.hpp"
 
 namespace denoc {
 
@@ -43,15 +42,10 @@ std::string jointWho(const urdf::Joint& j) { return "joint " + quoted(j.name); }
 std::string linkWho(const urdf::Link& l) { return "link " + quoted(l.name); }
 
 // the shortest text that reads back to x
-std::string num(double x) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, r.ptr);
-}
-
 void requireFinite(double x, const std::string& who, const std::string& what) {
   if (!std::isfinite(x))
-    throw ModelError("URDF " + who + ": " + what + " is " + num(x) + ", not a finite number");
+    throw ModelError("URDF " + who + ": " + what + " is " + detail::formatNumber(x) +
+                     ", not a finite number");
 }
 
 Pose toPose(const urdf::Pose& u, const std::string& who, const std::string& what) {
@@ -352,7 +346,8 @@ void checkLinkInertial(const urdf::Link& link, double& m, Pose& frame, Eigen::Ma
   for (double x : {in.ixx, in.ixy, in.ixz, in.iyy, in.iyz, in.izz}) requireFinite(x, who, "inertia entry");
   frame = toPose(in.origin, who, "inertial origin");
   Ic << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
-  if (in.mass < 0.0) throw ModelError("URDF " + who + ": mass is " + num(in.mass) + ", negative");
+  if (in.mass < 0.0)
+    throw ModelError("URDF " + who + ": mass is " + detail::formatNumber(in.mass) + ", negative");
   if (in.mass != 0.0) {
     if (const std::string why = checkNumber(in.mass, kMinMass, kMaxMass, " kg (or 0: a massless frame)");
         !why.empty())
@@ -371,7 +366,7 @@ void checkLinkInertial(const urdf::Link& link, double& m, Pose& frame, Eigen::Ma
   // It is checkInertia's last test: its reason means that every other test passed.
   if (const std::string why = checkInertia(Ic, true);
       !why.empty() && why.find("violates the triangle inequality") == std::string::npos) {
-    throw ModelError("URDF " + who + ": mass " + num(in.mass) + ", " + why);
+    throw ModelError("URDF " + who + ": mass " + detail::formatNumber(in.mass) + ", " + why);
   }
   m = in.mass;
 }
@@ -386,8 +381,9 @@ void checkJointNumbers(const urdf::Joint& j) {
     }
     if (j.limits->lower == std::numeric_limits<double>::infinity() ||
         j.limits->upper == -std::numeric_limits<double>::infinity()) {
-      throw ModelError("URDF " + who + ": position limits [" + num(j.limits->lower) + ", " +
-                       num(j.limits->upper) + "] are invalid (lower must be below +inf, upper above -inf)");
+      throw ModelError("URDF " + who + ": position limits [" + detail::formatNumber(j.limits->lower) + ", " +
+                       detail::formatNumber(j.limits->upper) +
+                       "] are invalid (lower must be below +inf, upper above -inf)");
     }
     if (std::isnan(j.limits->velocity)) requireFinite(j.limits->velocity, who, "velocity limit");
     if (std::isnan(j.limits->effort)) requireFinite(j.limits->effort, who, "effort limit");
@@ -738,8 +734,8 @@ class Importer {
         // URDF defaults lower and upper to 0 when absent: a zero-width range means "no position limit".
         if (j.type != urdf::Joint::CONTINUOUS && j.limits->lower != j.limits->upper) {
           if (j.limits->lower > j.limits->upper) {
-            throw ModelError("URDF " + who + ": lower limit " + num(j.limits->lower) +
-                             " is above upper limit " + num(j.limits->upper));
+            throw ModelError("URDF " + who + ": lower limit " + detail::formatNumber(j.limits->lower) +
+                             " is above upper limit " + detail::formatNumber(j.limits->upper));
           }
           js.lower = j.limits->lower;
           js.upper = j.limits->upper;

@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "admission.hpp"
@@ -52,14 +51,6 @@ void writePortFile(const std::string& path, int port) {
     throw std::runtime_error("cannot rename the port file to " + path);
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::ostringstream os;
-  os << f.rdbuf();
-  return os.str();
-}
-
 int serve(const ds::ServerOptions& options) {
   const ds::Limits& limits = options.limits;
   ds::ModelStore store(options.models.store_dir);
@@ -87,7 +78,7 @@ int serve(const ds::ServerOptions& options) {
     request.mutable_urdf()->set_root(root == "floating" ? denoc::v1::ROOT_JOINT_FLOATING
                                      : root == "planar" ? denoc::v1::ROOT_JOINT_PLANAR
                                                         : denoc::v1::ROOT_JOINT_FIXED);
-    request.mutable_urdf()->set_text(readFile(path));
+    request.mutable_urdf()->set_text(ds::readFile(path));
     if (at != std::string::npos) request.mutable_urdf()->set_tip_link(item.substr(at + 1));
     try {
       ds::BuiltModel built = ds::buildFromRequest(request, limits);

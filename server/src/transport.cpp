@@ -9,8 +9,6 @@
 
 namespace denoc::server {
 
-namespace {
-
 std::string readFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read " + path);
@@ -18,8 +16,6 @@ std::string readFile(const std::string& path) {
   os << f.rdbuf();
   return os.str();
 }
-
-}  // namespace
 
 Credentials makeCredentials(const ServerOptions& options, const TokenAuth* auth) {
   const SecurityOptions& o = options.security;

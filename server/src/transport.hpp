@@ -5,11 +5,16 @@
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
+#include <string>
 
 #include "auth.hpp"
 #include "options.hpp"
 
 namespace denoc::server {
+
+/// The bytes of a file denocd reads (certificates, keys, the preloaded URDF files); std::runtime_error
+/// "cannot read PATH" when it cannot be opened.
+std::string readFile(const std::string& path);
 
 /// The listening credentials and whether they check tokens on the headers.
 struct Credentials {

@@ -22,9 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +36,7 @@
 #include "request_harness.hpp"
 #include "service.hpp"
 #include "store.hpp"
+#include "transport.hpp"
 #include "watchdog.hpp"
 
 namespace {
@@ -54,14 +53,6 @@ constexpr std::uint64_t kMaxSimulationSteps = 300;
 [[noreturn]] void broken(const std::string& what) {
   std::fprintf(stderr, "fuzz_request: %s\n", what.c_str());
   std::abort();
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) broken("cannot read " + path);
-  std::ostringstream os;
-  os << f.rdbuf();
-  return os.str();
 }
 
 /// The server under test: a registry with the three models, the service, an in-process gRPC server.
@@ -91,7 +82,7 @@ struct Harness {
     ids[0] = registry->add(ds::buildBuiltin(denoc::stanfordArmDH()), nullptr, true).first->id;
     ids[1] = registry->add(ds::buildBuiltin(denoc::planarArmDH()), nullptr, true).first->id;
     v1::RegisterModelRequest panda;
-    panda.mutable_urdf()->set_text(readFile(denoc::fuzz::pandaUrdfPath()));
+    panda.mutable_urdf()->set_text(ds::readFile(denoc::fuzz::pandaUrdfPath()));
     ds::BuiltModel built = ds::buildFromRequest(panda, limits);
     if (built.model->n != denoc::fuzz::dofOf(Target::PandaUrdf)) broken("the Panda model is not 7 dof");
     ids[2] = registry->add(std::move(built), nullptr, true).first->id;

@@ -6,7 +6,7 @@ seeds/urdf: files of the bad-URDF corpus (tests/data/urdf) with options appended
 files themselves are read from tests/data/urdf directly.
 and inputs at the limits of the pre-scan (nesting, attributes, names and values at and beyond them, wide
 combs, a DTD, a processing instruction, a character reference);
-seeds/dh_json: the documents of tests/test_model_io.cpp (DegreesFullInertiaAndLimits, validDoc and each bad
+seeds/dh_json: the documents of tests/core/test_model_io.cpp (DegreesFullInertiaAndLimits, validDoc and each bad
 edit of BadFilesAreRejectedNamingTheField), plus two that parse but do not build.
 regressions/urdf/deep_nesting_50000: the 50,000-deep document that once overflowed denocd's stack.
 Run from anywhere: python3 tests/fuzz/make_seeds.py

@@ -1,13 +1,14 @@
 // Trees and moving roots through a real denocd, against the core computed in this process (the oracle: the
-// core's single-state functions, themselves checked against MuJoCo and KDL in tests/test_tree_mujoco.cpp and
-// tests/test_urdf_trees.cpp): Solo-12 under a floating root registered from its URDF; its ModelInfo (the
-// tree, nq, nv, nu, the frames with the feet merged by fixed joints); inverse and forward dynamics with
-// external wrenches on the feet; the full factor; several frames with the centre of mass and the centroidal
-// map; derivatives and rollouts in the tangent space; the stream with wrenches; a payload on a named link;
-// simulation on the manifold; derivatives and rollouts with external wrenches (feet as fixed frames, links,
-// the root link; per state or per rollout and shared). Then hostile shapes: quaternions of norm 0 and 1e300,
-// nq/nv mismatches, unknown frames, wrenches on missing links, bodies and depth over the limits, each refused
-// by name while the server stays healthy. A serial arm's answer is bit for bit the core's.
+// core's single-state functions, themselves checked against MuJoCo and KDL in
+// tests/core/test_tree_dynamics.cpp and tests/core/test_urdf_trees.cpp): Solo-12 under a floating root
+// registered from its URDF; its ModelInfo (the tree, nq, nv, nu, the frames with the feet merged by fixed
+// joints); inverse and forward dynamics with external wrenches on the feet; the full factor; several frames
+// with the centre of mass and the centroidal map; derivatives and rollouts in the tangent space; the stream
+// with wrenches; a payload on a named link; simulation on the manifold; derivatives and rollouts with
+// external wrenches (feet as fixed frames, links, the root link; per state or per rollout and shared). Then
+// hostile shapes: quaternions of norm 0 and 1e300, nq/nv mismatches, unknown frames, wrenches on missing
+// links, bodies and depth over the limits, each refused by name while the server stays healthy. A serial
+// arm's answer is bit for bit the core's.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>

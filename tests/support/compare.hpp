@@ -26,6 +26,14 @@ double relErr(const Eigen::MatrixBase<A>& actual, const Eigen::MatrixBase<B>& ex
   return relativeError(actual, expected, 1.0);
 }
 
+/// max_i |actual_i - expected_i| / max(max_i |expected_i|, floor): the worst entry against the largest one.
+template <typename A, typename B>
+double maxRelativeError(const Eigen::MatrixBase<A>& actual, const Eigen::MatrixBase<B>& expected,
+                        double floor = 1e-300) {
+  const Eigen::MatrixXd a = actual.template cast<double>(), b = expected.template cast<double>();
+  return (a - b).cwiseAbs().maxCoeff() / std::max(b.cwiseAbs().maxCoeff(), floor);
+}
+
 /// Passes when relativeError(actual, expected, floor) <= tol and the shapes agree; the message gives the
 /// error, the worst entry and both matrices (when small).
 template <typename A, typename B>

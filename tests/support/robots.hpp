@@ -3,6 +3,7 @@
 // URDF, the planar 3R and Stanford arm model files).
 #pragma once
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,14 @@ inline std::vector<Robot> allRobots() {
   std::vector<Robot> robots = randomRobots({1, 2, 3, 6, 7, 12, 25, 60});
   for (Robot& r : namedRobots()) robots.push_back(std::move(r));
   return robots;
+}
+
+/// A robot's name as a GoogleTest parameter name: every character other than a letter or a digit made '_'.
+inline std::string parameterName(std::string name) {
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
 }
 
 /// A random state for a robot: revolute joints within +-pi, prismatic within +-0.3 m.

@@ -105,7 +105,7 @@ struct DataTpl {
   // ---------------------------------------------------------------------------------------------------
 
   // Each group names the functions that write it: first those that return it, then ("also") those that
-  // write it on the way to their own results. tests/test_data_layout.cpp checks these lists.
+  // write it on the way to their own results. tests/core/test_data_layout.cpp checks these lists.
 
   // inverseDynamics; also computeInverseDynamicsDerivatives, computeForwardDynamicsDerivatives
   VecX tau;  // [nv] joint forces (root first: docs/trees.md)

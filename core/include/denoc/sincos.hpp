@@ -3,8 +3,8 @@
 // argument's range) cost as much as a third of the inverse dynamics of an arm. The double version here
 // reduces the argument by the nearest multiple of pi/2 (three-part Cody-Waite constants, exact products for
 // |x| < 2^20 pi/2) and evaluates the fdlibm minimax polynomials on [-pi/4, pi/4] without branches; it agrees
-// with std::sin/std::cos to within 2 ulp (tests/test_sincos.cpp). Arguments of magnitude 10^5 or more, and
-// non-finite ones, go to std::sin/std::cos. Other scalar types (the counting scalar) call sin and cos.
+// with std::sin/std::cos to within 2 ulp (tests/core/test_sincos.cpp). Arguments of magnitude 10^5 or more,
+// and non-finite ones, go to std::sin/std::cos. Other scalar types (the counting scalar) call sin and cos.
 #pragma once
 
 #include <algorithm>

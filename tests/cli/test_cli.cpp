@@ -1,6 +1,7 @@
 // The `denoc` command-line tool, run as a separate process: its JSON and CSV output must match the core
 // library called in-process on the built-in models, states files must be read row by row, and bad input
 // must give exit code 2 with a message on stderr.
+// Oracle: the core library called in-process.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

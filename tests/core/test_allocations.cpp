@@ -2,6 +2,7 @@
 // replace the allocator; Eigen and operator new both allocate through malloc): the blocked Cholesky route
 // and I(q)^-1 allocate nothing; a batch allocates the same amount for 64 states as for 4096 at every SIMD
 // width (nothing per state). Not under AddressSanitizer or ThreadSanitizer, which own malloc themselves.
+// Oracle: the malloc replacement's counter (tests/support/count_allocations.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -147,11 +147,7 @@ TEST_P(PayloadModels, EqualsTheModelBuiltByHandAndKdlWithAFixedSegment) {
 
 INSTANTIATE_TEST_SUITE_P(Robots, PayloadModels, ::testing::Range(0, 12),
                          [](const ::testing::TestParamInfo<int>& info) {
-                           std::string name = robots()[static_cast<std::size_t>(info.param)].name;
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
+                           return testing::parameterName(robots()[static_cast<std::size_t>(info.param)].name);
                          });
 
 TEST(Payload, PointMassStaticTorquesAreMinusJacobianTransposeTimesItsWeight) {

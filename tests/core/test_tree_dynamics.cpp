@@ -55,7 +55,8 @@ constexpr double kFloor = 1.0;       // ... or to 1 when smaller: 1e-9 absolute 
 constexpr double kRouteTol = 1e-12;  // serial recursions against the tree recursions on one chain
 
 /// The tolerance of a forward dynamics comparison: tol, scaled by cond(M) / free_cond when the inertia
-/// matrix's condition number is larger (rounding errors of a solve grow with it; as in test_kdl.cpp).
+/// matrix's condition number is larger (rounding errors of a solve grow with it; as in
+/// test_chain_dynamics.cpp).
 double forwardTolerance(const MatX& M, double tol, double free_cond) {
   const Eigen::SelfAdjointEigenSolver<MatX> es(M, Eigen::EigenvaluesOnly);
   const double cond = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();

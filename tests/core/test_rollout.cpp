@@ -140,11 +140,7 @@ TEST_P(Rollout, LinearizationAgainstFiniteDifferencesAndAutomaticDifferentiation
 
 INSTANTIATE_TEST_SUITE_P(Robots, Rollout, ::testing::Range(0, 9),
                          [](const ::testing::TestParamInfo<int>& info) {
-                           std::string name = robots()[static_cast<std::size_t>(info.param)].name;
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
+                           return testing::parameterName(robots()[static_cast<std::size_t>(info.param)].name);
                          });
 
 TEST(RolloutSimulator, ZeroAndConstantTorqueRK4EqualTheSimulatorBitForBit) {

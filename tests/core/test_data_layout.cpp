@@ -4,6 +4,7 @@
 // bit for bit as it was, and every field inside it must have changed (the two states differ, so a field the
 // function really computes differs too). A function that used a result field as scratch, or a header that
 // names the wrong writer, fails here.
+// Oracle: the workspace's own bits before the call, and data.hpp's write sets.
 #include <gtest/gtest.h>
 
 #include <functional>

@@ -277,11 +277,7 @@ TEST_P(Kinematics, OperationalSpaceInertiaAgainstDenseInverses) {
 INSTANTIATE_TEST_SUITE_P(Robots, Kinematics,
                          ::testing::Range(0, static_cast<int>(testing::allRobots().size())),
                          [](const ::testing::TestParamInfo<int>& info) {
-                           std::string name = robots()[static_cast<std::size_t>(info.param)].name;
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
+                           return testing::parameterName(robots()[static_cast<std::size_t>(info.param)].name);
                          });
 
 TEST(KinematicsDH, StanfordArmTipAgainstKdlFromDHParameters) {

@@ -1,5 +1,5 @@
 // Trees and floating/planar roots against identities, definitions and conservation laws (the MuJoCo and KDL
-// oracles are in test_tree_mujoco.cpp and test_urdf_trees.cpp):
+// oracles are in test_tree_dynamics.cpp and test_urdf_trees.cpp):
 //  - the configuration manifold: difference(q, integrate(q, v, 1)) = v, normalisation's tolerance;
 //  - FD(ID(a)) = a on both forward routes, M's columns from ID, U D U^T = M with U on ancestor pairs only,
 //    M^-1 M = 1, bias and gravity from ID;

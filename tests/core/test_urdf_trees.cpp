@@ -5,8 +5,8 @@
 //  - urdfdom's own parse of the file (urdf::parseURDF): the moving joints counted, every link's mass summed,
 //    and for every moving joint the nearest moving joint above it, found by walking up urdfdom's parent
 //    links;
-//  - Orocos KDL: a KDL::Tree of every URDF joint built from that parse (tests/urdf_kdl.hpp, fixed joints as
-//    KDL::Joint::None segments), TreeFkSolverPos_recursive for the pose of every link frame and
+//  - Orocos KDL: a KDL::Tree of every URDF joint built from that parse (tests/support/urdf_kdl.hpp, fixed
+//    joints as KDL::Joint::None segments), TreeFkSolverPos_recursive for the pose of every link frame and
 //    TreeIdSolver_RNE for inverse dynamics. KDL has no floating root: a floating or planar model's link poses
 //    are the root's pose (from q, by the documented convention) times KDL's, and its joint forces with the
 //    root held still are KDL's with gravity turned into the root link's axes;
@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <kdl/tree.hpp>
@@ -34,7 +33,9 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/urdf.hpp"
-#include "urdf_kdl.hpp"
+#include "support/compare.hpp"
+#include "support/read_file.hpp"
+#include "support/urdf_kdl.hpp"
 
 namespace denoc {
 namespace {
@@ -47,20 +48,11 @@ const fs::path kTrees = fs::path(DENOC_MODELS_DIR) / "trees";
 const fs::path kCorpus = fs::path(DENOC_SOURCE_DIR) / "tests" / "data" / "urdf";
 constexpr RootJoint kRoots[] = {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar};
 
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  EXPECT_TRUE(in.good()) << p;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::maxRelativeError;
+using testing::readFile;
 
 const char* rootName(RootJoint r) {
   return r == RootJoint::Fixed ? "fixed" : r == RootJoint::Floating ? "floating" : "planar";
-}
-
-double rel(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(b.cwiseAbs().maxCoeff(), 1e-300);
 }
 
 // ---------------------------------------------------------------- urdfdom's view of a robot
@@ -307,7 +299,7 @@ TEST_P(UrdfTreeRobot, InverseDynamicsMatchesKdl) {
       Eigen::VectorXd expected(n);
       for (int i = 0; i < n; ++i)
         expected[i] = tau_k(r.q_index.at(model.spec.joints[static_cast<std::size_t>(i)].name));
-      err = std::max(err, rel(tau.tail(n), expected));
+      err = std::max(err, maxRelativeError(tau.tail(n), expected));
       if (root == RootJoint::Fixed) continue;
       // at rest: the root's generalized force holds the weight, M g through the mass centre
       const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv);

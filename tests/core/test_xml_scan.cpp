@@ -9,6 +9,7 @@
 //    (a counting operator new in this binary, Expat's own heap counted by the scan), at sizes n, 2n, 4n;
 //  - a long registration stopped through the stop condition, in each phase;
 //  - names bounded in URDF and DH models.
+// Oracle: the documented limits, the stop condition's step count and a counting operator new.
 #include <gtest/gtest.h>
 #include <pthread.h>
 

@@ -3,7 +3,7 @@
 // for batch sizes 0, 1, odd and large, pools of 1..8 threads (more threads than states too), several
 // grains, several models, and several threads sharing one pool; errors name the batch function, the state
 // and the array, the lowest failing state wins; stop conditions stop a batch and report the states done.
-// (tests/test_batch_lanes.cpp: the lanes on every model; the oracle is tests/support/batch_states.hpp.)
+// (tests/core/test_batch_lanes.cpp: the lanes on every model; the oracle is tests/support/batch_states.hpp.)
 #include <gtest/gtest.h>
 #include <sched.h>
 

@@ -1,6 +1,7 @@
 // Bad input: model building must throw denoc::ModelError naming the joint and link at fault (and why); the
 // algorithms must throw std::invalid_argument naming the function and the argument for a wrong length or a
 // non-finite entry, and a rejected call must leave the workspace usable.
+// Oracle: the documented messages (gmock matchers on each part they must name).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

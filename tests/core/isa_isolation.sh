@@ -4,7 +4,7 @@
 # core library, a function that touches a ymm, zmm or mask register, or an EVEX-only register (xmm16-31,
 # ymm16-31), must be one of those kernels; the AVX2 kernels use no AVX-512 register; and every kernel
 # exists and does use its wide registers (else the target attributes did nothing).
-#   tests/isa_isolation.sh OBJECT...     (ctest passes the objects of denoc_core)
+#   tests/core/isa_isolation.sh OBJECT...     (ctest passes the objects of denoc_core)
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: $0 OBJECT..." >&2; exit 2; }
 # ctest passes the objects as one ;-separated list

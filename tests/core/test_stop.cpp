@@ -1,4 +1,5 @@
 // StopCondition: deadline, cancellation callable polled at a bounded rate, shared by threads, Stopped.
+// Oracle: the steady clock and the calls counted here.
 #include <gtest/gtest.h>
 
 #include <atomic>

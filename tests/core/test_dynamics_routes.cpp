@@ -1,5 +1,7 @@
 // Cross-checks of the algorithms against each other and against definitions: columns of I(q) from
 // inverse dynamics, U D U^T = I, ID(FD(tau)) = tau, Saha FD = Cholesky FD, I^-1 I = 1, log det.
+// Oracle: the other routes (inverse dynamics, the Cholesky route, the inertia matrix) and the identities they
+// obey.
 #include <gtest/gtest.h>
 
 #include "denoc/denoc.hpp"

@@ -3,7 +3,7 @@
 // Oracle: Orocos KDL, built here INDEPENDENTLY of denoc's importer from urdfdom's parse of the same file (the
 // kdl_parser mapping: one KDL::Segment per URDF joint, KDL::Joint(name, origin, axis in the parent frame,
 // type), fixed joints as KDL::Joint::None segments, inertias rotated out of their <inertial> frame by KDL's
-// own RigidBodyInertia arithmetic; tests/urdf_kdl.hpp). Two KDL models per robot:
+// own RigidBodyInertia arithmetic; tests/support/urdf_kdl.hpp). Two KDL models per robot:
 //  - a KDL::Tree of everything below the base link, every joint a real joint; joints off the chain are held
 //  at
 //    their lock position with zero rate and acceleration; TreeIdSolver_RNE gives the torques, and the inertia
@@ -20,7 +20,6 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -41,7 +40,9 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/urdf.hpp"
-#include "urdf_kdl.hpp"
+#include "support/compare.hpp"
+#include "support/read_file.hpp"
+#include "support/urdf_kdl.hpp"
 
 namespace denoc {
 namespace {
@@ -53,13 +54,8 @@ constexpr double kPi = std::numbers::pi;
 const fs::path kModels = fs::path(DENOC_MODELS_DIR);
 const fs::path kCorpus = fs::path(DENOC_SOURCE_DIR) / "tests" / "data" / "urdf";
 
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  EXPECT_TRUE(in.good()) << p;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::maxRelativeError;
+using testing::readFile;
 
 // ---------------------------------------------------------------- the KDL oracle, from urdfdom directly
 
@@ -158,10 +154,6 @@ KDL::JntArray kdl(const Eigen::VectorXd& v) {
   return a;
 }
 
-double rel(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(b.cwiseAbs().maxCoeff(), 1e-300);
-}
-
 struct Errors {
   double tau_chain = 0, tau_tree = 0, mass_chain = 0, mass_tree = 0, tip_wrench = 0, tip_pose = 0;
 };
@@ -225,11 +217,11 @@ Errors compareWithKdl(const Model& model, const Oracle& o, const Eigen::Vector3d
     }
 
     const Eigen::VectorXd tau = inverseDynamics(model, data, q, qd, qdd);
-    e.tau_chain = std::max(e.tau_chain, rel(tau, tau_c.data));
-    e.tau_tree = std::max(e.tau_tree, rel(tau, tau_tree));
+    e.tau_chain = std::max(e.tau_chain, maxRelativeError(tau, tau_c.data));
+    e.tau_tree = std::max(e.tau_tree, maxRelativeError(tau, tau_tree));
     const Eigen::MatrixXd M = computeInertiaMatrix(model, data, q);
-    e.mass_chain = std::max(e.mass_chain, rel(M, H.data));
-    e.mass_tree = std::max(e.mass_tree, rel(M, M_tree));
+    e.mass_chain = std::max(e.mass_chain, maxRelativeError(M, H.data));
+    e.mass_tree = std::max(e.mass_tree, maxRelativeError(M, M_tree));
 
     // a wrench on the tip (by the environment, tip frame, about the tip origin): the chain's last segment
     // frame
@@ -239,7 +231,8 @@ Errors compareWithKdl(const Model& model, const Oracle& o, const Eigen::Vector3d
     ext.back() = KDL::Wrench(KDL::Vector(w[3], w[4], w[5]), KDL::Vector(w[0], w[1], w[2]));
     KDL::JntArray tau_w(static_cast<unsigned>(n));
     EXPECT_GE(chain_id.CartToJnt(kdl(q), kdl(qd), kdl(qdd), ext, tau_w), 0);
-    e.tip_wrench = std::max(e.tip_wrench, rel(inverseDynamics(model, data, q, qd, qdd, w), tau_w.data));
+    e.tip_wrench =
+        std::max(e.tip_wrench, maxRelativeError(inverseDynamics(model, data, q, qd, qdd, w), tau_w.data));
 
     // tip frame
     KDL::Frame F;

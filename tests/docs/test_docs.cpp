@@ -8,22 +8,18 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/read_file.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using denoc::testing::readFile;
 
 /// The first column of the markdown table whose header row is `header`: the `code` spans of each row.
 std::vector<std::vector<std::string>> tableColumn(const std::string& text, const std::string& header) {

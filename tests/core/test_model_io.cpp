@@ -3,6 +3,7 @@
 // with a ModelError naming the field at fault. The canonical form of a model (the text whose SHA-256 is the
 // service's model id): every number read back with strtod equals the spec's bit for bit, -0 is 0, and the
 // display name is not part of it.
+// Oracle: the built-in DH models (stanfordArmDH() and the others), docs/design.md's table, and strtod.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -19,6 +20,7 @@
 
 #include "denoc/denoc.hpp"
 #include "denoc/model_io.hpp"
+#include "support/read_file.hpp"
 
 namespace denoc {
 namespace {
@@ -27,11 +29,7 @@ using nlohmann::json;
 
 const std::string kModels = std::string(DENOC_SOURCE_DIR) + "/examples/models/";
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using testing::readFile;
 
 // exact equality, -0.0 == 0.0 (the DH builder and the model treat them alike)
 void expectSameSpec(const DHSpec& a, const DHSpec& b) {
