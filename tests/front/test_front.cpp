@@ -54,6 +54,55 @@ class Front : public ::testing::Test {
     delete dir_;
   }
 
+  /// What a well-behaved client saw while an attack ran: the attack's report, its calls and failures, and
+  /// denocd's resident size before and at its peak.
+  struct UnderAttack {
+    nlohmann::json report;
+    int calls = 0, failed = 0;
+    long rss_before = 0, rss_peak = 0;
+  };
+
+  /// Runs tests/front/h2_rapid_reset_tls.py with a valid client certificate, from 127.0.0.2 (limit_conn and
+  /// limit_req are per address) with `attack_args`, while a well-behaved client calls InverseDynamics on `id`
+  /// (at least min_calls, at most 200 a second, every answer checked against the core) until the attack ends.
+  static UnderAttack callWhileAttacked(const std::string& attack_args, const std::string& id, const Model& m,
+                                       int min_calls, int seed) {
+    UnderAttack out;
+    auto good = v1::Dynamics::NewStub(front_);
+    out.rss_before = rssKiB(denocd_->pid());
+    out.rss_peak = out.rss_before;
+    const std::string cmd = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
+                            "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " +
+                            tls_->ca + " --cert " + tls_->client_cert + " --key " + tls_->client_key +
+                            " --source 127.0.0.2 " + attack_args;
+    auto attack = std::async(std::launch::async, [cmd] {
+      std::string text;
+      FILE* p = ::popen(cmd.c_str(), "r");
+      if (!p) return text;
+      char buf[4096];
+      std::size_t got = 0;
+      while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
+      ::pclose(p);
+      return text;
+    });
+    while (out.calls < min_calls || attack.wait_for(0s) != std::future_status::ready) {
+      const v1::InverseDynamicsRequest req = idRequest(id, m.n, 1, seed + out.calls);
+      v1::InverseDynamicsResponse resp;
+      const grpc::Status st = good->InverseDynamics(context(60s).get(), req, &resp);
+      ++out.calls;
+      if (!st.ok()) {
+        if (++out.failed <= 3) ADD_FAILURE() << "call " << out.calls << ": " << st.error_message();
+        continue;
+      }
+      expectCloseField(resp.tau(), coreOf(m, req), "tau during the attack");
+      out.rss_peak = std::max(out.rss_peak, rssKiB(denocd_->pid()));
+      if (out.calls > 100000) break;
+      std::this_thread::sleep_for(5ms);
+    }
+    out.report = nlohmann::json::parse(attack.get(), nullptr, false);
+    return out;
+  }
+
   /// A mutual-TLS channel to the front with the given client certificate.
   static std::shared_ptr<grpc::Channel> frontChannel(const std::string& cert, const std::string& key) {
     grpc::SslCredentialsOptions ssl;
@@ -218,44 +267,15 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
   auto good = v1::Dynamics::NewStub(front_);
   const std::string id = registerModel(*good, dh);
   ASSERT_FALSE(id.empty());
-  const long rss_before = rssKiB(denocd_->pid());
-  // the attacker: 20 connections from another address (127.0.0.2: limit_conn and limit_req are per
-  // address), each trying 100,000 HEADERS+DATA+RST_STREAM with a valid client certificate
+  // the attacker: 20 connections, each trying 100,000 HEADERS+DATA+RST_STREAM; the well-behaved client makes
+  // at least 50 calls (the front allows 500 a second per address, with a burst of 1000)
   constexpr int kConnections = 20, kStreams = 100000;
-  const std::string cmd = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
-                          "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " +
-                          tls_->ca + " --cert " + tls_->client_cert + " --key " + tls_->client_key +
-                          " --source 127.0.0.2 --model " + id + " --connections " +
-                          std::to_string(kConnections) + " --streams " + std::to_string(kStreams);
-  auto attack = std::async(std::launch::async, [cmd] {
-    std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return out;
-    char buf[4096];
-    std::size_t got = 0;
-    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
-    ::pclose(p);
-    return out;
-  });
-  // the well-behaved client: unary calls until the attack ends (at least 50), every one checked, at most
-  // 200 a second (the front allows 500 a second per address, with a burst of 1000)
-  int calls = 0, failed = 0;
-  long rss_peak = rss_before;
-  while (calls < 50 || attack.wait_for(0s) != std::future_status::ready) {
-    const v1::InverseDynamicsRequest req = idRequest(id, 7, 1, 1000 + calls);
-    v1::InverseDynamicsResponse resp;
-    const grpc::Status st = good->InverseDynamics(context(60s).get(), req, &resp);
-    ++calls;
-    if (!st.ok()) {
-      if (++failed <= 3) ADD_FAILURE() << "call " << calls << ": " << st.error_message();
-      continue;
-    }
-    expectCloseField(resp.tau(), coreOf(m, req), "tau during the attack");
-    rss_peak = std::max(rss_peak, rssKiB(denocd_->pid()));
-    if (calls > 100000) break;
-    std::this_thread::sleep_for(5ms);
-  }
-  const nlohmann::json report = nlohmann::json::parse(attack.get(), nullptr, false);
+  const UnderAttack u = callWhileAttacked("--model " + id + " --connections " + std::to_string(kConnections) +
+                                              " --streams " + std::to_string(kStreams),
+                                          id, m, 50, 1000);
+  const nlohmann::json& report = u.report;
+  const int calls = u.calls, failed = u.failed;
+  const long rss_before = u.rss_before, rss_peak = u.rss_peak;
   ASSERT_FALSE(report.is_discarded()) << "the attack printed no report";
   EXPECT_EQ(failed, 0) << "of " << calls << " calls";
   // every connection was ended by nginx (GOAWAY or closed) long before its 100,000 streams
@@ -287,46 +307,19 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
 TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {
   // CVE-2023-33953's third vector, which gRPC 1.51 buffers without bound before any token check: HEADERS
   // without END_HEADERS, then CONTINUATION frames of 16 KB literals. Repeated on 8 connections (against
-  // denocd alone it was intermittent), from another address, while a well-behaved client calls
+  // denocd alone it was intermittent), while a well-behaved client calls
   const DHSpec dh = randomChain(7, 44);
   const Model m = buildModelFromDH(dh);
   auto good = v1::Dynamics::NewStub(front_);
   const std::string id = registerModel(*good, dh);
   ASSERT_FALSE(id.empty());
-  const long rss_before = rssKiB(denocd_->pid());
   constexpr int kConnections = 8, kMiB = 64;
-  const std::string cmd = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
-                          "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " +
-                          tls_->ca + " --cert " + tls_->client_cert + " --key " + tls_->client_key +
-                          " --source 127.0.0.2 --connections " + std::to_string(kConnections) +
-                          " --continuation-mb " + std::to_string(kMiB);
-  auto attack = std::async(std::launch::async, [cmd] {
-    std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return out;
-    char buf[4096];
-    std::size_t got = 0;
-    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
-    ::pclose(p);
-    return out;
-  });
-  int calls = 0, failed = 0;
-  long rss_peak = rss_before;
-  while (calls < 20 || attack.wait_for(0s) != std::future_status::ready) {
-    const v1::InverseDynamicsRequest req = idRequest(id, 7, 1, 2000 + calls);
-    v1::InverseDynamicsResponse resp;
-    const grpc::Status st = good->InverseDynamics(context(60s).get(), req, &resp);
-    ++calls;
-    if (!st.ok()) {
-      if (++failed <= 3) ADD_FAILURE() << "call " << calls << ": " << st.error_message();
-      continue;
-    }
-    expectCloseField(resp.tau(), coreOf(m, req), "tau during the attack");
-    rss_peak = std::max(rss_peak, rssKiB(denocd_->pid()));
-    if (calls > 100000) break;
-    std::this_thread::sleep_for(5ms);
-  }
-  const nlohmann::json report = nlohmann::json::parse(attack.get(), nullptr, false);
+  const UnderAttack u = callWhileAttacked(
+      "--connections " + std::to_string(kConnections) + " --continuation-mb " + std::to_string(kMiB), id, m,
+      20, 2000);
+  const nlohmann::json& report = u.report;
+  const int calls = u.calls, failed = u.failed;
+  const long rss_before = u.rss_before, rss_peak = u.rss_peak;
   ASSERT_FALSE(report.is_discarded()) << "the attack printed no report";
   EXPECT_EQ(failed, 0) << "of " << calls << " calls";
   ASSERT_EQ(report["connections"].size(), static_cast<std::size_t>(kConnections)) << report.dump();
