@@ -117,22 +117,37 @@ LogLimiter& failedCallLog() {
   return limiter;
 }
 
-void logFailedCall(const char* rpc, std::string_view peer, const grpc::Status& status) {
-  const char* code = codeName(status.error_code());
-  const LogLimiter::Verdict v = failedCallLog().admit({rpc, code});
+namespace {
+
+/// One line of kind (a, b) through failedCallLog(): written at `level` as line() (made only then), ending in
+/// how many of its kind were held back before it; or held back, the first of a burst saying so. `what` names
+/// the lines in both ("failures", "lines").
+template <typename Line>
+void logLimited(const char* a, const char* b, const char* what, spdlog::level::level_enum level,
+                Line&& line) {
+  const LogLimiter::Verdict v = failedCallLog().admit({a, b});
   if (v.log) {
-    // the message is escaped already (toStatus); escaping again changes nothing but bounds it
-    spdlog::warn("{} from {} failed: {}: {}{}", rpc, escaped(peer), code,
-                 escaped(status.error_message(), 2048),
-                 v.held_back == 0 ? std::string()
-                                  : " (" + std::to_string(v.held_back) + " more " + rpc + " " + code +
-                                        " failures were not logged)");
+    spdlog::log(level, "{}{}", line(),
+                v.held_back == 0 ? std::string()
+                                 : " (" + std::to_string(v.held_back) + " more " + a + " " + b + " " + what +
+                                       " were not logged)");
   } else if (v.starts_limiting) {
     spdlog::warn(
-        "{} {} failures: more than {} in a burst; logging at most {} a second, the rest counted in "
+        "{} {} {}: more than {} in a burst; logging at most {} a second, the rest counted in "
         "denoc_log_lines_suppressed_total",
-        rpc, code, static_cast<int>(failedCallLog().burst()), failedCallLog().perSecond());
+        a, b, what, static_cast<int>(failedCallLog().burst()), failedCallLog().perSecond());
   }
+}
+
+}  // namespace
+
+void logFailedCall(const char* rpc, std::string_view peer, const grpc::Status& status) {
+  const char* code = codeName(status.error_code());
+  // the message is escaped already (toStatus); escaping again changes nothing but bounds it
+  logLimited(rpc, code, "failures", spdlog::level::warn, [&] {
+    return fmt::format("{} from {} failed: {}: {}", rpc, escaped(peer), code,
+                       escaped(status.error_message(), 2048));
+  });
 }
 
 namespace {
@@ -140,19 +155,10 @@ namespace {
 /// One library line through the limiter: written at `level`, or held back (and counted) as failed calls are.
 void logLibraryLine(const char* library, const char* level_name, spdlog::level::level_enum level,
                     const char* file, int line, std::string_view text) {
-  const LogLimiter::Verdict v = failedCallLog().admit({library, level_name});
-  if (v.log) {
-    spdlog::log(level, "[{} {} {}:{}] {}{}", library, level_name, escaped(file ? file : "", 256), line,
-                escaped(text, 2048),
-                v.held_back == 0 ? std::string()
-                                 : " (" + std::to_string(v.held_back) + " more " + library + " " +
-                                       level_name + " lines were not logged)");
-  } else if (v.starts_limiting) {
-    spdlog::warn(
-        "{} {} lines: more than {} in a burst; logging at most {} a second, the rest counted in "
-        "denoc_log_lines_suppressed_total",
-        library, level_name, static_cast<int>(failedCallLog().burst()), failedCallLog().perSecond());
-  }
+  logLimited(library, level_name, "lines", level, [&] {
+    return fmt::format("[{} {} {}:{}] {}", library, level_name, escaped(file ? file : "", 256), line,
+                       escaped(text, 2048));
+  });
 }
 
 void protobufLine(google::protobuf::LogLevel level, const char* file, int line, const std::string& text) {
