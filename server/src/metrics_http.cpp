@@ -82,11 +82,11 @@ bool samePeer(const sockaddr* a, const sockaddr_storage& b) {
   return false;
 }
 
-/// At accept: make room under both bounds by ending the oldest idle connections; refuse only when every
-/// connection counted is being answered.
-MHD_Result admit(void* cls, const sockaddr* addr, socklen_t /*addrlen*/) {
-  auto& d = *static_cast<MetricsHttpServer::Daemon*>(cls);
-  std::lock_guard lock(d.mutex);
+/// Room under both bounds for a new connection from `peer`, by ending the oldest idle connections; false when
+/// every connection counted is being answered. Under d.mutex, where connections are also added, so that
+/// connections accepted at once on several polling threads are all counted.
+bool makeRoom(MetricsHttpServer::Daemon& d, const sockaddr_storage& peer) {
+  const auto* addr = reinterpret_cast<const sockaddr*>(&peer);
   std::size_t open = 0, from_peer = 0;
   for (const auto& c : d.connections) {
     if (c.ended) continue;
@@ -95,9 +95,8 @@ MHD_Result admit(void* cls, const sockaddr* addr, socklen_t /*addrlen*/) {
   }
   if (from_peer >= d.http.max_per_peer &&
       !d.evictOldest([addr](const auto& c) { return samePeer(addr, c.peer); }))
-    return MHD_NO;
-  if (open >= d.http.max_connections && !d.evictOldest([](const auto&) { return true; })) return MHD_NO;
-  return MHD_YES;
+    return false;
+  return open < d.http.max_connections || d.evictOldest([](const auto&) { return true; });
 }
 
 void track(void* cls, MHD_Connection* connection, void** socket_context, MHD_ConnectionNotificationCode toe) {
@@ -111,6 +110,10 @@ void track(void* cls, MHD_Connection* connection, void** socket_context, MHD_Con
             MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) {
       const sockaddr* a = i->client_addr;
       std::memcpy(&c.peer, a, a->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in));
+    }
+    if (!makeRoom(d, c.peer)) {  // refused: ended at once, counted as ended until the daemon closes it
+      ::shutdown(c.fd, SHUT_RDWR);
+      c.ended = true;
     }
     d.connections.push_back(c);
     *socket_context =
@@ -194,7 +197,7 @@ MetricsHttpServer::MetricsHttpServer(const std::string& address, const MetricsHt
                          (v6 ? static_cast<unsigned>(MHD_USE_IPv6) : 0u);
   // the daemon's own cap is above ours: evicted connections count until the daemon has closed them
   daemon_->d =
-      MHD_start_daemon(flags, 0, &admit, daemon_.get(), &answer, daemon_.get(),                         //
+      MHD_start_daemon(flags, 0, nullptr, nullptr, &answer, daemon_.get(),                              //
                        MHD_OPTION_SOCK_ADDR, found->ai_addr,                                            //
                        MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(std::max(1u, http.threads)),  //
                        MHD_OPTION_CONNECTION_LIMIT, 2 * daemon_->http.max_connections + 16,             //
