@@ -1,6 +1,8 @@
 // The HTTP side of /metrics (libmicrohttpd): one polling thread (or a few) serves every connection, so a
 // client that connects and stays idle, or sends half a request, holds no worker and cannot make a scrape
-// wait; connections are bounded in number (in all and per peer address) and closed after an idle timeout.
+// wait. Connections are bounded in number (in all and per peer address): a new one past a bound ends the
+// oldest connection that has sent no request (docs/service.md, "Metrics"); one idle for the timeout is
+// closed.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +16,8 @@ namespace denoc::server {
 struct MetricsHttp {
   unsigned threads = 4;                // polling threads (each serves many connections)
   int timeout_ms = 5000;               // a connection idle this long is closed (rounded up to whole seconds)
-  unsigned max_connections = 512;      // connections open at once, in all; more are refused at accept
-  unsigned max_per_peer = 64;          // connections open at once from one peer address
+  unsigned max_connections = 256;      // connections open at once, in all (past it: the oldest idle one ends)
+  unsigned max_per_peer = 64;          // connections open at once from one peer address (the same)
   unsigned max_request_bytes = 16384;  // a request's line and headers
 };
 

@@ -213,11 +213,11 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
       ->envname("DENOC_METRICS_TIMEOUT_MS")
       ->check(CLI::Range(100, 600000));
   app.add_option("--metrics-max-connections", o.metrics.http.max_connections,
-                 "/metrics connections open at once; more are refused")
+                 "/metrics connections open at once; past it the oldest idle one ends")
       ->envname("DENOC_METRICS_MAX_CONNECTIONS")
       ->check(CLI::Range(1u, 65536u));
   app.add_option("--metrics-max-per-peer", o.metrics.http.max_per_peer,
-                 "/metrics connections open at once from one peer address")
+                 "/metrics connections open at once from one peer address; past it its oldest idle one ends")
       ->envname("DENOC_METRICS_MAX_PER_PEER")
       ->check(CLI::Range(1u, 65536u));
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
