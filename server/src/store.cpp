@@ -37,6 +37,14 @@ std::string errnoText(const std::string& what, const std::string& path) {
 
 std::int64_t nanos(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
 
+/// How long ago a file was last written (its mtime against the wall clock), in nanoseconds.
+std::int64_t ageNanos(const struct stat& st) {
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  return now - nanos(st.st_mtim);
+}
+
 FileStamp stampOf(const struct stat& st) {
   FileStamp s;
   s.exists = true;
@@ -384,23 +392,16 @@ void ModelStore::bury(const std::string& id) const {
 bool ModelStore::buried(const std::string& id) const {
   struct stat st {};
   if (::lstat(tombstonePath(id).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
-  return now_ns - nanos(st.st_mtim) <
-         std::chrono::duration_cast<std::chrono::nanoseconds>(kTombstoneAge).count();
+  return ageNanos(st) < std::chrono::duration_cast<std::chrono::nanoseconds>(kTombstoneAge).count();
 }
 
 std::size_t ModelStore::removeOldTombstones(std::chrono::seconds max_age) const {
   std::size_t removed = 0;
-  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
   const std::int64_t max_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_age).count();
   for (const std::string& id : list().tombstones) {
     const std::string p = tombstonePath(id);
     struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || now_ns - nanos(st.st_mtim) < max_ns) continue;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ageNanos(st) < max_ns) continue;
     if (::unlink(p.c_str()) == 0) ++removed;
   }
   if (removed > 0)
@@ -492,15 +493,12 @@ bool ModelStore::reportBad(const std::string& id, const FileStamp& stamp, const 
 
 std::size_t ModelStore::removeStaleTemporaries(std::chrono::seconds min_age) const {
   std::size_t removed = 0;
-  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
   const std::int64_t min_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(min_age).count();
   for (const std::string& name : list().temporaries) {
     const std::string p = dir_ + "/" + name;
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
-    const std::int64_t age_ns = now_ns - nanos(st.st_mtim);
+    const std::int64_t age_ns = ageNanos(st);
     if (age_ns < min_ns) continue;  // maybe a live writer's, on this server or another
     if (::unlink(p.c_str()) == 0) {
       ++removed;
