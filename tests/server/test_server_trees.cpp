@@ -72,6 +72,26 @@ States randomStates(const Model& m, int count, unsigned seed) {
   return s;
 }
 
+/// A rollout request for the floating Solo-12 (nq 19, nv 18) of `count` rollouts of T steps, each starting
+/// at a state of s (x0 = [q; v]); the controls are left to the caller.
+v1::RolloutRequest soloRollout(const std::string& id, const States& s, int count, int T, double dt,
+                               bool linearize = true) {
+  v1::RolloutRequest req;
+  req.set_model_id(id);
+  req.set_count(static_cast<std::uint32_t>(count));
+  req.set_dof(18);
+  req.set_steps(static_cast<std::uint32_t>(T));
+  req.set_dt(dt);
+  req.set_linearize(linearize);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(count); ++k) {
+    req.mutable_x0()->Add(s.q.begin() + static_cast<long>(k * 19),
+                          s.q.begin() + static_cast<long>(k * 19 + 19));
+    req.mutable_x0()->Add(s.v.begin() + static_cast<long>(k * 18),
+                          s.v.begin() + static_cast<long>(k * 18 + 18));
+  }
+  return req;
+}
+
 void expectNear(const Doubles& got, const double* want, std::size_t n, const std::string& what,
                 double tol = 1e-11) {
   ASSERT_EQ(static_cast<std::size_t>(got.size()), n) << what;
@@ -545,24 +565,10 @@ TEST_F(ServerTrees, DerivativesAndRolloutsInTheTangentSpaceEqualTheCore) {
   {
     const int T = 5;
     const double dt = 0.002;
-    v1::RolloutRequest req;
-    req.set_model_id(id_);
-    req.set_count(count);
-    req.set_dof(18);
-    req.set_steps(T);
-    req.set_dt(dt);
-    req.set_linearize(true);
-    std::vector<double> x0;
-    for (int k = 0; k < count; ++k) {
-      const auto o = static_cast<std::size_t>(k);
-      x0.insert(x0.end(), s.q.begin() + static_cast<long>(o * 19),
-                s.q.begin() + static_cast<long>(o * 19 + 19));
-      x0.insert(x0.end(), s.v.begin() + static_cast<long>(o * 18),
-                s.v.begin() + static_cast<long>(o * 18 + 18));
-    }
+    v1::RolloutRequest req = soloRollout(id_, s, count, T, dt);
+    const std::vector<double> x0(req.x0().begin(), req.x0().end());
     std::vector<double> u(static_cast<std::size_t>(count * T * 12));
     for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::sin(0.7 * static_cast<double>(i));
-    req.mutable_x0()->Add(x0.begin(), x0.end());
     req.mutable_u()->Add(u.begin(), u.end());
     v1::RolloutResponse resp;
     grpc::ClientContext ctx;
@@ -720,24 +726,10 @@ TEST_F(ServerTrees, DerivativesAndRolloutsWithWrenchesEqualTheCore) {
   {
     const int T = 4;
     const double dt = 0.002;
-    v1::RolloutRequest req;
-    req.set_model_id(id_);
-    req.set_count(count);
-    req.set_dof(18);
-    req.set_steps(T);
-    req.set_dt(dt);
-    req.set_linearize(true);
-    std::vector<double> x0;
-    for (int k = 0; k < count; ++k) {
-      const auto o = static_cast<std::size_t>(k);
-      x0.insert(x0.end(), s.q.begin() + static_cast<long>(o * 19),
-                s.q.begin() + static_cast<long>(o * 19 + 19));
-      x0.insert(x0.end(), s.v.begin() + static_cast<long>(o * 18),
-                s.v.begin() + static_cast<long>(o * 18 + 18));
-    }
+    v1::RolloutRequest req = soloRollout(id_, s, count, T, dt);
+    const std::vector<double> x0(req.x0().begin(), req.x0().end());
     std::vector<double> u(static_cast<std::size_t>(T * 12));
     for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::cos(0.3 * static_cast<double>(i));
-    req.mutable_x0()->Add(x0.begin(), x0.end());
     req.mutable_u()->Add(u.begin(), u.end());
     req.set_shared_controls(true);
     addAll(req.mutable_wrenches());  // per rollout (count*6) and shared (6)
@@ -783,19 +775,7 @@ TEST_F(ServerTrees, HostileWrenchesOnDerivativesAndRolloutsAreRefusedByName) {
   dreq.mutable_q()->Add(s.q.begin(), s.q.end());
   dreq.mutable_qd()->Add(s.v.begin(), s.v.end());
   dreq.mutable_qdd()->Add(s.a.begin(), s.a.end());
-  v1::RolloutRequest rreq;
-  rreq.set_model_id(id_);
-  rreq.set_count(count);
-  rreq.set_dof(18);
-  rreq.set_steps(2);
-  rreq.set_dt(0.001);
-  for (int k = 0; k < count; ++k) {
-    const auto o = static_cast<std::size_t>(k);
-    rreq.mutable_x0()->Add(s.q.begin() + static_cast<long>(o * 19),
-                           s.q.begin() + static_cast<long>(o * 19 + 19));
-    rreq.mutable_x0()->Add(s.v.begin() + static_cast<long>(o * 18),
-                           s.v.begin() + static_cast<long>(o * 18 + 18));
-  }
+  v1::RolloutRequest rreq = soloRollout(id_, s, count, 2, 0.001, false);
   for (int i = 0; i < count * 2 * 12; ++i) rreq.add_u(0.1);
   const auto both = [&](const std::function<void(google::protobuf::RepeatedPtrField<v1::LinkWrench>*)>& set,
                         grpc::StatusCode code, const std::string& names) {
