@@ -19,7 +19,8 @@ inline constexpr std::uint64_t kReflectionStreams = 32;
 inline constexpr std::uint64_t kReflectionStreamsPerPeer = 4;
 
 /// One reflection stream's answers: files by name or by symbol (with the dependencies the stream has not been
-/// sent yet), the services, a message's extension numbers; names longer than kMaxNameLength are refused.
+/// sent yet), the services, a message's extension numbers; names over 1024 characters are refused in the
+/// answer.
 class ReflectionSession final : public BidiSession {
  public:
   explicit ReflectionSession(std::vector<std::string> services) : services_(std::move(services)) {}
@@ -27,11 +28,10 @@ class ReflectionSession final : public BidiSession {
   std::uint64_t messages() const override { return messages_; }
   std::uint64_t computed() const override { return 0; }
 
-  /// The answer to one request (for the tests: no transport).
+ private:
+  /// The answer to one parsed request.
   void answer(const grpc::reflection::v1alpha::ServerReflectionRequest& req,
               grpc::reflection::v1alpha::ServerReflectionResponse& resp);
-
- private:
   std::vector<std::string> services_;
   std::vector<std::string> sent_;  // files sent on this stream
   std::uint64_t messages_ = 0;
