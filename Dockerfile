@@ -12,7 +12,7 @@
 # deploy/compose.yaml and deploy/k8s/ mount TLS material; deploy/README.md has the details.
 #
 # Exposed deployments (the documented default, docs/service.md "The front"): the same image runs nginx
-# (nginx -p /tmp/ -c /etc/denoc/nginx/nginx.conf -g 'daemon off;', port 8443, mutual TLS) in front of denocd
+# (denoc-front: nginx on port 8443, mutual TLS, reloaded when its certificates change) in front of denocd
 # listening on unix:/run/denoc/denocd.sock with DENOC_TRUSTED_FRONT_HEADER=true; the two share /run/denoc.
 
 # ---- build: the README's install script, the package preset, the Debian package ---------------------------------
@@ -53,6 +53,8 @@ RUN groupadd --gid 10001 denoc \
  && chown -R denoc:denoc /var/lib/denoc /run/denoc
 # the front's configuration: nginx -p /tmp/ -c /etc/denoc/nginx/nginx.conf (deploy/nginx/nginx.conf)
 COPY deploy/nginx/nginx.conf deploy/nginx/denoc.conf /etc/denoc/nginx/
+# the front's process: nginx in the foreground, reloaded when /etc/denoc/tls changes (deploy/nginx/front.sh)
+COPY deploy/nginx/front.sh /usr/local/bin/denoc-front
 # every shared library resolves, and the programs run
 RUN if ldd /usr/bin/denocd /usr/bin/denoc /usr/bin/denoc-health /usr/bin/denoc_probe | grep 'not found'; then exit 1; fi \
  && denocd --version && denoc --version && denoc-health --help > /dev/null \

@@ -286,7 +286,7 @@ else
 fi
 docker run -d --name "$run_id-5" --network host -v "$socket_volume:/run/denoc" -v "$certs:$tls:ro" \
   -v "$work/front:/etc/denoc/nginx-smoke:ro" --read-only --tmpfs /tmp:uid=10001,gid=10001 \
-  --entrypoint nginx "$image" -p /tmp/ -c /etc/denoc/nginx-smoke/nginx.conf -g 'daemon off;' >/dev/null
+  -e DENOC_FRONT_CONF=/etc/denoc/nginx-smoke/nginx.conf --entrypoint denoc-front "$image" >/dev/null
 port=$front_port
 front_ok=0
 for _ in $(seq 1 100); do

@@ -72,6 +72,11 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--tls-client-ca", sec.tls_client_ca,
                  "CA certificates (PEM file) that client certificates must chain to: mutual TLS")
       ->envname("DENOC_TLS_CLIENT_CA");
+  app.add_option("--tls-reload-s", sec.tls_reload_s,
+                 "seconds between reads of the certificate, key and client CA files: a rotated certificate "
+                 "serves the connections made after it (0: read once at start)")
+      ->envname("DENOC_TLS_RELOAD_S")
+      ->check(CLI::Range(0u, 86400u));
   app.add_flag("--plaintext", sec.plaintext, "allow plaintext (no TLS) on a non-loopback address")
       ->envname("DENOC_PLAINTEXT");
   app.add_flag("--without-front", o.listen.without_front,

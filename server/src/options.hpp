@@ -29,8 +29,11 @@ struct SecurityOptions {
   std::string tls_cert;       // --tls-cert / DENOC_TLS_CERT: server certificate chain (PEM); with tls_key
   std::string tls_key;        // --tls-key / DENOC_TLS_KEY: server private key (PEM)
   std::string tls_client_ca;  // --tls-client-ca / DENOC_TLS_CLIENT_CA: CA bundle; turns on mutual TLS
-  bool plaintext = false;     // --plaintext / DENOC_PLAINTEXT: allow plaintext on a non-loopback address
-  std::string token_file;     // --token-file / DENOC_TOKEN_FILE: bearer tokens ("TOKEN" or "NAME TOKEN")
+  // --tls-reload-s / DENOC_TLS_RELOAD_S: the three files above are read again this often, and a changed pair
+  // or CA serves the connections made after it (a rotated certificate); 0: read once at start
+  unsigned tls_reload_s = 60;
+  bool plaintext = false;  // --plaintext / DENOC_PLAINTEXT: allow plaintext on a non-loopback address
+  std::string token_file;  // --token-file / DENOC_TOKEN_FILE: bearer tokens ("TOKEN" or "NAME TOKEN")
   // --trusted-front-header / DENOC_TRUSTED_FRONT_HEADER: without tokens, the identity headers of the front
   // (x-denoc-client-*, front.hpp) name the caller; only on a unix-socket listener ("The front")
   bool trusted_front_header = false;

@@ -1,6 +1,8 @@
 #include "transport.hpp"
 
 #include <grpc/grpc_security_constants.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
 
 #include <fstream>
 #include <sstream>
@@ -22,12 +24,28 @@ Credentials makeCredentials(const ServerOptions& options, const TokenAuth* auth)
   const std::string& listen = options.listen.address;
   Credentials c;
   if (o.tls()) {
-    grpc::SslServerCredentialsOptions ssl(o.tls_client_ca.empty()
-                                              ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-    ssl.pem_key_cert_pairs.push_back({readFile(o.tls_key), readFile(o.tls_cert)});
-    if (!o.tls_client_ca.empty()) ssl.pem_root_certs = readFile(o.tls_client_ca);
-    c.credentials = grpc::SslServerCredentials(ssl);
+    const grpc_ssl_client_certificate_request_type request =
+        o.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    // read here first, so that a missing or unreadable file stops the start with its name
+    const std::string key = readFile(o.tls_key), cert = readFile(o.tls_cert);
+    const std::string client_ca = o.tls_client_ca.empty() ? std::string() : readFile(o.tls_client_ca);
+    if (o.tls_reload_s == 0) {
+      grpc::SslServerCredentialsOptions ssl(request);
+      ssl.pem_key_cert_pairs.push_back({key, cert});
+      ssl.pem_root_certs = client_ca;
+      c.credentials = grpc::SslServerCredentials(ssl);
+    } else {
+      // gRPC's file watcher reads the files again every tls_reload_s seconds; a pair that fails to load (a
+      // key that does not match its certificate, half a rotation) is logged and the pair in use kept
+      auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+          o.tls_key, o.tls_cert, o.tls_client_ca, o.tls_reload_s);
+      grpc::experimental::TlsServerCredentialsOptions tls(provider);
+      tls.watch_identity_key_cert_pairs();
+      if (!o.tls_client_ca.empty()) tls.watch_root_certs();
+      tls.set_cert_request_type(request);
+      c.credentials = grpc::experimental::TlsServerCredentials(tls);
+    }
     c.kind = o.tls_client_ca.empty() ? "TLS" : "mutual TLS";
   } else if (auth && listen.rfind("unix:", 0) == 0) {
     c.credentials = grpc::experimental::LocalServerCredentials(UDS);

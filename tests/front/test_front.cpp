@@ -33,14 +33,28 @@ class Front : public ::testing::Test {
     direct_ = grpc::CreateChannel("unix:" + socket_, grpc::InsecureChannelCredentials());
     ASSERT_TRUE(connects(direct_, 30s)) << denocd_->log();
     port_ = freePort();
+    // the TLS files as a Kubernetes secret volume holds them: tls/{tls.crt,tls.key,ca.crt} through a link
+    // that a rotation swaps (RotatedCertificatesServeNewConnections)
+    const std::string secret = dir_->str("tls");
+    TlsMaterial::swapLink(
+        TlsMaterial::secretDirectory(dir_->str("tls-1"), tls_->server_cert, tls_->server_key, tls_->ca),
+        secret);
     const std::string prefix = dir_->str("nginx");
     std::string render = std::string("bash ") + DENOC_SOURCE_DIR + "/deploy/nginx/render.sh " + prefix +
                          " --listen 127.0.0.1:" + std::to_string(port_) + " --socket " + socket_ +
-                         " --cert " + tls_->server_cert + " --key " + tls_->server_key + " --client-ca " +
-                         tls_->ca + " --workers 1 --access-log " + prefix + "/access.log";
+                         " --cert " + secret + "/tls.crt --key " + secret + "/tls.key --client-ca " + secret +
+                         "/ca.crt --workers 1 --access-log " + prefix + "/access.log";
     if (::geteuid() == 0) render += " --user root";  // workers that may use root's socket
     ASSERT_EQ(std::system(render.c_str()), 0) << render;
-    nginx_ = new Child({DENOC_NGINX, "-p", prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"},
+    // the front's process as the image runs it: deploy/nginx/front.sh, looking at the TLS files every second
+    const std::string nginx_dir = fs::path(DENOC_NGINX).parent_path().string();
+    ::setenv("PATH", (nginx_dir + ":" + std::getenv("PATH")).c_str(), 1);
+    ::setenv("DENOC_FRONT_PREFIX", (prefix + "/").c_str(), 1);
+    ::setenv("DENOC_FRONT_CONF", "nginx.conf", 1);
+    ::setenv("DENOC_FRONT_WATCH", (secret + "/tls.crt " + secret + "/tls.key " + secret + "/ca.crt").c_str(),
+             1);
+    ::setenv("DENOC_FRONT_RELOAD_S", "1", 1);
+    nginx_ = new Child({"/bin/sh", std::string(DENOC_SOURCE_DIR) + "/deploy/nginx/front.sh"},
                        dir_->str("nginx.log"));
     front_ = frontChannel(tls_->client_cert, tls_->client_key);
     ASSERT_TRUE(connects(front_, 30s)) << nginx_->log();
@@ -234,6 +248,37 @@ TEST_F(Front, AnswersThroughTheFrontAreTheCoresAndDenocdsDirectOnes) {
   }
   st = finish(*s);
   EXPECT_TRUE(st.ok()) << st.error_message();
+}
+
+TEST_F(Front, RotatedCertificatesServeNewConnections) {
+  ChannelSetup before, after;
+  before.credentials = TlsMaterial::credentials(tls_->ca, tls_->client_cert, tls_->client_key);
+  after.credentials = TlsMaterial::credentials(tls_->rogue_ca, tls_->rogue_cert, tls_->rogue_key);
+  before.tls_name = after.tls_name = "localhost";
+  const std::string address = "127.0.0.1:" + std::to_string(port_);
+  ASSERT_TRUE(newConnectionServed(address, before)) << nginx_->log();
+  ASSERT_FALSE(newConnectionServed(address, after));
+  // a call in flight across the reload: a Stream opened before it
+  auto stub = v1::Dynamics::NewStub(front_);
+  auto in_flight = openStream(*stub, {});
+  ASSERT_TRUE(echoes(*in_flight));
+  // the secret rotated: another CA's server certificate, key and client CA, swapped in one rename
+  TlsMaterial::swapLink(TlsMaterial::secretDirectory(dir_->str("tls-2"), tls_->rogue_server_cert,
+                                                     tls_->rogue_server_key, tls_->rogue_ca),
+                        dir_->str("tls"));
+  const double seconds = secondsUntilServed(address, after, 60s);
+  ASSERT_GE(seconds, 0) << "the rotated certificates were not served within 60 s\n" << nginx_->log();
+  std::printf(
+      "rotated certificates served by the front to a new connection after %.1f s (looked at every 1 s)\n",
+      seconds);
+  EXPECT_NE(nginx_->log().find("the TLS files changed; reloading nginx"), std::string::npos) << nginx_->log();
+  // the old CA's clients are refused on new connections; the call in flight goes on on the old worker and
+  // ends OK (nginx's reload ends the old workers' connections when their calls have finished)
+  EXPECT_FALSE(newConnectionServed(address, before));
+  EXPECT_TRUE(echoes(*in_flight));
+  const grpc::Status ended = finish(*in_flight);
+  EXPECT_TRUE(ended.ok()) << ended.error_message();
+  EXPECT_TRUE(nginx_->alive());
 }
 
 TEST_F(Front, VerifiedCertificateIsThePrincipal) {

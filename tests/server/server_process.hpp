@@ -220,6 +220,30 @@ inline std::unique_ptr<grpc::ClientContext> context(std::chrono::milliseconds ti
   return ctx;
 }
 
+/// Whether a new connection made with `setup` gets a ListModels answered (a channel with a subchannel of its
+/// own: a new TLS handshake, not a connection shared with another stub).
+inline bool newConnectionServed(const std::string& address, const ChannelSetup& setup) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!setup.tls_name.empty()) args.SetSslTargetNameOverride(setup.tls_name);
+  auto stub = v1::Dynamics::NewStub(grpc::CreateCustomChannel(address, setup.credentials, args));
+  v1::ListModelsResponse list;
+  return stub->ListModels(context(5s).get(), {}, &list).ok();
+}
+
+/// The seconds until a new connection made with `setup` was served (polled every 200 ms), or a negative
+/// number when none was within `timeout`.
+inline double secondsUntilServed(const std::string& address, const ChannelSetup& setup,
+                                 std::chrono::seconds timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < timeout) {
+    if (newConnectionServed(address, setup))
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::this_thread::sleep_for(200ms);
+  }
+  return -1;
+}
+
 /// A unary call of `method` with `bytes` as its body, sent as they are (e.g. a message that does not parse).
 inline grpc::Status rawCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
                             const std::string& bytes) {

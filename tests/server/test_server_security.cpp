@@ -202,6 +202,44 @@ TEST(ServerTls, MutualTlsRequiresAClientCertificateFromTheConfiguredCa) {
   EXPECT_EQ(health(server.channel()), grpc::health::v1::HealthCheckResponse::SERVING);
 }
 
+TEST(ServerTls, RotatedCertificatesServeNewConnectionsWithoutARestart) {
+  TempDir dir;
+  TlsMaterial tls(dir.str());
+  // denocd reads current/tls.crt, current/tls.key and current/ca.crt; the rotation swaps `current` from one
+  // directory to the other in one rename, so that key and certificate change together
+  const std::string current = dir.str("current");
+  TlsMaterial::swapLink(
+      TlsMaterial::secretDirectory(dir.str("tls-1"), tls.server_cert, tls.server_key, tls.ca), current);
+  const std::string next = TlsMaterial::secretDirectory(dir.str("tls-2"), tls.rogue_server_cert,
+                                                        tls.rogue_server_key, tls.rogue_ca);
+  const std::string cert = current + "/tls.crt", key = current + "/tls.key", client_ca = current + "/ca.crt";
+  const ChannelSetup before =
+      tlsSetup(TlsMaterial::credentials(tls.ca, tls.client_cert, tls.client_key), "localhost");
+  const ChannelSetup after =
+      tlsSetup(TlsMaterial::credentials(tls.rogue_ca, tls.rogue_cert, tls.rogue_key), "localhost");
+  ServerProcess server(
+      dir.str(), dir.str("store"),
+      {"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", client_ca, "--tls-reload-s", "1"}, "rotated",
+      before);
+  auto established = server.stub();
+  v1::ListModelsResponse list;
+  ASSERT_TRUE(established->ListModels(context().get(), {}, &list).ok());
+  ASSERT_FALSE(newConnectionServed(server.address(), after));
+
+  // the rotation: the new key, certificate and client CA serve the new connections within seconds
+  TlsMaterial::swapLink(next, current);
+  const double seconds = secondsUntilServed(server.address(), after, 60s);
+  ASSERT_GE(seconds, 0) << "the rotated certificates were not served within 60 s\n" << server.log();
+  std::printf("rotated certificates served to a new connection after %.1f s (reload interval 1 s)\n",
+              seconds);
+  // new connections trusting the old CA, or presenting a client certificate of the old CA, are refused
+  EXPECT_FALSE(newConnectionServed(server.address(), before));
+  EXPECT_FALSE(newConnectionServed(
+      server.address(), tlsSetup(TlsMaterial::credentials(tls.rogue_ca, tls.client_cert, tls.client_key))));
+  // the connection made before the rotation keeps serving its calls
+  EXPECT_TRUE(established->ListModels(context().get(), {}, &list).ok());
+}
+
 TEST(ServerTls, RefusesToStartWithoutWhatItNeeds) {
   TempDir dir;
   TlsMaterial tls(dir.str());

@@ -1,11 +1,13 @@
 // Test certificates, made with the openssl command at test time (never committed): a CA, a server
 // certificate for localhost and 127.0.0.1 signed by it, a client certificate signed by it, and a second,
-// unrelated CA with a client certificate of its own (which a mutual-TLS server must refuse).
+// unrelated CA with a client certificate of its own (which a mutual-TLS server must refuse) and a server
+// certificate of its own (a rotation to another CA).
 #pragma once
 
 #include <grpcpp/security/credentials.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -15,7 +17,8 @@ namespace denoc::test {
 
 struct TlsMaterial {
   std::string dir;
-  std::string ca, server_cert, server_key, client_cert, client_key, rogue_ca, rogue_cert, rogue_key;
+  std::string ca, server_cert, server_key, client_cert, client_key, rogue_ca, rogue_cert, rogue_key,
+      rogue_server_cert, rogue_server_key;
 
   /// Generates everything into dir (EC P-256 keys, valid for two days). Throws when openssl fails.
   explicit TlsMaterial(const std::string& d) : dir(d) {
@@ -37,6 +40,9 @@ openssl req -x509 -new -key rogue-ca.key -out rogue-ca.pem -days 2 -subj "/CN=ro
 key rogue.key
 openssl req -new -key rogue.key -out rogue.csr -subj "/CN=rogue client"
 openssl x509 -req -in rogue.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAcreateserial -out rogue.pem -days 2 -extfile client.ext 2>/dev/null
+key rogue-server.key
+openssl req -new -key rogue-server.key -out rogue-server.csr -subj "/CN=localhost"
+openssl x509 -req -in rogue-server.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAcreateserial -out rogue-server.pem -days 2 -extfile server.ext 2>/dev/null
 )";
     const std::string path = d + "/make-certs.sh";
     std::ofstream(path) << script;
@@ -54,6 +60,8 @@ openssl x509 -req -in rogue.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAcreatese
     rogue_ca = d + "/rogue-ca.pem";
     rogue_cert = d + "/rogue.pem";
     rogue_key = d + "/rogue.key";
+    rogue_server_cert = d + "/rogue-server.pem";
+    rogue_server_key = d + "/rogue-server.key";
   }
 
   static std::string read(const std::string& path) {
@@ -74,6 +82,24 @@ openssl x509 -req -in rogue.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAcreatese
       o.pem_private_key = read(key);
     }
     return grpc::SslCredentials(o);
+  }
+
+  /// A directory `dir` holding tls.crt, tls.key and ca.crt (a Kubernetes TLS secret's names) copied from the
+  /// given files.
+  static std::string secretDirectory(const std::string& dir, const std::string& cert, const std::string& key,
+                                     const std::string& ca) {
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(cert, dir + "/tls.crt");
+    std::filesystem::copy_file(key, dir + "/tls.key");
+    std::filesystem::copy_file(ca, dir + "/ca.crt");
+    return dir;
+  }
+
+  /// Points the symbolic link `link` at `target` in one rename, as Kubernetes swaps a secret volume's files:
+  /// key and certificate change together.
+  static void swapLink(const std::string& target, const std::string& link) {
+    std::filesystem::create_directory_symlink(target, link + ".new");
+    std::filesystem::rename(link + ".new", link);
   }
 };
 
