@@ -3,7 +3,8 @@
 #  - latency of one client (good_client, every answer checked against the core in its process): unary 7-DOF
 #    inverse dynamics of one state, a Stream round trip, a 10,000-state batch; directly to denocd on
 #    127.0.0.1 (plaintext), on its unix socket, and through nginx with mutual TLS;
-#  - rapid reset (tests/front/h2_rapid_reset_tls.py from 127.0.0.2, CONNECTIONS x 100,000 streams) through
+#  - rapid reset (tests/front/h2_rapid_reset_tls.py with another robot's certificate from the same address,
+#    CONNECTIONS x 100,000 streams) through
 #    the front while good_client calls through it: peak resident size of denocd and of nginx (master and
 #    workers), the client's calls, failures and p50/p99.
 #   tests/front/measure_front.sh BUILD_DIR [SECONDS] [CONNECTIONS]
@@ -23,6 +24,13 @@ cleanup() {
 trap cleanup EXIT
 good=$build/tests/hostile/good_client
 "$src/deploy/gen-certs.sh" "$work/certs" >/dev/null 2>&1
+# the attacker: another robot of the fleet, with a certificate of its own from the same CA (the front's limits
+# are per certificate subject)
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=denoc-attacker" \
+  -keyout "$work/certs/attacker.key" -out "$work/certs/attacker.csr" 2>/dev/null
+printf 'extendedKeyUsage=clientAuth\n' >"$work/certs/attacker.ext"
+openssl x509 -req -in "$work/certs/attacker.csr" -CA "$work/certs/ca.crt" -CAkey "$work/certs/ca.key" \
+  -CAcreateserial -out "$work/certs/attacker.crt" -days 2 -extfile "$work/certs/attacker.ext" 2>/dev/null
 port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 user=()
 [ "$(id -u)" -ne 0 ] || user=(--user root)
@@ -52,7 +60,7 @@ for path in tcp unix front; do
     front) target=(--address "127.0.0.1:$port" "${tls[@]}") ;;
   esac
   row="| $path"
-  # 2 ms between calls: within the front's 500 calls a second per address (limit_req)
+  # 2 ms between calls: within the front's 500 calls a second per certificate (limit_req)
   for mode in "--pause-ms 2" "--stream 1 --pause-ms 2" "--states 10000 --pause-ms 2"; do
     # shellcheck disable=SC2086
     r=$("$good" "${target[@]}" --seconds "$seconds" $mode 2>/dev/null)
@@ -74,7 +82,7 @@ n0=$(rss_tree "$nginx_master")
 gpid=$!
 sleep 1
 /usr/bin/python3 "$src/tests/front/h2_rapid_reset_tls.py" --port "$port" --ca "$work/certs/ca.crt" \
-  --cert "$work/certs/client.crt" --key "$work/certs/client.key" --source 127.0.0.2 \
+  --cert "$work/certs/attacker.crt" --key "$work/certs/attacker.key" --source 127.0.0.1 \
   --connections "$connections" >"$work/reset.json" &
 rpid=$!
 dpeak=$d0 npeak=$n0

@@ -76,8 +76,9 @@ class Front : public ::testing::Test {
     long rss_before = 0, rss_peak = 0;
   };
 
-  /// Runs tests/front/h2_rapid_reset_tls.py with a valid client certificate, from 127.0.0.2 (limit_conn and
-  /// limit_req are per address) with `attack_args`, while a well-behaved client calls InverseDynamics on `id`
+  /// Runs tests/front/h2_rapid_reset_tls.py with another robot's valid client certificate (limit_conn and
+  /// limit_req are per certificate subject), from the same address 127.0.0.1, with `attack_args`, while a
+  /// well-behaved client calls InverseDynamics on `id`
   /// (at least min_calls, at most 200 a second, every answer checked against the core) until the attack ends.
   static UnderAttack callWhileAttacked(const std::string& attack_args, const std::string& id, const Model& m,
                                        int min_calls, int seed) {
@@ -87,8 +88,8 @@ class Front : public ::testing::Test {
     out.rss_peak = out.rss_before;
     const std::string cmd = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
                             "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " +
-                            tls_->ca + " --cert " + tls_->client_cert + " --key " + tls_->client_key +
-                            " --source 127.0.0.2 " + attack_args;
+                            tls_->ca + " --cert " + tls_->robot2_cert + " --key " + tls_->robot2_key +
+                            " --source 127.0.0.1 " + attack_args;
     auto attack = std::async(std::launch::async, [cmd] {
       std::string text;
       FILE* p = ::popen(cmd.c_str(), "r");
@@ -335,6 +336,13 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
     EXPECT_LE((c["goaway"]["last_stream_id"].get<long>() + 1) / 2, 2000) << c.dump();
     EXPECT_LT(c["streams_sent"].get<int>(), kStreams) << c.dump();
   }
+  // the attacker's certificate subject met limit_req (429) from the same address as the well-behaved client,
+  // whose subject was not limited (no call failed, above)
+  long limited = 0;
+  for (const auto& c : report["connections"])
+    if (c.contains("http_status") && c["http_status"].contains("429"))
+      limited += c["http_status"]["429"].get<long>();
+  EXPECT_GT(limited, 0) << report.dump();
   // both processes alive, denocd's resident size bounded
   EXPECT_TRUE(denocd_->alive()) << denocd_->log();
   EXPECT_TRUE(nginx_->alive()) << nginx_->log();
@@ -344,9 +352,11 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
     if (c.contains("goaway") && c["goaway"].is_object())
       taken += (c["goaway"]["last_stream_id"].get<long>() + 1) / 2;
   std::printf(
-      "rapid reset through the front: %ld streams written on %d connections, %ld taken by nginx; %d "
-      "well-behaved calls, %d failed; denocd RSS %ld -> %ld KiB\n",
-      report["streams_sent"].get<long>(), kConnections, taken, calls, failed, rss_before, rss_peak);
+      "rapid reset through the front: %ld streams written on %d connections, %ld taken by nginx, %ld refused "
+      "with 429 (the attacker's certificate); %d well-behaved calls from the same address, %d failed; denocd "
+      "RSS "
+      "%ld -> %ld KiB\n",
+      report["streams_sent"].get<long>(), kConnections, taken, limited, calls, failed, rss_before, rss_peak);
 }
 
 TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {

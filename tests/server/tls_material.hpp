@@ -1,5 +1,6 @@
 // Test certificates, made with the openssl command at test time (never committed): a CA, a server
-// certificate for localhost and 127.0.0.1 signed by it, a client certificate signed by it, and a second,
+// certificate for localhost and 127.0.0.1 signed by it, two client certificates signed by it (two robots of
+// one fleet: subjects "denoc test client" and "denoc test robot 2"), and a second,
 // unrelated CA with a client certificate of its own (which a mutual-TLS server must refuse) and a server
 // certificate of its own (a rotation to another CA).
 #pragma once
@@ -17,8 +18,8 @@ namespace denoc::test {
 
 struct TlsMaterial {
   std::string dir;
-  std::string ca, server_cert, server_key, client_cert, client_key, rogue_ca, rogue_cert, rogue_key,
-      rogue_server_cert, rogue_server_key;
+  std::string ca, server_cert, server_key, client_cert, client_key, robot2_cert, robot2_key, rogue_ca,
+      rogue_cert, rogue_key, rogue_server_cert, rogue_server_key;
 
   /// Generates everything into dir (EC P-256 keys, valid for two days). Throws when openssl fails.
   explicit TlsMaterial(const std::string& d) : dir(d) {
@@ -35,6 +36,9 @@ key client.key
 openssl req -new -key client.key -out client.csr -subj "/CN=denoc test client"
 printf 'extendedKeyUsage=clientAuth\n' > client.ext
 openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2 -extfile client.ext 2>/dev/null
+key robot2.key
+openssl req -new -key robot2.key -out robot2.csr -subj "/CN=denoc test robot 2"
+openssl x509 -req -in robot2.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out robot2.pem -days 2 -extfile client.ext 2>/dev/null
 key rogue-ca.key
 openssl req -x509 -new -key rogue-ca.key -out rogue-ca.pem -days 2 -subj "/CN=rogue CA"
 key rogue.key
@@ -57,6 +61,8 @@ openssl x509 -req -in rogue-server.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAc
     server_key = d + "/server.key";
     client_cert = d + "/client.pem";
     client_key = d + "/client.key";
+    robot2_cert = d + "/robot2.pem";
+    robot2_key = d + "/robot2.key";
     rogue_ca = d + "/rogue-ca.pem";
     rogue_cert = d + "/rogue.pem";
     rogue_key = d + "/rogue.key";
