@@ -52,7 +52,10 @@ RUN groupadd --gid 10001 denoc \
  && mkdir -p /var/lib/denoc/store /etc/denoc/tls /run/denoc \
  && chown -R denoc:denoc /var/lib/denoc /run/denoc
 # the front's configuration: nginx -p /tmp/ -c /etc/denoc/nginx/nginx.conf (deploy/nginx/nginx.conf)
-COPY deploy/nginx/nginx.conf deploy/nginx/denoc.conf /etc/denoc/nginx/
+COPY deploy/nginx/nginx.conf deploy/nginx/denoc.conf deploy/nginx/front-server.conf /etc/denoc/nginx/
+# the L7 balancer's (deploy/k8s/balancer): the same nginx.conf beside balancer.conf as its denoc.conf
+COPY deploy/nginx/nginx.conf deploy/nginx/front-server.conf /etc/denoc/balancer/
+COPY deploy/nginx/balancer.conf /etc/denoc/balancer/denoc.conf
 # the front's process: nginx in the foreground, reloaded when /etc/denoc/tls changes (deploy/nginx/front.sh)
 COPY deploy/nginx/front.sh /usr/local/bin/denoc-front
 # every shared library resolves, and the programs run

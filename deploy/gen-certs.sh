@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes a small private PKI for denocd in OUTDIR (default deploy/certs, ignored by git), for development,
-# compose and tests: a CA (ca.crt, ca.key), a server certificate (tls.crt, tls.key) and a client certificate
-# for mutual TLS (client.crt, client.key). The file names are those of a Kubernetes TLS secret (tls.crt,
+# compose and tests: a CA (ca.crt, ca.key), a server certificate (tls.crt, tls.key), a client certificate
+# for mutual TLS (client.crt, client.key) and the L7 balancer's client certificate (balancer.crt,
+# balancer.key). The file names are those of a Kubernetes TLS secret (tls.crt,
 # tls.key, ca.crt). The server certificate names localhost, 127.0.0.1, ::1, denocd, denocd-headless and their
 # cluster names in the default namespace, plus every NAME given (a DNS name or an IP address).
 # Keys are readable by their owner and, when run as root, by group 10001 (the image's denoc group), so a
@@ -46,8 +47,13 @@ subjectAltName=$san"
 sign client "/CN=denoc-client" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=clientAuth"
+# the L7 balancer's client certificate for the replicas' fronts (deploy/k8s/balancer.yaml): its subject
+# CN=denoc-balancer is the one they trust to name the robot
+sign balancer "/CN=denoc-balancer" "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth"
 
-chmod 0644 ca.crt tls.crt client.crt
-chmod 0640 tls.key client.key
-if [ "$(id -u)" -eq 0 ]; then chgrp 10001 tls.key client.key; fi
-echo "gen-certs.sh: wrote $(pwd)/{ca,tls,client}.{crt,key}; server names: $san"
+chmod 0644 ca.crt tls.crt client.crt balancer.crt
+chmod 0640 tls.key client.key balancer.key
+if [ "$(id -u)" -eq 0 ]; then chgrp 10001 tls.key client.key balancer.key; fi
+echo "gen-certs.sh: wrote $(pwd)/{ca,tls,client,balancer}.{crt,key}; server names: $san"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The front's process: nginx in the foreground, reloaded when its TLS files change, so that a rotated
 # certificate, key or client CA serves the connections made after it while calls in flight finish on the old
-# workers (nginx's reload: the master reads the configuration and the files again and keeps the old workers
+# workers, and (the L7 balancer, balancer.conf) when the addresses of the replicas' name change, so that a
+# new replica gets calls and a removed one none (nginx's reload: the master reads the configuration and the files again and keeps the old workers
 # when they do not load, e.g. a certificate whose key is not there yet). A Kubernetes secret volume swaps its
 # files in one rename; the kubelet does it within its sync period (about a minute).
 #   deploy/nginx/front.sh                    # the image's command for the front (docs/service.md, "The front")
@@ -9,6 +10,8 @@
 #   DENOC_FRONT_PREFIX    nginx's prefix (-p), default /tmp/
 #   DENOC_FRONT_CONF      its configuration (-c), default /etc/denoc/nginx/nginx.conf
 #   DENOC_FRONT_WATCH     the files whose change reloads it, default the TLS secret's three files
+#   DENOC_FRONT_WATCH_HOSTS  names whose addresses reload it when they change (the balancer: the replicas'
+#                         headless Service), default none
 #   DENOC_FRONT_RELOAD_S  seconds between looks at them, default 10 (0: never reload)
 # Signals: TERM and QUIT end nginx gracefully (QUIT: calls in flight finish), HUP reloads it now; the script
 # ends with nginx's exit status.
@@ -16,15 +19,20 @@ set -eu
 prefix=${DENOC_FRONT_PREFIX:-/tmp/}
 conf=${DENOC_FRONT_CONF:-/etc/denoc/nginx/nginx.conf}
 watch=${DENOC_FRONT_WATCH:-/etc/denoc/tls/tls.crt /etc/denoc/tls/tls.key /etc/denoc/tls/ca.crt}
+hosts=${DENOC_FRONT_WATCH_HOSTS:-}
 interval=${DENOC_FRONT_RELOAD_S:-10}
 case $interval in
   '' | *[!0-9]*) echo "front.sh: DENOC_FRONT_RELOAD_S must be a whole number of seconds, not '$interval'" >&2; exit 2 ;;
 esac
 
-# what the watched files hold now (their contents, not their times: a secret's swap keeps old times)
+# what the watched files hold now (their contents, not their times: a secret's swap keeps old times), and
+# the watched names' addresses, sorted
 fingerprint() {
-  # shellcheck disable=SC2086 # the list of files is split on purpose
-  cat $watch 2>/dev/null | cksum
+  {
+    # shellcheck disable=SC2086 # the lists are split on purpose
+    cat $watch 2>/dev/null
+    for h in $hosts; do getent ahosts "$h" | awk '{ print $1 }' | sort -u; done
+  } | cksum
 }
 
 nginx -p "$prefix" -c "$conf" -g 'daemon off;' &
@@ -40,7 +48,7 @@ if [ "$interval" -gt 0 ]; then
     wait $! 2>/dev/null || true
     now=$(fingerprint)
     if [ "$now" != "$seen" ] && kill -0 "$nginx_pid" 2>/dev/null; then
-      echo "front.sh: the TLS files changed; reloading nginx" >&2
+      echo "front.sh: the TLS files or the watched names' addresses changed; reloading nginx" >&2
       kill -HUP "$nginx_pid"
       seen=$now
     fi

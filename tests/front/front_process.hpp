@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "server_process.hpp"
+#include "tls_material.hpp"
 
 namespace denoc::test {
 
@@ -77,6 +78,47 @@ class Child {
 /// Waits (at most timeout) until channel connects.
 inline bool connects(const std::shared_ptr<grpc::Channel>& channel, std::chrono::seconds timeout) {
   return channel->WaitForConnected(std::chrono::system_clock::now() + timeout);
+}
+
+/// A front (or the L7 balancer) as the image runs it: deploy/nginx/render.sh writes its configuration into
+/// `prefix` with `render_args` (the site, ports, certificates), then deploy/nginx/front.sh runs nginx there,
+/// looking every second at the files in `watch` (space-separated) and reloading nginx when they change.
+/// Throws when render.sh fails.
+inline std::unique_ptr<Child> startFront(const std::string& prefix, std::string render_args,
+                                         const std::string& watch, const std::string& log) {
+  std::string render = std::string("bash ") + DENOC_SOURCE_DIR + "/deploy/nginx/render.sh " + prefix + " " +
+                       render_args + " --workers 1 --access-log " + prefix + "/access.log";
+  if (::geteuid() == 0) render += " --user root";  // workers that may use root's socket
+  if (std::system(render.c_str()) != 0) throw std::runtime_error("render.sh failed: " + render);
+  // the environment front.sh reads (the test's own: Child passes it on)
+  const std::string nginx_dir = fs::path(DENOC_NGINX).parent_path().string();
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  if (path.find(nginx_dir) == std::string::npos) ::setenv("PATH", (nginx_dir + ":" + path).c_str(), 1);
+  ::setenv("DENOC_FRONT_PREFIX", (prefix + "/").c_str(), 1);
+  ::setenv("DENOC_FRONT_CONF", "nginx.conf", 1);
+  ::setenv("DENOC_FRONT_WATCH", watch.c_str(), 1);
+  ::setenv("DENOC_FRONT_RELOAD_S", "1", 1);
+  return std::make_unique<Child>(
+      std::vector<std::string>{"/bin/sh", std::string(DENOC_SOURCE_DIR) + "/deploy/nginx/front.sh"}, log);
+}
+
+/// The calls a front has passed on so far: the lines of its access log (one per call).
+inline int callsLogged(const std::string& prefix) {
+  std::ifstream f(prefix + "/access.log");
+  int lines = 0;
+  for (std::string line; std::getline(f, line);) ++lines;
+  return lines;
+}
+
+/// A mutual-TLS channel with a connection of its own to a front on 127.0.0.1:port, trusting `ca` for the
+/// name localhost and presenting cert/key.
+inline std::shared_ptr<grpc::Channel> frontChannel(int port, const std::string& ca, const std::string& cert,
+                                                   const std::string& key) {
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride("localhost");
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
+                                   TlsMaterial::credentials(ca, cert, key), args);
 }
 
 }  // namespace denoc::test

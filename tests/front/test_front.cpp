@@ -40,22 +40,12 @@ class Front : public ::testing::Test {
         TlsMaterial::secretDirectory(dir_->str("tls-1"), tls_->server_cert, tls_->server_key, tls_->ca),
         secret);
     const std::string prefix = dir_->str("nginx");
-    std::string render = std::string("bash ") + DENOC_SOURCE_DIR + "/deploy/nginx/render.sh " + prefix +
-                         " --listen 127.0.0.1:" + std::to_string(port_) + " --socket " + socket_ +
-                         " --cert " + secret + "/tls.crt --key " + secret + "/tls.key --client-ca " + secret +
-                         "/ca.crt --workers 1 --access-log " + prefix + "/access.log";
-    if (::geteuid() == 0) render += " --user root";  // workers that may use root's socket
-    ASSERT_EQ(std::system(render.c_str()), 0) << render;
-    // the front's process as the image runs it: deploy/nginx/front.sh, looking at the TLS files every second
-    const std::string nginx_dir = fs::path(DENOC_NGINX).parent_path().string();
-    ::setenv("PATH", (nginx_dir + ":" + std::getenv("PATH")).c_str(), 1);
-    ::setenv("DENOC_FRONT_PREFIX", (prefix + "/").c_str(), 1);
-    ::setenv("DENOC_FRONT_CONF", "nginx.conf", 1);
-    ::setenv("DENOC_FRONT_WATCH", (secret + "/tls.crt " + secret + "/tls.key " + secret + "/ca.crt").c_str(),
-             1);
-    ::setenv("DENOC_FRONT_RELOAD_S", "1", 1);
-    nginx_ = new Child({"/bin/sh", std::string(DENOC_SOURCE_DIR) + "/deploy/nginx/front.sh"},
-                       dir_->str("nginx.log"));
+    nginx_ =
+        startFront(prefix,
+                   "--listen 127.0.0.1:" + std::to_string(port_) + " --socket " + socket_ + " --cert " +
+                       secret + "/tls.crt --key " + secret + "/tls.key --client-ca " + secret + "/ca.crt",
+                   secret + "/tls.crt " + secret + "/tls.key " + secret + "/ca.crt", dir_->str("nginx.log"))
+            .release();
     front_ = frontChannel(tls_->client_cert, tls_->client_key);
     ASSERT_TRUE(connects(front_, 30s)) << nginx_->log();
   }
@@ -120,14 +110,7 @@ class Front : public ::testing::Test {
 
   /// A mutual-TLS channel to the front with the given client certificate.
   static std::shared_ptr<grpc::Channel> frontChannel(const std::string& cert, const std::string& key) {
-    grpc::SslCredentialsOptions ssl;
-    ssl.pem_root_certs = TlsMaterial::read(tls_->ca);
-    ssl.pem_cert_chain = TlsMaterial::read(cert);
-    ssl.pem_private_key = TlsMaterial::read(key);
-    grpc::ChannelArguments args;
-    args.SetSslTargetNameOverride("localhost");
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
-    return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port_), grpc::SslCredentials(ssl), args);
+    return test::frontChannel(port_, tls_->ca, cert, key);
   }
 
   static std::string registerModel(v1::Dynamics::Stub& stub, const DHSpec& dh) {
@@ -272,7 +255,7 @@ TEST_F(Front, RotatedCertificatesServeNewConnections) {
   std::printf(
       "rotated certificates served by the front to a new connection after %.1f s (looked at every 1 s)\n",
       seconds);
-  EXPECT_NE(nginx_->log().find("the TLS files changed; reloading nginx"), std::string::npos) << nginx_->log();
+  EXPECT_NE(nginx_->log().find("the TLS files or the watched names"), std::string::npos) << nginx_->log();
   // the old CA's clients are refused on new connections; the call in flight goes on on the old worker and
   // ends OK (nginx's reload ends the old workers' connections when their calls have finished)
   EXPECT_FALSE(newConnectionServed(address, before));
@@ -346,7 +329,9 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
   // both processes alive, denocd's resident size bounded
   EXPECT_TRUE(denocd_->alive()) << denocd_->log();
   EXPECT_TRUE(nginx_->alive()) << nginx_->log();
-  if (kResidentSizeBounded) EXPECT_LT(rss_peak - rss_before, 256L * 1024) << "KiB grown during the attack";
+  if (kResidentSizeBounded) {
+    EXPECT_LT(rss_peak - rss_before, 256L * 1024) << "KiB grown during the attack";
+  }
   long taken = 0;
   for (const auto& c : report["connections"])
     if (c.contains("goaway") && c["goaway"].is_object())
@@ -394,7 +379,9 @@ TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {
   }
   EXPECT_TRUE(denocd_->alive()) << denocd_->log();
   EXPECT_TRUE(nginx_->alive()) << nginx_->log();
-  if (kResidentSizeBounded) EXPECT_LT(rss_peak - rss_before, 64L * 1024) << "KiB grown during the attack";
+  if (kResidentSizeBounded) {
+    EXPECT_LT(rss_peak - rss_before, 64L * 1024) << "KiB grown during the attack";
+  }
   std::printf(
       "endless header block through the front: %d connections, all cut off after at most %ld bytes of "
       "header block written into the socket; %d well-behaved calls, %d failed; denocd RSS %ld -> %ld KiB\n",

@@ -1,6 +1,7 @@
 // Test certificates, made with the openssl command at test time (never committed): a CA, a server
 // certificate for localhost and 127.0.0.1 signed by it, two client certificates signed by it (two robots of
-// one fleet: subjects "denoc test client" and "denoc test robot 2"), and a second,
+// one fleet: subjects "denoc test client" and "denoc test robot 2") and the L7 balancer's client certificate
+// (subject "denoc-balancer", which the replicas' fronts trust to name the caller), and a second,
 // unrelated CA with a client certificate of its own (which a mutual-TLS server must refuse) and a server
 // certificate of its own (a rotation to another CA).
 #pragma once
@@ -18,8 +19,8 @@ namespace denoc::test {
 
 struct TlsMaterial {
   std::string dir;
-  std::string ca, server_cert, server_key, client_cert, client_key, robot2_cert, robot2_key, rogue_ca,
-      rogue_cert, rogue_key, rogue_server_cert, rogue_server_key;
+  std::string ca, server_cert, server_key, client_cert, client_key, robot2_cert, robot2_key, balancer_cert,
+      balancer_key, rogue_ca, rogue_cert, rogue_key, rogue_server_cert, rogue_server_key;
 
   /// Generates everything into dir (EC P-256 keys, valid for two days). Throws when openssl fails.
   explicit TlsMaterial(const std::string& d) : dir(d) {
@@ -39,6 +40,9 @@ openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out c
 key robot2.key
 openssl req -new -key robot2.key -out robot2.csr -subj "/CN=denoc test robot 2"
 openssl x509 -req -in robot2.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out robot2.pem -days 2 -extfile client.ext 2>/dev/null
+key balancer.key
+openssl req -new -key balancer.key -out balancer.csr -subj "/CN=denoc-balancer"
+openssl x509 -req -in balancer.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out balancer.pem -days 2 -extfile client.ext 2>/dev/null
 key rogue-ca.key
 openssl req -x509 -new -key rogue-ca.key -out rogue-ca.pem -days 2 -subj "/CN=rogue CA"
 key rogue.key
@@ -63,6 +67,8 @@ openssl x509 -req -in rogue-server.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAc
     client_key = d + "/client.key";
     robot2_cert = d + "/robot2.pem";
     robot2_key = d + "/robot2.key";
+    balancer_cert = d + "/balancer.pem";
+    balancer_key = d + "/balancer.key";
     rogue_ca = d + "/rogue-ca.pem";
     rogue_cert = d + "/rogue.pem";
     rogue_key = d + "/rogue.key";
