@@ -14,10 +14,16 @@ hyperframe; frames written by hand, so the client can do what a well-behaved gRP
           M Simulate calls on a connection that grants no flow-control window (SETTINGS_INITIAL_WINDOW_SIZE
           0): the server cannot send a byte of any answer. Prints "stalled" once they are open, then holds
           the connection S seconds (or until the server has ended every call).
-    h2_probe.py idle         --port P [--calls M] [--hold S]   M Stream calls that send nothing, held S seconds
+    h2_probe.py idle         --port P [--calls M] [--hold S] [--path P]
+          M calls of P (default /denoc.v1.Dynamics/Stream) that send nothing, held S seconds
+    h2_probe.py continuation --port P [--mb X]
+          HEADERS of a GetModel call without END_HEADERS, then CONTINUATION frames of 16 kB literals until X MiB
+          of header block are sent or the server ends the connection (an endless header block)
     h2_probe.py half-sent    --port P [--calls M] [--mb X] [--hold S]
           M calls at once announcing X MiB each, sending half of each as the server's windows allow, S seconds
 
+Every command takes --tls-ca CA --tls-cert CRT --tls-key KEY to speak TLS (ALPN h2, the name localhost) with
+a client certificate, e.g. to the front (deploy/nginx), and --source ADDR to connect from a local address.
 Every command prints one JSON object: the grpc-status values seen (by code), streams reset by the server,
 GOAWAY, bytes sent, seconds taken. Timing is reported, never judged: the tests judge counts and sizes.
 """
@@ -26,6 +32,7 @@ import gzip
 import json
 import select
 import socket
+import ssl
 import struct
 import sys
 import time
@@ -65,9 +72,16 @@ def simulate_request(model_id, dof, t_end=90.0, dt_out=0.001, batch=2000):
 class Connection:
     """One HTTP/2 connection, frames written by hand, the server's frames read and tallied."""
 
-    def __init__(self, port, initial_window=65535, host="127.0.0.1"):
-        self.sock = socket.create_connection((host, port))
+    def __init__(self, port, initial_window=65535, host="127.0.0.1", tls=None, source=None):
+        self.sock = socket.create_connection((host, port), source_address=(source, 0) if source else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.scheme = "http"
+        if tls:  # (ca, cert, key)
+            ctx = ssl.create_default_context(cafile=tls[0])
+            ctx.load_cert_chain(tls[1], tls[2])
+            ctx.set_alpn_protocols(["h2"])
+            self.sock = ctx.wrap_socket(self.sock, server_hostname="localhost")
+            self.scheme = "https"
         self.port = port
         self.encoder = hpack.Encoder()
         self.decoder = hpack.Decoder()
@@ -95,11 +109,11 @@ class Connection:
         try:
             self.sock.sendall(data)
             self.sent += len(data)
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:  # reset, broken pipe, or the TLS connection's end
             self.closed = True
 
     def headers(self, stream, path, token=None, extra=(), end_stream=False):
-        hdrs = [(":method", "POST"), (":scheme", "http"), (":path", path),
+        hdrs = [(":method", "POST"), (":scheme", self.scheme), (":path", path),
                 (":authority", "127.0.0.1:%d" % self.port), ("content-type", "application/grpc"),
                 ("te", "trailers")]
         if token:
@@ -135,7 +149,8 @@ class Connection:
         end = time.monotonic() + timeout
         while not self.closed:
             left = max(0.0, end - time.monotonic())
-            ready, _, _ = select.select([self.sock], [], [], left)
+            buffered = isinstance(self.sock, ssl.SSLSocket) and self.sock.pending() > 0
+            ready = buffered or select.select([self.sock], [], [], left)[0]
             if not ready:
                 return True
             try:
@@ -239,8 +254,13 @@ class Connection:
         return out
 
 
+# the command line's TLS material and source address, for open_connection (set by main)
+TLS = None
+SOURCE = None
+
+
 def open_connection(port, initial_window=65535):
-    c = Connection(port, initial_window)
+    c = Connection(port, initial_window, tls=TLS, source=SOURCE)
     deadline = time.monotonic() + 5
     while not c.settings_seen and time.monotonic() < deadline and c.pump(0.05):
         pass
@@ -399,7 +419,7 @@ def cmd_idle(a):
     for k in range(a.calls):
         s = 1 + 2 * k
         streams.append(s)
-        c.write(c.headers(s, "/denoc.v1.Dynamics/Stream", a.token))
+        c.write(c.headers(s, a.path, a.token))
     c.pump(0.2)
     print("idle", flush=True)
     wait_ended(c, streams, a.hold)
@@ -407,10 +427,32 @@ def cmd_idle(a):
     print(json.dumps(c.report(calls=a.calls, ended=ended)), flush=True)
 
 
+def cmd_continuation(a):
+    c = open_connection(a.port)
+    t0 = time.monotonic()
+    h = HeadersFrame(1)
+    h.data = c.encoder.encode([(":method", "POST"), (":scheme", c.scheme), (":path", "/denoc.v1.Dynamics/GetModel"),
+                               (":authority", "127.0.0.1:%d" % a.port), ("content-type", "application/grpc"),
+                               ("te", "trailers")])
+    c.write(h.serialize())
+    sent, k, limit = len(h.data), 0, a.mb << 20
+    while sent < limit and not c.closed and not c.goaway:
+        f = ContinuationFrame(1)
+        f.data = c.encoder.encode([("x-pad-%d" % k, "v" * 16000)], huffman=False)
+        c.write(f.serialize())
+        sent += len(f.data)
+        k += 1
+        if k % 16 == 0 and not c.pump(0):
+            break
+    seconds = time.monotonic() - t0
+    c.pump(1.0)
+    print(json.dumps(c.report(header_bytes_sent=sent, seconds=round(seconds, 3))), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", choices=["settings", "gzip", "flagged", "unauth", "header-flood", "rapid-reset",
-                                       "stall", "idle", "half-sent"])
+                                       "stall", "idle", "half-sent", "continuation"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--token", default=None)
     p.add_argument("--calls", type=int, default=16)
@@ -421,10 +463,18 @@ def main():
     p.add_argument("--model", default=None)
     p.add_argument("--dof", type=int, default=7)
     p.add_argument("--hold", type=float, default=30.0)
+    p.add_argument("--path", default="/denoc.v1.Dynamics/Stream")
+    p.add_argument("--tls-ca")
+    p.add_argument("--tls-cert")
+    p.add_argument("--tls-key")
+    p.add_argument("--source", default=None)
     a = p.parse_args()
+    global TLS, SOURCE
+    TLS = (a.tls_ca, a.tls_cert, a.tls_key) if a.tls_ca else None
+    SOURCE = a.source
     {"settings": cmd_settings, "gzip": cmd_gzip, "flagged": cmd_flagged, "unauth": cmd_unauth,
      "header-flood": cmd_header_flood, "rapid-reset": cmd_rapid_reset, "stall": cmd_stall,
-     "idle": cmd_idle, "half-sent": cmd_half_sent}[a.command](a)
+     "idle": cmd_idle, "half-sent": cmd_half_sent, "continuation": cmd_continuation}[a.command](a)
 
 
 if __name__ == "__main__":

@@ -66,20 +66,35 @@ class Front : public ::testing::Test {
     long rss_before = 0, rss_peak = 0;
   };
 
-  /// Runs tests/front/h2_rapid_reset_tls.py with another robot's valid client certificate (limit_conn and
-  /// limit_req are per certificate subject), from the same address 127.0.0.1, with `attack_args`, while a
-  /// well-behaved client calls InverseDynamics on `id`
-  /// (at least min_calls, at most 200 a second, every answer checked against the core) until the attack ends.
-  static UnderAttack callWhileAttacked(const std::string& attack_args, const std::string& id, const Model& m,
+  /// tests/front/h2_rapid_reset_tls.py with `args`, as another robot (its own valid client certificate:
+  /// limit_conn and limit_req are per certificate subject) from the same address 127.0.0.1 as the
+  /// well-behaved client.
+  static std::string resetAttack(const std::string& args) {
+    return std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
+           "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " + tls_->ca +
+           " --cert " + tls_->robot2_cert + " --key " + tls_->robot2_key + " --source 127.0.0.1 " + args;
+  }
+  /// server/tools/h2_probe.py's `command_and_args` over TLS as that other robot, `processes` at once: one
+  /// JSON line each.
+  static std::string probeAttack(const std::string& command_and_args, int processes) {
+    const std::string one = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
+                            "/server/tools/h2_probe.py " + command_and_args + " --port " +
+                            std::to_string(port_) + " --tls-ca " + tls_->ca + " --tls-cert " +
+                            tls_->robot2_cert + " --tls-key " + tls_->robot2_key;
+    std::string all = "(";
+    for (int k = 0; k < processes; ++k) all += one + " & ";
+    return all + "wait)";
+  }
+
+  /// Runs the attack `command` while a well-behaved client calls InverseDynamics on `id` (at least
+  /// min_calls, at most 200 a second, every answer checked against the core) until the attack ends. The
+  /// report is the attack's JSON output (an array when it printed several lines).
+  static UnderAttack callWhileAttacked(const std::string& cmd, const std::string& id, const Model& m,
                                        int min_calls, int seed) {
     UnderAttack out;
     auto good = v1::Dynamics::NewStub(front_);
     out.rss_before = rssKiB(denocd_->pid());
     out.rss_peak = out.rss_before;
-    const std::string cmd = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
-                            "/tests/front/h2_rapid_reset_tls.py --port " + std::to_string(port_) + " --ca " +
-                            tls_->ca + " --cert " + tls_->robot2_cert + " --key " + tls_->robot2_key +
-                            " --source 127.0.0.1 " + attack_args;
     auto attack = std::async(std::launch::async, [cmd] {
       std::string text;
       FILE* p = ::popen(cmd.c_str(), "r");
@@ -104,7 +119,13 @@ class Front : public ::testing::Test {
       if (out.calls > 100000) break;
       std::this_thread::sleep_for(5ms);
     }
-    out.report = nlohmann::json::parse(attack.get(), nullptr, false);
+    const std::string text = attack.get();
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] == '{') lines.push_back(nlohmann::json::parse(line, nullptr, false));
+    out.report = lines.size() == 1 ? lines[0] : nlohmann::json(lines);
+    if (lines.empty()) out.report = nlohmann::json::parse(text, nullptr, false);
     return out;
   }
 
@@ -299,9 +320,10 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
   // the attacker: 20 connections, each trying 100,000 HEADERS+DATA+RST_STREAM; the well-behaved client makes
   // at least 50 calls (the front allows 500 a second per address, with a burst of 1000)
   constexpr int kConnections = 20, kStreams = 100000;
-  const UnderAttack u = callWhileAttacked("--model " + id + " --connections " + std::to_string(kConnections) +
-                                              " --streams " + std::to_string(kStreams),
-                                          id, m, 50, 1000);
+  const UnderAttack u =
+      callWhileAttacked(resetAttack("--model " + id + " --connections " + std::to_string(kConnections) +
+                                    " --streams " + std::to_string(kStreams)),
+                        id, m, 50, 1000);
   const nlohmann::json& report = u.report;
   const int calls = u.calls, failed = u.failed;
   const long rss_before = u.rss_before, rss_peak = u.rss_peak;
@@ -354,9 +376,9 @@ TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {
   const std::string id = registerModel(*good, dh);
   ASSERT_FALSE(id.empty());
   constexpr int kConnections = 8, kMiB = 64;
-  const UnderAttack u = callWhileAttacked(
-      "--connections " + std::to_string(kConnections) + " --continuation-mb " + std::to_string(kMiB), id, m,
-      20, 2000);
+  const UnderAttack u = callWhileAttacked(resetAttack("--connections " + std::to_string(kConnections) +
+                                                      " --continuation-mb " + std::to_string(kMiB)),
+                                          id, m, 20, 2000);
   const nlohmann::json& report = u.report;
   const int calls = u.calls, failed = u.failed;
   const long rss_before = u.rss_before, rss_peak = u.rss_peak;
@@ -386,6 +408,44 @@ TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {
       "endless header block through the front: %d connections, all cut off after at most %ld bytes of "
       "header block written into the socket; %d well-behaved calls, %d failed; denocd RSS %ld -> %ld KiB\n",
       kConnections, most, calls, failed, rss_before, rss_peak);
+}
+
+TEST_F(Front, StalledBodiesOfOneRobotLeaveAnotherAlone) {
+  // the stalled-body memory run through the front: another robot opens 3 connections of 100 InverseDynamics
+  // calls, each announcing 1 MiB and sending half of it as the windows allow, held 4 s, while a well-behaved
+  // client calls. Against denocd alone 600 such calls held 300 MiB and gRPC's memory quota answered with
+  // GOAWAY, failing well-behaved calls (tests/hostile/hostile.py stalled-bodies). Through the front, nginx
+  // takes at most 32 streams per connection (http2_max_concurrent_streams) and 64 per certificate
+  // (limit_conn): the offender meets its own bound first
+  const DHSpec dh = randomChain(7, 45);
+  const Model m = buildModelFromDH(dh);
+  auto good = v1::Dynamics::NewStub(front_);
+  const std::string id = registerModel(*good, dh);
+  ASSERT_FALSE(id.empty());
+  constexpr int kConnections = 3, kCalls = 100;
+  const UnderAttack u = callWhileAttacked(
+      probeAttack("half-sent --calls " + std::to_string(kCalls) + " --mb 1 --hold 4", kConnections), id, m,
+      20, 3000);
+  ASSERT_TRUE(u.report.is_array()) << u.report.dump();
+  ASSERT_EQ(u.report.size(), static_cast<std::size_t>(kConnections)) << u.report.dump();
+  long body_bytes = 0, refused = 0;
+  for (const auto& r : u.report) {
+    body_bytes += r.value("body_bytes_sent", 0L);
+    for (const auto& [code, n] : r["reset_by_server"].items()) refused += n.get<long>();
+  }
+  EXPECT_EQ(u.failed, 0) << "of " << u.calls << " calls";
+  EXPECT_TRUE(denocd_->alive()) << denocd_->log();
+  // at most 64 streams of the robot reach denocd, each with at most half a MiB (the bytes sent count also
+  // what nginx read and dropped of the streams it refused, within their first window)
+  if (kResidentSizeBounded) {
+    EXPECT_LT(u.rss_peak - u.rss_before, 96L * 1024) << "KiB grown during the attack";
+  }
+  std::printf(
+      "stalled bodies through the front: %d calls offered on %d connections, %.1f MiB of bodies sent, %ld "
+      "streams "
+      "reset by nginx; %d well-behaved calls, %d failed; denocd RSS %ld -> %ld KiB\n",
+      kConnections * kCalls, kConnections, body_bytes / 1048576.0, refused, u.calls, u.failed, u.rss_before,
+      u.rss_peak);
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ PY = "/usr/bin/python3"
 TOKEN = "hostile-harness-token-0123456789abcdef"
 ALL = ["deep-urdf", "idle-streams", "stalled-simulate", "header-flood", "gzip", "half-sent", "rapid-reset",
        "urdf-amplification", "store-poison", "register-delete-race", "non-finite", "superlinear-parse",
-       "long-names", "metrics-half-sent", "log-forging", "invalid-utf8", "list-many-models"]
+       "long-names", "metrics-half-sent", "log-forging", "invalid-utf8", "list-many-models", "stalled-bodies",
+       "endless-header-block", "reflection-flood", "slow-list", "extreme-values"]
 
 
 # ------------------------------------------------------------------------------------------------ messages
@@ -471,13 +472,185 @@ def a_list_many_models(s, seconds):
         n, tally(codes), code, len(resp.models) if resp else 0, size // 1000)
 
 
+def a_stalled_bodies(s, seconds):
+    # 600 unary calls on 6 connections (denocd takes 100 streams per connection), each announcing 1 MiB and
+    # sending half of it, held: what stalled bodies cost, and whether the memory quota's remedy hits others
+    reports = [None] * 6
+
+    def one(k):
+        reports[k] = h2("half-sent", s, "--calls", 100, "--mb", 1, "--hold", max(2, seconds), *token_args(s, True))
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sent = sum(r.get("body_bytes_sent", 0) for r in reports if r)
+    return "%.0f MiB of bodies sent on 6 connections; %s" % (
+        sent / (1 << 20), "; ".join(summarize_h2(r) for r in reports if r))
+
+
+def a_endless_header_block(s, seconds):
+    # repeated: against denocd alone gRPC 1.51 sometimes buffers the whole block (CVE-2023-33953; the front's
+    # job, docs/service.md "Transport security")
+    out = []
+    for _ in range(3):
+        r = h2("continuation", s, "--mb", 64, timeout=120)
+        out.append("%.1f MiB sent: %s" % (r.get("header_bytes_sent", 0) / (1 << 20), summarize_h2(r)))
+    return "; ".join(out)
+
+
+REFLECTION = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+
+
+def reflection_call(s, token):
+    """A token holder's reflection (list_services) on its own channel: its status code."""
+    md = (("authorization", "Bearer " + token),) if token else None
+    with grpc.insecure_channel(s.address) as ch:
+        call = ch.stream_stream(REFLECTION)
+        try:
+            for _ in call(iter([b"\x3a\x01*"]), timeout=10, metadata=md):
+                break
+            return "OK"
+        except grpc.RpcError as e:
+            return e.code().name
+
+
+def a_reflection_flood(s, seconds):
+    # idle reflection streams without a token, then with the attacker's token; a token holder's reflection
+    # and a health check meanwhile
+    out = []
+    for who, args in (("no token", []), ("a token", token_args(s, True))):
+        result = {}
+
+        def flood():
+            result["r"] = h2("idle", s, "--calls", 12, "--hold", max(2.0, min(seconds, 10.0)), "--path", REFLECTION,
+                             *args)
+
+        t = threading.Thread(target=flood)
+        t.start()
+        time.sleep(1.0)
+        good = reflection_call(s, s.token)
+        t.join()
+        out.append("%s: 12 idle streams: %s; a token holder's reflection meanwhile: %s" % (
+            who, summarize_h2(result.get("r", {"error": "no report"})), good))
+    return "; ".join(out)
+
+
+def a_slow_list(s, seconds):
+    # large models in the store (a 30-joint chain with 3,000 fixed links each), then ListModels with 100 ms
+    # deadlines: answered from the store's records, never built
+    def big(k):
+        comb = "".join('<link name="c%d"/><joint name="cj%d" type="fixed"><parent link="l%d"/><child link="c%d"/>'
+                       '</joint>' % (i, i, i % 30, i) for i in range(3000 + k))
+        return urdf_request(urdf_chain(30, extra=comb), "l30")
+
+    codes = [rpc(s.channel, "RegisterModel", big(k), PB.RegisterModelResponse, 120,
+                 s.token)[0] for k in range(8)]
+    lists = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        code = rpc(s.channel, "ListModels", PB.ListModelsRequest(), PB.ListModelsResponse, 0.1, s.token)[0]
+        lists.append("%s %.0f ms" % (code, 1000 * (time.monotonic() - t0)))
+    return "8 URDFs of 3,030-3,037 links: %s; ListModels with 100 ms deadlines: %s" % (
+        tally(codes), ", ".join(lists))
+
+
+def double_paths(msg, prefix=()):
+    """Every double field of msg and of the messages it holds (set ones), as paths of (field name, index)."""
+    out = []
+    for f in msg.DESCRIPTOR.fields:
+        if f.type == f.TYPE_DOUBLE:
+            out.append(prefix + ((f.name, None),))
+        elif f.type == f.TYPE_MESSAGE:
+            value = getattr(msg, f.name)
+            if f.label == f.LABEL_REPEATED:
+                for i, m in enumerate(value):
+                    out += double_paths(m, prefix + ((f.name, i),))
+            elif msg.HasField(f.name):
+                out += double_paths(value, prefix + ((f.name, None),))
+    return out
+
+
+def set_path(msg, path, x):
+    for name, index in path[:-1]:
+        msg = getattr(msg, name)[index] if index is not None else getattr(msg, name)
+    name = path[-1][0]
+    field = msg.DESCRIPTOR.fields_by_name[name]
+    if field.label == field.LABEL_REPEATED:
+        values = getattr(msg, name)
+        values[:] = [x] * len(values)
+    else:
+        setattr(msg, name, x)
+
+
+def all_finite(msg):
+    for f, value in msg.ListFields():
+        values = value if f.label == f.LABEL_REPEATED else [value]
+        if f.type == f.TYPE_DOUBLE and not finite(values):
+            return False
+        if f.type == f.TYPE_MESSAGE and not all(all_finite(m) for m in values):
+            return False
+    return True
+
+
+def a_extreme_values(s, seconds):
+    # every double field of the dynamics requests (states, wrenches, payload) at +-1.7e308, one at a time
+    code, resp, _ = rpc(s.channel, "RegisterModel", dh_request(6, seed=61), PB.RegisterModelResponse, 30, s.token)
+    if code != "OK":
+        return "register " + code
+    n = 6
+
+    def common(r):
+        r.model_id, r.count, r.dof = resp.model_id, 1, n
+        r.q.extend([0.2] * n)
+        r.qd.extend([0.1] * n)
+        r.payload.mass = 0.5
+        r.payload.com.x = 0.01
+        r.payload.inertia.ixx = r.payload.inertia.iyy = r.payload.inertia.izz = 0.01
+        w = r.wrenches.add()
+        w.wrench.extend([1.0] * 6)
+        return r
+
+    idr = common(PB.InverseDynamicsRequest())
+    idr.qdd.extend([0.3] * n)
+    idr.tip_wrench.extend([1.0] * 6)
+    fdr = common(PB.ForwardDynamicsRequest())
+    fdr.tau.extend([0.3] * n)
+    did = common(PB.DerivativesRequest())
+    did.qdd.extend([0.3] * n)
+    did.tip_wrench.extend([1.0] * 6)
+    dfd = common(PB.DerivativesRequest())
+    dfd.of = 1
+    dfd.tau.extend([0.3] * n)
+    cases = [("InverseDynamics", idr, PB.InverseDynamicsResponse),
+             ("ForwardDynamics", fdr, PB.ForwardDynamicsResponse),
+             ("Derivatives", did, PB.DerivativesResponse), ("Derivatives", dfd, PB.DerivativesResponse)]
+    calls, codes, bad = 0, [], []
+    for method, base, response in cases:
+        for path in double_paths(base):
+            for x in (1.7e308, -1.7e308):
+                r = type(base)()
+                r.CopyFrom(base)
+                set_path(r, path, x)
+                code, answer, _ = rpc(s.channel, method, r, response, 30, s.token)
+                calls += 1
+                codes.append(code)
+                if code == "OK" and not all_finite(answer):
+                    bad.append("%s %s" % (method, ".".join(p[0] for p in path)))
+    return "%d calls, one field at +-1.7e308 each: %s%s" % (
+        calls, tally(codes), (" NON-FINITE OK: " + ", ".join(bad)) if bad else "")
+
+
 ATTACKS = {"deep-urdf": a_deep_urdf, "idle-streams": a_idle_streams, "stalled-simulate": a_stalled_simulate,
            "header-flood": a_header_flood, "gzip": a_gzip, "half-sent": a_half_sent, "rapid-reset": a_rapid_reset,
            "urdf-amplification": a_urdf_amplification, "store-poison": a_store_poison,
            "register-delete-race": a_register_delete_race, "non-finite": a_non_finite,
            "superlinear-parse": a_superlinear_parse, "long-names": a_long_names,
            "metrics-half-sent": a_metrics_half_sent, "log-forging": a_log_forging, "invalid-utf8": a_invalid_utf8,
-           "list-many-models": a_list_many_models}
+           "list-many-models": a_list_many_models, "stalled-bodies": a_stalled_bodies,
+           "endless-header-block": a_endless_header_block, "reflection-flood": a_reflection_flood,
+           "slow-list": a_slow_list, "extreme-values": a_extreme_values}
 
 
 # ------------------------------------------------------------------------------------------------- the runs
@@ -554,7 +727,8 @@ def mixed(a, work):
         if sampler.killed:
             attacker += " [denocd killed by the harness above %d MiB]" % a.rss_cap_mib
         # the class keeps attacking until its time is up (quick attacks repeat)
-        while time.monotonic() < t_end and server.alive() and name not in ("list-many-models", "store-poison"):
+        once = ("list-many-models", "store-poison", "slow-list")
+        while time.monotonic() < t_end and server.alive() and name not in once:
             attacker = run_attack(name, server, max(0.5, t_end - time.monotonic()))
         rows.append(row(name, attacker, server.alive(), before, max(sampler.peak, peak0), server.rss(), None))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
