@@ -141,7 +141,7 @@ DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench,
                                                      const std::vector<LinkWrench>& wrenches) {
-  return derivativesBatch(model_id, true, Q, Qd, Qdd, payload, tip_wrench, wrenches);
+  return resplit([&] { return derivativesSplit(model_id, true, Q, Qd, Qdd, payload, tip_wrench, wrenches); });
 }
 
 DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
@@ -149,17 +149,8 @@ DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench,
                                                      const std::vector<LinkWrench>& wrenches) {
-  return derivativesBatch(model_id, false, Q, Qd, Tau, payload, tip_wrench, wrenches);
-}
-
-DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inverse,
-                                           const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
-                                           const Eigen::MatrixXd& Third,
-                                           const std::optional<Payload>& payload,
-                                           const Eigen::MatrixXd& tip_wrench,
-                                           const std::vector<LinkWrench>& wrenches) {
   return resplit(
-      [&] { return derivativesSplit(model_id, inverse, Q, Qd, Third, payload, tip_wrench, wrenches); });
+      [&] { return derivativesSplit(model_id, false, Q, Qd, Tau, payload, tip_wrench, wrenches); });
 }
 
 DerivativesResult Client::derivativesSplit(const std::string& model_id, bool inverse,

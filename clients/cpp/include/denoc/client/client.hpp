@@ -229,8 +229,9 @@ class Client {
   /// source is forgotten then).
   bool reregister(const std::string& model_id, const std::string& message) const;
   Registration registerRaw(const v1::RegisterModelRequest& request, bool remember) const;
-  /// Each batch call is two functions: xBatch (or the public kinematics and rollout) sends the batch through
-  /// resplit; xSplit sends it in parts of at most max_states states (chunks), each part by xSplit again.
+  /// Each batch call is two functions: xBatch (or the public kinematics, derivatives and rollout) sends the
+  /// batch through resplit; xSplit sends it in parts of at most max_states states (chunks), each part by
+  /// xSplit again.
   InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                 const Eigen::MatrixXd& tip_wrench, const std::vector<LinkWrench>& wrenches,
@@ -260,10 +261,6 @@ class Client {
                                const FactorFlags& flags, const Eigen::MatrixXd& Qd,
                                const std::optional<Payload>& payload);
   /// Both directions of Derivatives: Third is Qdd (inverse dynamics) or Tau (forward dynamics).
-  DerivativesResult derivativesBatch(const std::string& model_id, bool inverse, const Eigen::MatrixXd& Q,
-                                     const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Third,
-                                     const std::optional<Payload>& payload, const Eigen::MatrixXd& tip_wrench,
-                                     const std::vector<LinkWrench>& wrenches);
   DerivativesResult derivativesSplit(const std::string& model_id, bool inverse, const Eigen::MatrixXd& Q,
                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Third,
                                      const std::optional<Payload>& payload, const Eigen::MatrixXd& tip_wrench,
