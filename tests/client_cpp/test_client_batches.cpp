@@ -123,6 +123,20 @@ double calls(int port, const std::string& rpc, const std::string& code = "OK") {
                       "denoc_requests_total{code=\"" + code + "\",rpc=\"" + rpc + "\"}");
 }
 
+// A rollout batch no split can help (a rollout of more steps than max_states): RESOURCE_EXHAUSTED whose
+// message holds `says`.
+void expectRolloutRefused(Client& c, const std::string& id, const Eigen::MatrixXd& X0,
+                          const std::vector<Eigen::MatrixXd>& U, const client::RolloutOptions& o,
+                          const std::string& says) {
+  try {
+    c.rollout(id, X0, U, o);
+    ADD_FAILURE() << "a rollout above max_states was answered";
+  } catch (const client::Error& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << e.what();
+    EXPECT_NE(e.message().find(says), std::string::npos) << e.message();
+  }
+}
+
 class ClientSplits : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -221,13 +235,7 @@ TEST_F(ClientSplits, DerivativesAboveMaxStatesAreSplitByStatesAndJoinedInOrder) 
 
 TEST_F(ClientSplits, RolloutsAreSplitByFloorOfMaxStatesOverStepsAndJoinedInOrder) {
   const int K = 8, T = 3;  // 10 / 3 = 3 rollouts per call: 3 + 3 + 2
-  const Eigen::MatrixXd X0 = fromFlat(test::randomStates(K, 2 * n_, 321, 0.5), K, 2 * n_);
-  std::vector<Eigen::MatrixXd> U;
-  for (int k = 0; k < K; ++k) U.push_back(fromFlat(test::randomStates(T, n_, 330 + k, 5.0), T, n_));
-  client::RolloutOptions o;
-  o.steps = T;
-  o.dt = 0.01;
-  o.linearize = true;
+  auto [X0, U, o] = test::randomRollouts(K, T, n_, 321, 330);
   o.payload = tool();
   const client::RolloutResult got = small_->rollout(id_, X0, U, o), want = big_->rollout(id_, X0, U, o);
   EXPECT_EQ(calls(port_, "Rollout"), 3);
@@ -251,15 +259,8 @@ TEST_F(ClientSplits, RolloutsAreSplitByFloorOfMaxStatesOverStepsAndJoinedInOrder
 
   // one rollout of more than max_states steps is sent as it is: the server refuses it with its message
   o.steps = 11;
-  std::vector<Eigen::MatrixXd> U11;
-  for (int k = 0; k < 2; ++k) U11.push_back(fromFlat(test::randomStates(11, n_, 340 + k, 1.0), 11, n_));
-  try {
-    small_->rollout(id_, X0.topRows(2), U11, o);
-    ADD_FAILURE() << "a rollout above max_states was answered";
-  } catch (const client::Error& e) {
-    EXPECT_EQ(e.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << e.what();
-    EXPECT_NE(e.message().find("max_states"), std::string::npos) << e.message();
-  }
+  const std::vector<Eigen::MatrixXd> U11 = test::randomRollouts(2, 11, n_, 0, 340, 1.0).U;
+  expectRolloutRefused(*small_, id_, X0.topRows(2), U11, o, "max_states");
   EXPECT_EQ(calls(port_, "Rollout", "RESOURCE_EXHAUSTED"), 1);
   EXPECT_EQ(calls(port_, "Rollout"), 6);
 }
@@ -302,6 +303,19 @@ class ClientLimits : public ::testing::Test {
   double calls(const std::string& rpc, const std::string& code = "OK") const {
     return ::denoc::calls(port_, rpc, code);
   }
+  // 50 random states of the Panda (Q_, Qd_, Qdd_) from seed, seed + 1 and seed + 2
+  void fiftyStates(unsigned seed) {
+    Q_ = fromFlat(test::randomStates(50, n_, seed, 1.5), 50, n_);
+    Qd_ = fromFlat(test::randomStates(50, n_, seed + 1, 1.0), 50, n_);
+    Qdd_ = fromFlat(test::randomStates(50, n_, seed + 2, 3.0), 50, n_);
+  }
+  // a batch call sent whole and refused, one GetServerInfo, then `parts` calls within max_states = 7
+  void expectRefusedOnceThenSplit(const std::string& rpc, double parts) {
+    EXPECT_EQ(calls(rpc, "RESOURCE_EXHAUSTED"), 1);
+    EXPECT_EQ(calls("GetServerInfo"), 1);
+    EXPECT_EQ(calls(rpc), parts);
+    EXPECT_EQ(client_->maxStates(), 7u);
+  }
   TempDir dir_;
   std::unique_ptr<ServerProcess> server_;
   std::string address_;
@@ -309,20 +323,16 @@ class ClientLimits : public ::testing::Test {
   std::string id_;
   int port_ = 0, starts_ = 0;
   const int n_ = 7;
+  Eigen::MatrixXd Q_, Qd_, Qdd_;
 };
 
 TEST_F(ClientLimits, ADynamicsBatchRefusedForMaxStatesIsSplitByTheLimitReadAgainOnce) {
   keepLargeLimitThenServeSeven();
+  fiftyStates(401);
+  const Eigen::MatrixXd &Q = Q_, &Qd = Qd_, &Qdd = Qdd_;
   const int count = 50;
-  const Eigen::MatrixXd Q = fromFlat(test::randomStates(count, n_, 401, 1.5), count, n_),
-                        Qd = fromFlat(test::randomStates(count, n_, 402, 1.0), count, n_),
-                        Qdd = fromFlat(test::randomStates(count, n_, 403, 3.0), count, n_);
   const Eigen::MatrixXd tau = client_->inverseDynamics(id_, Q, Qd, Qdd).tau;
-  // 50 states sent whole (refused), one GetServerInfo, then 8 calls of 7, 7, ..., 7, 1 states
-  EXPECT_EQ(calls("InverseDynamics", "RESOURCE_EXHAUSTED"), 1);
-  EXPECT_EQ(calls("GetServerInfo"), 1);
-  EXPECT_EQ(calls("InverseDynamics"), 8);
-  EXPECT_EQ(client_->maxStates(), 7u);
+  expectRefusedOnceThenSplit("InverseDynamics", 8);  // 7, 7, ..., 7, 1 states
   const Model model = test::pandaModel();
   Data data(model);
   ASSERT_EQ(tau.rows(), count);
@@ -350,14 +360,11 @@ TEST_F(ClientLimits, ADynamicsBatchRefusedForMaxStatesIsSplitByTheLimitReadAgain
 
 TEST_F(ClientLimits, DerivativesAndRolloutsAreSplitAnewAndARolloutAboveTheLimitFailsAfterOneReRead) {
   keepLargeLimitThenServeSeven();
+  fiftyStates(411);
+  const Eigen::MatrixXd &Q = Q_, &Qd = Qd_, &Qdd = Qdd_;
   const int count = 50;
-  const Eigen::MatrixXd Q = fromFlat(test::randomStates(count, n_, 411, 1.5), count, n_),
-                        Qd = fromFlat(test::randomStates(count, n_, 412, 1.0), count, n_),
-                        Qdd = fromFlat(test::randomStates(count, n_, 413, 3.0), count, n_);
   const client::DerivativesResult d = client_->inverseDynamicsDerivatives(id_, Q, Qd, Qdd);
-  EXPECT_EQ(calls("Derivatives", "RESOURCE_EXHAUSTED"), 1);
-  EXPECT_EQ(calls("GetServerInfo"), 1);
-  EXPECT_EQ(calls("Derivatives"), 8);
+  expectRefusedOnceThenSplit("Derivatives", 8);
   ASSERT_EQ(d.dtau_dq.size(), static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) {  // the same states one by one
     const client::DerivativesResult one = client_->inverseDynamicsDerivatives(
@@ -370,17 +377,9 @@ TEST_F(ClientLimits, DerivativesAndRolloutsAreSplitAnewAndARolloutAboveTheLimitF
 
   keepLargeLimitThenServeSeven();
   const int K = 20, T = 3;  // 60 states; 7 / 3 = 2 rollouts per call: 10 calls
-  const Eigen::MatrixXd X0 = fromFlat(test::randomStates(K, 2 * n_, 421, 0.5), K, 2 * n_);
-  std::vector<Eigen::MatrixXd> U;
-  for (int k = 0; k < K; ++k) U.push_back(fromFlat(test::randomStates(T, n_, 430 + k, 5.0), T, n_));
-  client::RolloutOptions o;
-  o.steps = T;
-  o.dt = 0.01;
-  o.linearize = true;
+  auto [X0, U, o] = test::randomRollouts(K, T, n_, 421, 430);
   const client::RolloutResult r = client_->rollout(id_, X0, U, o);
-  EXPECT_EQ(calls("Rollout", "RESOURCE_EXHAUSTED"), 1);
-  EXPECT_EQ(calls("GetServerInfo"), 1);
-  EXPECT_EQ(calls("Rollout"), 10);
+  expectRefusedOnceThenSplit("Rollout", 10);
   ASSERT_EQ(r.states.size(), static_cast<std::size_t>(K));
   for (int k = 0; k < K; ++k) {
     const client::RolloutResult one =
@@ -399,22 +398,12 @@ TEST_F(ClientLimits, DerivativesAndRolloutsAreSplitAnewAndARolloutAboveTheLimitF
   keepLargeLimitThenServeSeven();
   o.steps = 11;
   o.linearize = false;
-  std::vector<Eigen::MatrixXd> U11;
-  for (int k = 0; k < 2; ++k) U11.push_back(fromFlat(test::randomStates(11, n_, 450 + k, 1.0), 11, n_));
-  const auto tooLong = [&] {
-    try {
-      client_->rollout(id_, X0.topRows(2), U11, o);
-      ADD_FAILURE() << "a rollout above max_states was answered";
-    } catch (const client::Error& e) {
-      EXPECT_EQ(e.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << e.what();
-      EXPECT_NE(e.message().find("max_states = 7"), std::string::npos) << e.message();
-    }
-  };
-  tooLong();
+  const std::vector<Eigen::MatrixXd> U11 = test::randomRollouts(2, 11, n_, 0, 450, 1.0).U;
+  expectRolloutRefused(*client_, id_, X0.topRows(2), U11, o, "max_states = 7");
   EXPECT_EQ(calls("Rollout", "RESOURCE_EXHAUSTED"), 2);
   EXPECT_EQ(calls("GetServerInfo"), 1);
   // kept 7: refused, one re-read (7 again), thrown without sending again
-  tooLong();
+  expectRolloutRefused(*client_, id_, X0.topRows(2), U11, o, "max_states = 7");
   EXPECT_EQ(calls("Rollout", "RESOURCE_EXHAUSTED"), 3);
   EXPECT_EQ(calls("GetServerInfo"), 2);
   EXPECT_EQ(calls("Rollout"), 0);

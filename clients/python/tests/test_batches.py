@@ -217,17 +217,25 @@ def upgrade(start_server, tmp_path):
         c.close()
 
 
-def test_a_dynamics_batch_refused_for_max_states_is_split_by_the_limit_read_again_once(upgrade):
+def _fifty_states_split_anew(upgrade, rng, method: str, rpc: str):
+    """50 random Panda states (q, qd, qdd) through ``method`` of a client that kept max_states = 100000 facing a
+    denocd with --max-states 7 (``upgrade``): sent whole and refused, one GetServerInfo, then 8 calls of 7, 7,
+    ..., 7, 1 states. Returns (client, panda, metrics port, (q, qd, qdd), answer)."""
     c, panda, port = upgrade()
-    rng = np.random.default_rng(41)
     count, n = 50, panda.dof
-    q, qd, qdd = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n)), rng.uniform(-3, 3, (count, n))
-    tau = c.inverse_dynamics(panda, q, qd, qdd)
-    # 50 states sent whole (refused), one GetServerInfo, then 8 calls of 7, 7, ..., 7, 1 states
-    assert _calls(port, "InverseDynamics", "RESOURCE_EXHAUSTED") == 1
+    states = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n)), rng.uniform(-3, 3, (count, n))
+    answer = getattr(c, method)(panda, *states)
+    assert _calls(port, rpc, "RESOURCE_EXHAUSTED") == 1
     assert _calls(port, "GetServerInfo") == 1
-    assert _calls(port, "InverseDynamics") == 8
+    assert _calls(port, rpc) == 8
     assert c.max_states() == 7
+    return c, panda, port, states, answer
+
+
+def test_a_dynamics_batch_refused_for_max_states_is_split_by_the_limit_read_again_once(upgrade):
+    rng = np.random.default_rng(41)
+    c, panda, port, (q, qd, qdd), tau = _fifty_states_split_anew(upgrade, rng, "inverse_dynamics", "InverseDynamics")
+    count, n = q.shape
     assert tau.shape == (count, n)
     for k in range(count):  # the same states one by one
         close(tau[k], c.inverse_dynamics(panda, q[k], qd[k], qdd[k]), f"state {k}")
@@ -243,13 +251,9 @@ def test_a_dynamics_batch_refused_for_max_states_is_split_by_the_limit_read_agai
 
 def test_derivatives_and_rollouts_are_split_anew_and_a_rollout_above_the_limit_fails_after_one_re_read(upgrade):
     rng = np.random.default_rng(42)
-    c, panda, port = upgrade()
-    count, n = 50, panda.dof
-    q, qd, qdd = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n)), rng.uniform(-3, 3, (count, n))
-    d = c.inverse_dynamics_derivatives(panda, q, qd, qdd)
-    assert _calls(port, "Derivatives", "RESOURCE_EXHAUSTED") == 1
-    assert _calls(port, "GetServerInfo") == 1
-    assert _calls(port, "Derivatives") == 8
+    c, panda, port, (q, qd, qdd), d = _fifty_states_split_anew(upgrade, rng, "inverse_dynamics_derivatives",
+                                                               "Derivatives")
+    count, n = q.shape
     assert d.dtau_dq.shape == (count, n, n)
     for k in range(count):
         one = c.inverse_dynamics_derivatives(panda, q[k:k + 1], qd[k:k + 1], qdd[k:k + 1])
