@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "denoc/client/types.hpp"
 #include "denoc/denoc.hpp"
 #include "server/server_process.hpp"
 #include "server/test_support.hpp"
@@ -33,6 +34,27 @@ inline Eigen::MatrixXd fromFlat(const std::vector<double>& v, int count, int n) 
     for (int j = 0; j < n; ++j) m(k, j) = v[static_cast<std::size_t>(k * n + j)];
   }
   return m;
+}
+
+/// K rollouts of T steps of an n-joint fixed-root model from random numbers: X0 (K x 2n, rows [q; qd], within
+/// 0.5) from x_seed, one T x n control sequence per rollout (within u_scale) from u_seed + k, and the options
+/// of T steps of 0.01 s, linearized.
+struct RolloutInputs {
+  Eigen::MatrixXd X0;
+  std::vector<Eigen::MatrixXd> U;
+  client::RolloutOptions options;
+};
+
+inline RolloutInputs randomRollouts(int K, int T, int n, unsigned x_seed, unsigned u_seed,
+                                    double u_scale = 5.0) {
+  RolloutInputs in;
+  in.X0 = fromFlat(randomStates(K, 2 * n, x_seed, 0.5), K, 2 * n);
+  for (int k = 0; k < K; ++k)
+    in.U.push_back(fromFlat(randomStates(T, n, u_seed + static_cast<unsigned>(k), u_scale), T, n));
+  in.options.steps = static_cast<std::uint32_t>(T);
+  in.options.dt = 0.01;
+  in.options.linearize = true;
+  return in;
 }
 
 /// Every element within tol relative to the core's (absolute below 1).

@@ -2,7 +2,10 @@
 // forward-dynamics and full-factor batches (equal to the calls without it on a second model whose last link
 // carries the payload, merged by hand with the parallel-axis theorem), and the planning calls (Kinematics,
 // Derivatives, Rollout) split above the server's --max-states (equal to the same batches against a server
-// without the limit; the number of calls read from the limited server's metrics).
+// without the limit; the number of calls read from the limited server's metrics), and a client that kept a
+// larger max_states than the server now serving its address (a rolling upgrade): the batch refused with
+// RESOURCE_EXHAUSTED naming max_states is split anew after one GetServerInfo, read from that server's
+// metrics.
 #include <fstream>
 #include <thread>
 
@@ -104,9 +107,10 @@ TEST(ClientBatches, DynamicsBatchesWithAPayloadEqualTheModelWithThePayloadMerged
   EXPECT_TRUE(close(c.fullFactor(plain, Q, {}, p).d, c.fullFactor(heavy, Q).d, 1e-9));
 }
 
-int metricsPort(const TempDir& dir) {
+// the port a denocd wrote to its --metrics-port-file, 0 when it has not within 5 s
+int metricsPort(const std::string& port_file) {
   for (int i = 0; i < 500; ++i) {
-    std::ifstream f(dir.str("metrics.port"));
+    std::ifstream f(port_file);
     int port = 0;
     if (f >> port && port > 0) return port;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -119,6 +123,20 @@ double calls(int port, const std::string& rpc, const std::string& code = "OK") {
                       "denoc_requests_total{code=\"" + code + "\",rpc=\"" + rpc + "\"}");
 }
 
+// A rollout batch no split can help (a rollout of more steps than max_states): RESOURCE_EXHAUSTED whose
+// message holds `says`.
+void expectRolloutRefused(Client& c, const std::string& id, const Eigen::MatrixXd& X0,
+                          const std::vector<Eigen::MatrixXd>& U, const client::RolloutOptions& o,
+                          const std::string& says) {
+  try {
+    c.rollout(id, X0, U, o);
+    ADD_FAILURE() << "a rollout above max_states was answered";
+  } catch (const client::Error& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << e.what();
+    EXPECT_NE(e.message().find(says), std::string::npos) << e.message();
+  }
+}
+
 class ClientSplits : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -129,7 +147,7 @@ class ClientSplits : public ::testing::Test {
         "limited");
     whole_ = std::make_unique<ServerProcess>(dir_.str(), dir_.str("store-whole"), std::vector<std::string>{},
                                              "whole");
-    port_ = metricsPort(dir_);
+    port_ = metricsPort(dir_.str("metrics.port"));
     ASSERT_GT(port_, 0);
     small_ = std::make_unique<Client>(limited_->address());
     big_ = std::make_unique<Client>(whole_->address());
@@ -217,13 +235,7 @@ TEST_F(ClientSplits, DerivativesAboveMaxStatesAreSplitByStatesAndJoinedInOrder) 
 
 TEST_F(ClientSplits, RolloutsAreSplitByFloorOfMaxStatesOverStepsAndJoinedInOrder) {
   const int K = 8, T = 3;  // 10 / 3 = 3 rollouts per call: 3 + 3 + 2
-  const Eigen::MatrixXd X0 = fromFlat(test::randomStates(K, 2 * n_, 321, 0.5), K, 2 * n_);
-  std::vector<Eigen::MatrixXd> U;
-  for (int k = 0; k < K; ++k) U.push_back(fromFlat(test::randomStates(T, n_, 330 + k, 5.0), T, n_));
-  client::RolloutOptions o;
-  o.steps = T;
-  o.dt = 0.01;
-  o.linearize = true;
+  auto [X0, U, o] = test::randomRollouts(K, T, n_, 321, 330);
   o.payload = tool();
   const client::RolloutResult got = small_->rollout(id_, X0, U, o), want = big_->rollout(id_, X0, U, o);
   EXPECT_EQ(calls(port_, "Rollout"), 3);
@@ -247,17 +259,154 @@ TEST_F(ClientSplits, RolloutsAreSplitByFloorOfMaxStatesOverStepsAndJoinedInOrder
 
   // one rollout of more than max_states steps is sent as it is: the server refuses it with its message
   o.steps = 11;
-  std::vector<Eigen::MatrixXd> U11;
-  for (int k = 0; k < 2; ++k) U11.push_back(fromFlat(test::randomStates(11, n_, 340 + k, 1.0), 11, n_));
-  try {
-    small_->rollout(id_, X0.topRows(2), U11, o);
-    ADD_FAILURE() << "a rollout above max_states was answered";
-  } catch (const client::Error& e) {
-    EXPECT_EQ(e.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << e.what();
-    EXPECT_NE(e.message().find("max_states"), std::string::npos) << e.message();
-  }
+  const std::vector<Eigen::MatrixXd> U11 = test::randomRollouts(2, 11, n_, 0, 340, 1.0).U;
+  expectRolloutRefused(*small_, id_, X0.topRows(2), U11, o, "max_states");
   EXPECT_EQ(calls(port_, "Rollout", "RESOURCE_EXHAUSTED"), 1);
   EXPECT_EQ(calls(port_, "Rollout"), 6);
+}
+
+// ------------------------------------------------------------ a replica with a smaller max_states
+
+// One address served by one denocd after another (the same port and store, each killed before the next
+// starts), the client kept across them, as during a rolling upgrade; the calls read from the metrics of the
+// server now serving.
+class ClientLimits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    serve("100000");
+    address_ = server_->address();
+    client_ = std::make_unique<Client>(address_);
+    id_ = client_->registerModelFile(test::kPanda, "", test::kTip).model_id;
+  }
+  // a denocd with this --max-states in place of the one serving (on a port of its own the first time)
+  void serve(const std::string& max_states) {
+    server_.reset();
+    const std::string tag = "server" + std::to_string(++starts_);
+    std::vector<std::string> args = {"--max-states",        max_states,
+                                     "--metrics-listen",    "127.0.0.1:0",
+                                     "--metrics-port-file", dir_.str(tag + ".metrics")};
+    if (!address_.empty()) args.insert(args.end(), {"--listen", address_});
+    server_ = std::make_unique<ServerProcess>(dir_.str(), dir_.str("store"), args, tag);
+    port_ = metricsPort(dir_.str(tag + ".metrics"));
+    ASSERT_GT(port_, 0);
+  }
+  // the client keeps max_states = 100000 from a batched call (after a retarget, which forgets a limit kept
+  // before), then a denocd with --max-states 7 serves
+  void keepLargeLimitThenServeSeven() {
+    serve("100000");
+    client_->retarget(address_);
+    const Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(2, n_);
+    client_->inverseDynamics(id_, Q, Q, Q);
+    ASSERT_EQ(client_->maxStates(), 100000u);
+    serve("7");
+  }
+  double calls(const std::string& rpc, const std::string& code = "OK") const {
+    return ::denoc::calls(port_, rpc, code);
+  }
+  // 50 random states of the Panda (Q_, Qd_, Qdd_) from seed, seed + 1 and seed + 2
+  void fiftyStates(unsigned seed) {
+    Q_ = fromFlat(test::randomStates(50, n_, seed, 1.5), 50, n_);
+    Qd_ = fromFlat(test::randomStates(50, n_, seed + 1, 1.0), 50, n_);
+    Qdd_ = fromFlat(test::randomStates(50, n_, seed + 2, 3.0), 50, n_);
+  }
+  // a batch call sent whole and refused, one GetServerInfo, then `parts` calls within max_states = 7
+  void expectRefusedOnceThenSplit(const std::string& rpc, double parts) {
+    EXPECT_EQ(calls(rpc, "RESOURCE_EXHAUSTED"), 1);
+    EXPECT_EQ(calls("GetServerInfo"), 1);
+    EXPECT_EQ(calls(rpc), parts);
+    EXPECT_EQ(client_->maxStates(), 7u);
+  }
+  TempDir dir_;
+  std::unique_ptr<ServerProcess> server_;
+  std::string address_;
+  std::unique_ptr<Client> client_;
+  std::string id_;
+  int port_ = 0, starts_ = 0;
+  const int n_ = 7;
+  Eigen::MatrixXd Q_, Qd_, Qdd_;
+};
+
+TEST_F(ClientLimits, ADynamicsBatchRefusedForMaxStatesIsSplitByTheLimitReadAgainOnce) {
+  keepLargeLimitThenServeSeven();
+  fiftyStates(401);
+  const Eigen::MatrixXd &Q = Q_, &Qd = Qd_, &Qdd = Qdd_;
+  const int count = 50;
+  const Eigen::MatrixXd tau = client_->inverseDynamics(id_, Q, Qd, Qdd).tau;
+  expectRefusedOnceThenSplit("InverseDynamics", 8);  // 7, 7, ..., 7, 1 states
+  const Model model = test::pandaModel();
+  Data data(model);
+  ASSERT_EQ(tau.rows(), count);
+  for (int k = 0; k < count; ++k) {
+    const Eigen::VectorXd want =
+        inverseDynamics(model, data, Q.row(k).transpose(), Qd.row(k).transpose(), Qdd.row(k).transpose());
+    EXPECT_TRUE(close(tau.row(k), want.transpose(), 1e-9)) << "state " << k;
+  }
+
+  // RESOURCE_EXHAUSTED naming a limit the client does not keep (65 wrenches, max_wrenches): thrown as it is
+  // from the first part, the limits not read again
+  const std::vector<client::LinkWrench> wrenches(
+      65, client::LinkWrench("panda_link7", Eigen::MatrixXd::Zero(1, 6)));
+  try {
+    client_->inverseDynamics(id_, Q, Qd, Qdd, wrenches);
+    ADD_FAILURE() << "65 wrenches were taken";
+  } catch (const client::Error& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << e.what();
+    EXPECT_NE(e.message().find("max_wrenches"), std::string::npos) << e.message();
+    EXPECT_FALSE(client::namesCachedLimit(e)) << e.message();
+  }
+  EXPECT_EQ(calls("InverseDynamics", "RESOURCE_EXHAUSTED"), 2);
+  EXPECT_EQ(calls("GetServerInfo"), 1);
+}
+
+TEST_F(ClientLimits, DerivativesAndRolloutsAreSplitAnewAndARolloutAboveTheLimitFailsAfterOneReRead) {
+  keepLargeLimitThenServeSeven();
+  fiftyStates(411);
+  const Eigen::MatrixXd &Q = Q_, &Qd = Qd_, &Qdd = Qdd_;
+  const int count = 50;
+  const client::DerivativesResult d = client_->inverseDynamicsDerivatives(id_, Q, Qd, Qdd);
+  expectRefusedOnceThenSplit("Derivatives", 8);
+  ASSERT_EQ(d.dtau_dq.size(), static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) {  // the same states one by one
+    const client::DerivativesResult one = client_->inverseDynamicsDerivatives(
+        id_, Q.middleRows(k, 1), Qd.middleRows(k, 1), Qdd.middleRows(k, 1));
+    const auto s = static_cast<std::size_t>(k);
+    EXPECT_TRUE(close(d.dtau_dq[s], one.dtau_dq[0])) << k;
+    EXPECT_TRUE(close(d.dtau_dqd[s], one.dtau_dqd[0])) << k;
+    EXPECT_TRUE(close(d.tau.row(k), one.tau)) << k;
+  }
+
+  keepLargeLimitThenServeSeven();
+  const int K = 20, T = 3;  // 60 states; 7 / 3 = 2 rollouts per call: 10 calls
+  auto [X0, U, o] = test::randomRollouts(K, T, n_, 421, 430);
+  const client::RolloutResult r = client_->rollout(id_, X0, U, o);
+  expectRefusedOnceThenSplit("Rollout", 10);
+  ASSERT_EQ(r.states.size(), static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k) {
+    const client::RolloutResult one =
+        client_->rollout(id_, X0.middleRows(k, 1), {U[static_cast<std::size_t>(k)]}, o);
+    const auto s = static_cast<std::size_t>(k);
+    EXPECT_TRUE(close(r.states[s], one.states[0])) << k;
+    ASSERT_EQ(r.A[s].size(), static_cast<std::size_t>(T));
+    for (std::size_t t = 0; t < static_cast<std::size_t>(T); ++t) {
+      EXPECT_TRUE(close(r.A[s][t], one.A[0][t])) << k << " " << t;
+      EXPECT_TRUE(close(r.B[s][t], one.B[0][t])) << k << " " << t;
+    }
+  }
+
+  // two rollouts of 11 steps: no split fits 7 states. Kept 100000: sent whole, refused, one re-read, sent
+  // again (split by 7: still whole), refused, thrown
+  keepLargeLimitThenServeSeven();
+  o.steps = 11;
+  o.linearize = false;
+  const std::vector<Eigen::MatrixXd> U11 = test::randomRollouts(2, 11, n_, 0, 450, 1.0).U;
+  expectRolloutRefused(*client_, id_, X0.topRows(2), U11, o, "max_states = 7");
+  EXPECT_EQ(calls("Rollout", "RESOURCE_EXHAUSTED"), 2);
+  EXPECT_EQ(calls("GetServerInfo"), 1);
+  // kept 7: refused, one re-read (7 again), thrown without sending again
+  expectRolloutRefused(*client_, id_, X0.topRows(2), U11, o, "max_states = 7");
+  EXPECT_EQ(calls("Rollout", "RESOURCE_EXHAUSTED"), 3);
+  EXPECT_EQ(calls("GetServerInfo"), 2);
+  EXPECT_EQ(calls("Rollout"), 0);
 }
 
 }  // namespace

@@ -106,14 +106,8 @@ TEST_F(ClientPlanning, DerivativesWithAPayloadEqualTheCoreOnTheModelWithIt) {
 
 TEST_F(ClientPlanning, RolloutsWithLinearizationsEqualTheCore) {
   const int n = model_.n, K = 2, T = 15;
-  const Eigen::MatrixXd X0 = fromFlat(test::randomStates(K, 2 * n, 91, 0.5), K, 2 * n);
-  std::vector<Eigen::MatrixXd> U;
-  for (int k = 0; k < K; ++k) U.push_back(fromFlat(test::randomStates(T, n, 92 + k, 5.0), T, n));
-  client::RolloutOptions o;
-  o.steps = T;
-  o.dt = 0.01;
+  auto [X0, U, o] = test::randomRollouts(K, T, n, 91, 92);
   o.scheme = client::StepScheme::SemiImplicitEuler;
-  o.linearize = true;
   o.payload = tool();
   const client::RolloutResult r = client_->rollout(id_, X0, U, o);
   ASSERT_EQ(r.states.size(), 2u);

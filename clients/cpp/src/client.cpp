@@ -365,6 +365,28 @@ std::uint32_t Client::maxStates() {
   return limit;
 }
 
+std::optional<std::uint32_t> Client::cachedMaxStates() const {
+  std::lock_guard lock(mutex_);
+  return max_states_;
+}
+
+bool Client::limitsShrank(const Error& refusal, std::optional<std::uint32_t> before) {
+  if (!namesCachedLimit(refusal)) return false;
+  {
+    std::lock_guard lock(mutex_);
+    if (!before) before = max_states_;
+    max_states_.reset();
+  }
+  if (!before) return false;  // the batch was not split by a kept limit (one item): nothing to split anew
+  std::uint32_t now = 0;
+  try {
+    now = maxStates();
+  } catch (const Error&) {
+    return false;  // the server's refusal says more than this failure
+  }
+  return now != 0 && (*before == 0 || now < *before);
+}
+
 void Client::rememberShape(const ModelInfo& info) const {
   if (info.model_id.empty()) return;
   std::lock_guard lock(mutex_);
@@ -408,6 +430,14 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
                                       const Eigen::MatrixXd& tip_wrench,
                                       const std::vector<LinkWrench>& wrenches,
                                       const std::optional<Payload>& payload) {
+  return resplit([&] { return idSplit(model_id, Q, Qd, Qdd, tip_wrench, wrenches, payload); });
+}
+
+InverseDynamicsResult Client::idSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
+                                      const Eigen::MatrixXd& tip_wrench,
+                                      const std::vector<LinkWrench>& wrenches,
+                                      const std::optional<Payload>& payload) {
   const auto parts = Qd.rows() == Q.rows() && Qdd.rows() == Q.rows() &&
                              (tip_wrench.size() == 0 || tip_wrench.rows() == Q.rows()) &&
                              split::wrenchesFit(wrenches, Q.rows())
@@ -417,7 +447,7 @@ InverseDynamicsResult Client::idBatch(const std::string& model_id, const Eigen::
     InverseDynamicsResult r;
     std::vector<Eigen::MatrixXd> tau;
     for (const auto& [first, size] : parts) {
-      InverseDynamicsResult p = idBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+      InverseDynamicsResult p = idSplit(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
                                         Qdd.middleRows(first, size), split::rowsOf(tip_wrench, first, size),
                                         split::wrenchesOf(wrenches, Q.rows(), first, size), payload);
       split::joinInfo(r, p, tau.empty());
@@ -453,6 +483,13 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
                                       const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_,
                                       const std::vector<LinkWrench>& wrenches,
                                       const std::optional<Payload>& payload) {
+  return resplit([&] { return fdSplit(model_id, Q, Qd, Tau, route_, wrenches, payload); });
+}
+
+ForwardDynamicsResult Client::fdSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route_,
+                                      const std::vector<LinkWrench>& wrenches,
+                                      const std::optional<Payload>& payload) {
   const auto parts = Qd.rows() == Q.rows() && Tau.rows() == Q.rows() && split::wrenchesFit(wrenches, Q.rows())
                          ? chunks(Q.rows())
                          : decltype(chunks(0)){{0, Q.rows()}};
@@ -460,7 +497,7 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
     ForwardDynamicsResult r;
     std::vector<Eigen::MatrixXd> qdd;
     for (const auto& [first, size] : parts) {
-      ForwardDynamicsResult p = fdBatch(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
+      ForwardDynamicsResult p = fdSplit(model_id, Q.middleRows(first, size), Qd.middleRows(first, size),
                                         Tau.middleRows(first, size), route_,
                                         split::wrenchesOf(wrenches, Q.rows(), first, size), payload);
       split::joinInfo(r, p, qdd.empty());
@@ -497,6 +534,12 @@ ForwardDynamicsResult Client::fdBatch(const std::string& model_id, const Eigen::
 FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                      const FactorFlags& flags, const Eigen::MatrixXd& Qd,
                                      const std::optional<Payload>& payload) {
+  return resplit([&] { return factorSplit(model_id, Q, flags, Qd, payload); });
+}
+
+FullFactorResult Client::factorSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                     const FactorFlags& flags, const Eigen::MatrixXd& Qd,
+                                     const std::optional<Payload>& payload) {
   const auto parts =
       Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
   if (parts.size() > 1) {
@@ -504,7 +547,7 @@ FullFactorResult Client::factorBatch(const std::string& model_id, const Eigen::M
     std::vector<Eigen::MatrixXd> d, log_det, bias, gravity_torque;
     for (const auto& [first, size] : parts) {
       FullFactorResult p =
-          factorBatch(model_id, Q.middleRows(first, size), flags, split::rowsOf(Qd, first, size), payload);
+          factorSplit(model_id, Q.middleRows(first, size), flags, split::rowsOf(Qd, first, size), payload);
       split::joinInfo(r, p, d.empty());
       split::moveAppend(r.inertia, p.inertia);
       split::moveAppend(r.u, p.u);

@@ -33,13 +33,19 @@ v1::DerivativesRequest derivativesRequest(const std::string& model_id, int dof, 
 
 KinematicsResult Client::kinematics(const std::string& model_id, const Eigen::MatrixXd& Q,
                                     const KinematicsOptions& o, const Eigen::MatrixXd& Qd) {
+  return resplit([&] { return kinematicsSplit(model_id, Q, o, Qd); });
+}
+
+KinematicsResult Client::kinematicsSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                         const KinematicsOptions& o, const Eigen::MatrixXd& Qd) {
   const auto parts =
       Qd.size() == 0 || Qd.rows() == Q.rows() ? chunks(Q.rows()) : decltype(chunks(0)){{0, Q.rows()}};
   if (parts.size() > 1) {
     KinematicsResult r;
     std::vector<Eigen::MatrixXd> origin, jdot_qd, com, mass, momentum;
     for (const auto& [first, size] : parts) {
-      KinematicsResult p = kinematics(model_id, Q.middleRows(first, size), o, split::rowsOf(Qd, first, size));
+      KinematicsResult p =
+          kinematicsSplit(model_id, Q.middleRows(first, size), o, split::rowsOf(Qd, first, size));
       split::joinInfo(r, p, origin.empty());
       r.frames = p.frames;
       split::moveAppend(r.rotation, p.rotation);
@@ -135,7 +141,7 @@ DerivativesResult Client::inverseDynamicsDerivatives(const std::string& model_id
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench,
                                                      const std::vector<LinkWrench>& wrenches) {
-  return derivativesBatch(model_id, true, Q, Qd, Qdd, payload, tip_wrench, wrenches);
+  return resplit([&] { return derivativesSplit(model_id, true, Q, Qd, Qdd, payload, tip_wrench, wrenches); });
 }
 
 DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id, const Eigen::MatrixXd& Q,
@@ -143,10 +149,11 @@ DerivativesResult Client::forwardDynamicsDerivatives(const std::string& model_id
                                                      const std::optional<Payload>& payload,
                                                      const Eigen::MatrixXd& tip_wrench,
                                                      const std::vector<LinkWrench>& wrenches) {
-  return derivativesBatch(model_id, false, Q, Qd, Tau, payload, tip_wrench, wrenches);
+  return resplit(
+      [&] { return derivativesSplit(model_id, false, Q, Qd, Tau, payload, tip_wrench, wrenches); });
 }
 
-DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inverse,
+DerivativesResult Client::derivativesSplit(const std::string& model_id, bool inverse,
                                            const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
                                            const Eigen::MatrixXd& Third,
                                            const std::optional<Payload>& payload,
@@ -162,7 +169,7 @@ DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inv
     std::vector<Eigen::MatrixXd> tau, qdd;
     for (const auto& [first, size] : parts) {
       DerivativesResult p =
-          derivativesBatch(model_id, inverse, Q.middleRows(first, size), Qd.middleRows(first, size),
+          derivativesSplit(model_id, inverse, Q.middleRows(first, size), Qd.middleRows(first, size),
                            Third.middleRows(first, size), payload, split::rowsOf(tip_wrench, first, size),
                            split::wrenchesOf(wrenches, Q.rows(), first, size));
       split::joinInfo(r, p, tau.empty() && qdd.empty());
@@ -210,6 +217,11 @@ DerivativesResult Client::derivativesBatch(const std::string& model_id, bool inv
 
 RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd& X0,
                               const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options) {
+  return resplit([&] { return rolloutSplit(model_id, X0, U, options); });
+}
+
+RolloutResult Client::rolloutSplit(const std::string& model_id, const Eigen::MatrixXd& X0,
+                                   const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options) {
   // K * steps states per call: floor(max_states / steps) rollouts per part; controls per rollout travel with
   // their rollout, a shared sequence goes whole to every part
   const bool shared = U.size() == 1 && X0.rows() != 1;
@@ -228,7 +240,7 @@ RolloutResult Client::rollout(const std::string& model_id, const Eigen::MatrixXd
       }
       RolloutOptions o = options;
       o.wrenches = split::wrenchesOf(options.wrenches, X0.rows(), first, size);  // one per rollout: cut
-      RolloutResult p = rollout(model_id, X0.middleRows(first, size), u, o);
+      RolloutResult p = rolloutSplit(model_id, X0.middleRows(first, size), u, o);
       split::joinInfo(r, p, r.states.empty());
       r.steps = p.steps;
       split::moveAppend(r.states, p.states);

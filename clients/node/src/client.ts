@@ -23,7 +23,7 @@ import {
   wrenchesToProto,
 } from './convert';
 import type { Flat, FlatWrench } from './convert';
-import { DenocError, errorFor, toDenocError, wasDeleted } from './errors';
+import { DenocError, errorFor, namesCachedLimit, toDenocError, wasDeleted } from './errors';
 import { dynamicsClientConstructor } from './proto';
 import { StreamSession, type StreamCall } from './stream';
 import type {
@@ -362,7 +362,11 @@ export class DenocClient {
     };
   }
 
-  /** The server's maxStates, asked once and kept (0 for a server without GetServerInfo: no split). */
+  /**
+   * The server's maxStates, asked once and kept (0 for a server without GetServerInfo: no split). A batch
+   * refused with RESOURCE_EXHAUSTED naming it (a replica with a smaller limit) makes the client ask again, once
+   * per call, and send the batch again split by the new limit when it is smaller (namesCachedLimit).
+   */
   maxStates(call?: CallOptions): Promise<number> {
     if (this.maxStatesKnown === undefined) {
       const asked = this.getServerInfo(call).then(
@@ -417,6 +421,10 @@ export class DenocClient {
    * count x nq, qd, qdd count x dof), with the external wrenches w_k of input.wrenches on named frames.
    */
   inverseDynamics(modelId: string, raw: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
+    return this.resplit(() => this.inverseDynamicsSplit(modelId, raw, call), call);
+  }
+
+  private inverseDynamicsSplit(modelId: string, raw: InverseDynamicsInput, call?: CallOptions): Promise<InverseDynamicsResult> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['q', 'qd', 'qdd', 'tipWrench']);
       const wrenches = wrenchesToProto(input.wrenches);
@@ -442,7 +450,7 @@ export class DenocClient {
           if (wrench !== undefined) part.tipWrench = wrench;
           const ws = sliceWrenches(input.wrenches, a, b);
           if (ws !== undefined) part.wrenches = ws;
-          results.push(await this.inverseDynamics(modelId, part, call));
+          results.push(await this.inverseDynamicsSplit(modelId, part, call));
         }
         return { ...joined(results), tau: concat(results.map((r) => r.tau)) };
       }
@@ -475,6 +483,10 @@ export class DenocClient {
    * input.wrenches), by route 'saha' (default), 'fixman' (serial chains) or 'cholesky'.
    */
   forwardDynamics(modelId: string, raw: ForwardDynamicsInput, call?: CallOptions): Promise<ForwardDynamicsResult> {
+    return this.resplit(() => this.forwardDynamicsSplit(modelId, raw, call), call);
+  }
+
+  private forwardDynamicsSplit(modelId: string, raw: ForwardDynamicsInput, call?: CallOptions): Promise<ForwardDynamicsResult> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['q', 'qd', 'tau']);
       const route = routeToProto(input.route);
@@ -500,7 +512,7 @@ export class DenocClient {
           if (input.payload !== undefined) part.payload = input.payload;
           const ws = sliceWrenches(input.wrenches, a, b);
           if (ws !== undefined) part.wrenches = ws;
-          results.push(await this.forwardDynamics(modelId, part, call));
+          results.push(await this.forwardDynamicsSplit(modelId, part, call));
         }
         const route0 = results[0]?.route ?? 'saha';
         return { ...joined(results), qdd: concat(results.map((r) => r.qdd)), route: route0 };
@@ -531,6 +543,10 @@ export class DenocClient {
 
   /** I(q), U, D (I = U D U^T) and log det I per state; with the flags also C, the bias, g(q), I^-1. */
   fullFactor(modelId: string, raw: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
+    return this.resplit(() => this.fullFactorSplit(modelId, raw, call), call);
+  }
+
+  private fullFactorSplit(modelId: string, raw: FullFactorInput, call?: CallOptions): Promise<FullFactorResult> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['q', 'qd']);
       const { count, dof, nq } = await this.shape(modelId, input.q, input, call);
@@ -541,7 +557,7 @@ export class DenocClient {
           const part: FullFactorInput = { ...input, count: b - a, dof, nq, q: slice(input.q, a * nq, b * nq) ?? [] };
           const qd = slice(input.qd, a * dof, b * dof);
           if (qd !== undefined) part.qd = qd;
-          results.push(await this.fullFactor(modelId, part, call));
+          results.push(await this.fullFactorSplit(modelId, part, call));
         }
         const all = (pick: (r: FullFactorResult) => Float64Array | undefined): Float64Array | undefined =>
           concatAll(results, pick);
@@ -621,6 +637,10 @@ export class DenocClient {
    * of every frame, the centre of mass and its Jacobian, the centroidal map and momentum (needs qd).
    */
   kinematics(modelId: string, raw: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
+    return this.resplit(() => this.kinematicsSplit(modelId, raw, call), call);
+  }
+
+  private kinematicsSplit(modelId: string, raw: KinematicsInput, call?: CallOptions): Promise<KinematicsResult> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['q', 'qd']);
       const reference = referenceToProto(input.reference, 'reference');
@@ -635,7 +655,7 @@ export class DenocClient {
           const part: KinematicsInput = { ...input, count: b - a, dof, nq, q: slice(input.q, a * nq, b * nq) ?? [] };
           const qd = slice(input.qd, a * dof, b * dof);
           if (qd !== undefined) part.qd = qd;
-          results.push(await this.kinematics(modelId, part, call));
+          results.push(await this.kinematicsSplit(modelId, part, call));
         }
         const result: KinematicsResult = {
           ...joined(results),
@@ -735,13 +755,21 @@ export class DenocClient {
     raw: DerivativesInput & { qdd: Batch },
     call?: CallOptions,
   ): Promise<InverseDynamicsDerivatives> {
+    return this.resplit(() => this.inverseDynamicsDerivativesSplit(modelId, raw, call), call);
+  }
+
+  private inverseDynamicsDerivativesSplit(
+    modelId: string,
+    raw: DerivativesInput & { qdd: Batch },
+    call?: CallOptions,
+  ): Promise<InverseDynamicsDerivatives> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['q', 'qd', 'qdd', 'tipWrench']);
       const parts = await this.derivativeParts(modelId, input, input.qdd, call);
       if (parts.length > 1) {
         const results: InverseDynamicsDerivatives[] = [];
         for (const [part, a, b] of parts) {
-          results.push(await this.inverseDynamicsDerivatives(modelId, { ...part, qdd: slice(input.qdd, a, b) ?? [] }, call));
+          results.push(await this.inverseDynamicsDerivativesSplit(modelId, { ...part, qdd: slice(input.qdd, a, b) ?? [] }, call));
         }
         return {
           ...joined(results),
@@ -761,13 +789,21 @@ export class DenocClient {
     raw: DerivativesInput & { tau: Batch },
     call?: CallOptions,
   ): Promise<ForwardDynamicsDerivatives> {
+    return this.resplit(() => this.forwardDynamicsDerivativesSplit(modelId, raw, call), call);
+  }
+
+  private forwardDynamicsDerivativesSplit(
+    modelId: string,
+    raw: DerivativesInput & { tau: Batch },
+    call?: CallOptions,
+  ): Promise<ForwardDynamicsDerivatives> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['q', 'qd', 'tau', 'tipWrench']);
       const parts = await this.derivativeParts(modelId, input, input.tau, call);
       if (parts.length > 1) {
         const results: ForwardDynamicsDerivatives[] = [];
         for (const [part, a, b] of parts) {
-          results.push(await this.forwardDynamicsDerivatives(modelId, { ...part, tau: slice(input.tau, a, b) ?? [] }, call));
+          results.push(await this.forwardDynamicsDerivativesSplit(modelId, { ...part, tau: slice(input.tau, a, b) ?? [] }, call));
         }
         return {
           ...joined(results),
@@ -793,6 +829,10 @@ export class DenocClient {
    * A_t and B_t of every step (in the tangent space: 2 dof rows and columns).
    */
   rollout(modelId: string, raw: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
+    return this.resplit(() => this.rolloutSplit(modelId, raw, call), call);
+  }
+
+  private rolloutSplit(modelId: string, raw: RolloutInput, call?: CallOptions): Promise<RolloutResult> {
     return this.withModel(modelId, async () => {
       const input = flatten(raw, ['x0', 'u']);
       const { nq, nv: dof, nu } = await this.sizesOf(modelId, call);
@@ -822,7 +862,7 @@ export class DenocClient {
           };
           const ws = sliceWrenches(input.wrenches, a, b);
           if (ws !== undefined) part.wrenches = ws;
-          results.push(await this.rollout(modelId, part, call));
+          results.push(await this.rolloutSplit(modelId, part, call));
         }
         const result: RolloutResult = {
           ...joined(results),
@@ -1141,6 +1181,42 @@ export class DenocClient {
       if (input.payload !== undefined) part.payload = input.payload;
       return [part, a * dof, b * dof];
     });
+  }
+
+  /**
+   * Runs send, a batch call split by the kept maxStates (an xSplit method, whose parts are sent by the same
+   * method). When the server refuses it with RESOURCE_EXHAUSTED naming a limit this client keeps
+   * (namesCachedLimit), the kept limits are dropped and read again, once; when maxStates shrank, send runs once
+   * more, split by the new limit, else the refusal is thrown. A refusal of that second run is thrown as it is:
+   * one re-read per call.
+   */
+  private async resplit<T>(send: () => Promise<T>, call?: CallOptions): Promise<T> {
+    const before = this.maxStatesKnown;
+    try {
+      return await send();
+    } catch (e) {
+      if (!(await this.limitsShrank(e, before, call))) throw toDenocError(e);
+    }
+    return send();
+  }
+
+  /**
+   * Whether `refusal` names a kept limit and maxStates, dropped and asked again, is now smaller than the one the
+   * batch was split by (`kept`, the promise kept when the call began, else the one kept now). False, with the
+   * refusal to be thrown, when the server does not answer the new question.
+   */
+  private async limitsShrank(refusal: unknown, kept: Promise<number> | undefined, call?: CallOptions): Promise<boolean> {
+    if (!namesCachedLimit(refusal)) return false;
+    const before = kept ?? this.maxStatesKnown;
+    this.maxStatesKnown = undefined;
+    if (before === undefined) return false; // the batch was not split by a kept limit (one item)
+    try {
+      const was = await before;
+      const now = await this.maxStates(call);
+      return now > 0 && (was === 0 || now < was);
+    } catch {
+      return false; // the server's refusal says more than this failure
+    }
   }
 
   private canReRegister(err: unknown, modelId: string): boolean {

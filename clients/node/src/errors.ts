@@ -138,6 +138,19 @@ export function wasDeleted(details: string): boolean {
   return details.includes(' was deleted (DeleteModel)');
 }
 
+/** The GetServerInfo fields a client keeps (DenocClient.maxStates), as whole words of a refusal's message. */
+const CACHED_LIMITS = /\b(?:max_states)\b/;
+
+/**
+ * Whether a failed call is RESOURCE_EXHAUSTED naming a limit the client keeps from GetServerInfo (max_states,
+ * which it splits batches by): the server that refused it takes less than the kept limit said, e.g. a replica
+ * started with a smaller --max-states during a rolling upgrade. Such a refusal makes a batch call read the limits
+ * again, once (docs/clients.md); any other RESOURCE_EXHAUSTED is thrown as it is.
+ */
+export function namesCachedLimit(err: unknown): boolean {
+  return err instanceof DenocError && err.code === Status.RESOURCE_EXHAUSTED && CACHED_LIMITS.test(err.details);
+}
+
 export function errorFor(code: Status, details: string, metadata?: Metadata): DenocError {
   const Typed = BY_CODE.get(code);
   return Typed !== undefined ? new Typed(details, metadata) : new DenocError(code, details, metadata);

@@ -14,6 +14,7 @@ export {
   UnauthenticatedError,
   UnavailableError,
   UnimplementedError,
+  namesCachedLimit,
   wasDeleted,
 } from './errors';
 export { StreamSession } from './stream';

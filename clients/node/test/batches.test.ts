@@ -2,14 +2,16 @@
 // forward-dynamics and full-factor batches (equal to the calls without it on a second model whose last link
 // carries the payload, merged by hand with the parallel-axis theorem), and Kinematics, Derivatives and
 // Rollout split above the server's --max-states (equal to the same batches against a server without the
-// limit; the number of calls read from the limited server's metrics).
+// limit; the number of calls read from the limited server's metrics), and a client that kept a larger maxStates
+// than the server now serving its address (a rolling upgrade): the batch refused with RESOURCE_EXHAUSTED naming
+// max_states is split anew after one GetServerInfo, read from that server's metrics.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { DenocClient, DenocError, Status, type DHLink, type Payload } from '../src/index';
-import { PANDA_HAND, PANDA_TIP, calls, expectClose, randomBatch, rng, startServer, tempDir } from './support';
+import { DenocClient, DenocError, Status, namesCachedLimit, type DHLink, type Payload } from '../src/index';
+import { PANDA_HAND, PANDA_TIP, calls, expectClose, randomBatch, rng, startServer, tempDir, type Server } from './support';
 
 type M3 = [[number, number, number], [number, number, number], [number, number, number]];
 
@@ -217,6 +219,166 @@ describe('payloads on dynamics batches, split planning batches', { timeout: 180_
       await limited.stop();
       await whole.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * One address served by one denocd after another (the same port and store), the client kept across them, as
+ * during a rolling upgrade: `keepLargeLimitThenServeSeven` gives a client that kept maxStates = 100000 from a
+ * batched call (after a reconnect, which forgets a limit kept before) facing a denocd with --max-states 7, and
+ * the metrics port of that server. `stop` ends the server serving and removes the directory.
+ */
+async function upgrade(): Promise<{
+  client: DenocClient;
+  id: string;
+  keepLargeLimitThenServeSeven: () => Promise<number>;
+  stop: () => Promise<void>;
+}> {
+  const dir = tempDir('upgrade');
+  const storeDir = path.join(dir, 'store');
+  let serving: Server | undefined;
+  let starts = 0;
+  const serve = async (maxStates: string, port?: number): Promise<[Server, number]> => {
+    await serving?.stop();
+    const portFile = path.join(dir, `metrics-${++starts}.port`);
+    const args = ['--max-states', maxStates, '--metrics-listen', '127.0.0.1:0', '--metrics-port-file', portFile];
+    serving = await startServer(port === undefined ? { storeDir, args } : { storeDir, args, port });
+    const metrics = Number(fs.readFileSync(portFile, 'utf8').trim());
+    assert.ok(metrics > 0);
+    return [serving, metrics];
+  };
+  const [first] = await serve('100000');
+  const address = first.address;
+  const client = new DenocClient(address);
+  const id = (await client.registerUrdf(fs.readFileSync(PANDA_HAND, 'utf8'), { tipLink: PANDA_TIP })).modelId;
+  return {
+    client,
+    id,
+    keepLargeLimitThenServeSeven: async () => {
+      const [large] = await serve('100000', first.port);
+      client.reconnect(address);
+      const zero = new Float64Array(2 * 7);
+      await client.inverseDynamics(id, { q: zero, qd: zero, qdd: zero });
+      assert.equal(await client.maxStates(), 100000);
+      const [, metrics] = await serve('7', large.port);
+      await client.waitForReady();
+      return metrics;
+    },
+    stop: async () => {
+      client.close();
+      await serving?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('a replica with a smaller max_states', { timeout: 180_000 }, () => {
+  it('a dynamics batch refused for max_states is split by the limit read again once', async () => {
+    const { client, id, keepLargeLimitThenServeSeven, stop } = await upgrade();
+    try {
+      const port = await keepLargeLimitThenServeSeven();
+      const n = 7;
+      const count = 50;
+      const random = rng(51);
+      const q = randomBatch(random, count, n, -1.5, 1.5);
+      const qd = randomBatch(random, count, n, -1, 1);
+      const qdd = randomBatch(random, count, n, -3, 3);
+      const tau = (await client.inverseDynamics(id, { q, qd, qdd })).tau;
+      // 50 states sent whole (refused), one GetServerInfo, then 8 calls of 7, 7, ..., 7, 1 states
+      assert.equal(await calls(port, 'InverseDynamics', 'RESOURCE_EXHAUSTED'), 1);
+      assert.equal(await calls(port, 'GetServerInfo'), 1);
+      assert.equal(await calls(port, 'InverseDynamics'), 8);
+      assert.equal(await client.maxStates(), 7);
+      assert.equal(tau.length, count * n);
+      for (let k = 0; k < count; k++) {
+        const one = (s: Float64Array) => s.subarray(k * n, (k + 1) * n);
+        const want = (await client.inverseDynamics(id, { q: one(q), qd: one(qd), qdd: one(qdd) })).tau;
+        expectClose(tau.subarray(k * n, (k + 1) * n), want, `tau of state ${k}`);
+      }
+
+      // RESOURCE_EXHAUSTED naming a limit the client does not keep (65 wrenches, max_wrenches): thrown as it is
+      // from the first part, the limits not read again
+      const wrenches = Array.from({ length: 65 }, () => ({ link: 'panda_link7', wrench: [0, 0, 0, 0, 0, 0] }));
+      await assert.rejects(
+        client.inverseDynamics(id, { q, qd, qdd, wrenches }),
+        (e: unknown) =>
+          e instanceof DenocError &&
+          e.code === Status.RESOURCE_EXHAUSTED &&
+          e.details.includes('max_wrenches') &&
+          !namesCachedLimit(e),
+      );
+      assert.equal(await calls(port, 'InverseDynamics', 'RESOURCE_EXHAUSTED'), 2);
+      assert.equal(await calls(port, 'GetServerInfo'), 1);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('derivatives and rollouts are split anew; a rollout above the limit fails after one re-read', async () => {
+    const { client, id, keepLargeLimitThenServeSeven, stop } = await upgrade();
+    try {
+      const n = 7;
+      const random = rng(52);
+      let port = await keepLargeLimitThenServeSeven();
+      const count = 50;
+      const q = randomBatch(random, count, n, -1.5, 1.5);
+      const qd = randomBatch(random, count, n, -1, 1);
+      const qdd = randomBatch(random, count, n, -3, 3);
+      const d = await client.inverseDynamicsDerivatives(id, { q, qd, qdd });
+      assert.equal(await calls(port, 'Derivatives', 'RESOURCE_EXHAUSTED'), 1);
+      assert.equal(await calls(port, 'GetServerInfo'), 1);
+      assert.equal(await calls(port, 'Derivatives'), 8);
+      assert.equal(d.count, count);
+      for (let k = 0; k < count; k++) {
+        const one = (s: Float64Array) => s.subarray(k * n, (k + 1) * n);
+        const want = await client.inverseDynamicsDerivatives(id, { q: one(q), qd: one(qd), qdd: one(qdd) });
+        expectClose(d.dtauDq.subarray(k * n * n, (k + 1) * n * n), want.dtauDq, `dtau/dq of state ${k}`);
+        expectClose(d.dtauDqd.subarray(k * n * n, (k + 1) * n * n), want.dtauDqd, `dtau/dqd of state ${k}`);
+        expectClose(d.tau.subarray(k * n, (k + 1) * n), want.tau, `tau of state ${k}`);
+      }
+
+      port = await keepLargeLimitThenServeSeven();
+      const K = 20;
+      const T = 3; // 60 states; floor(7 / 3) = 2 rollouts per call: 10 calls
+      const x0 = randomBatch(random, K, 2 * n, -0.5, 0.5);
+      const u = randomBatch(random, K * T, n, -5, 5);
+      const r = await client.rollout(id, { x0, u, count: K, steps: T, dt: 0.01, linearize: true });
+      assert.equal(await calls(port, 'Rollout', 'RESOURCE_EXHAUSTED'), 1);
+      assert.equal(await calls(port, 'GetServerInfo'), 1);
+      assert.equal(await calls(port, 'Rollout'), 10);
+      assert.equal(r.count, K);
+      const x = 2 * n;
+      for (let k = 0; k < K; k++) {
+        const one = await client.rollout(id, {
+          x0: x0.subarray(k * x, (k + 1) * x),
+          u: u.subarray(k * T * n, (k + 1) * T * n),
+          count: 1,
+          steps: T,
+          dt: 0.01,
+          linearize: true,
+        });
+        const per = (a: Float64Array | undefined, size: number) => (a ?? new Float64Array()).subarray(k * size, (k + 1) * size);
+        expectClose(per(r.states, (T + 1) * x), one.states, `states of rollout ${k}`);
+        expectClose(per(r.a, T * x * x), one.a ?? [], `A of rollout ${k}`);
+        expectClose(per(r.b, T * x * n), one.b ?? [], `B of rollout ${k}`);
+      }
+
+      // two rollouts of 11 steps: no split fits 7 states. Kept 100000: sent whole, refused, one re-read, sent
+      // again (split by 7: still whole), refused, thrown
+      port = await keepLargeLimitThenServeSeven();
+      const tooLong = { x0: x0.subarray(0, 2 * x), u: randomBatch(random, 2 * 11, n, -1, 1), count: 2, steps: 11, dt: 0.01 };
+      const refused = (e: unknown) => namesCachedLimit(e) && e instanceof DenocError && e.details.includes('max_states = 7');
+      await assert.rejects(client.rollout(id, tooLong), refused);
+      assert.equal(await calls(port, 'Rollout', 'RESOURCE_EXHAUSTED'), 2);
+      assert.equal(await calls(port, 'GetServerInfo'), 1);
+      // kept 7: refused, one re-read (7 again), thrown without sending again
+      await assert.rejects(client.rollout(id, tooLong), refused);
+      assert.equal(await calls(port, 'Rollout', 'RESOURCE_EXHAUSTED'), 3);
+      assert.equal(await calls(port, 'GetServerInfo'), 2);
+      assert.equal(await calls(port, 'Rollout'), 0);
+    } finally {
+      await stop();
     }
   });
 });

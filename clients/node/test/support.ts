@@ -48,15 +48,18 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts denocd on 127.0.0.1 with a new empty store (or the given one); waits at most 20 s for its port. */
-export async function startServer(options: { storeDir?: string; args?: string[] } = {}): Promise<Server> {
+/**
+ * Starts denocd on 127.0.0.1 (on the given port, else any) with a new empty store (or the given one); waits at
+ * most 20 s for its port.
+ */
+export async function startServer(options: { storeDir?: string; args?: string[]; port?: number } = {}): Promise<Server> {
   const dir = tempDir('server');
   const storeDir = options.storeDir ?? path.join(dir, 'store');
   const portFile = path.join(dir, 'port');
   const child = spawn(
     denocdPath(),
     [
-      '--listen', '127.0.0.1:0',
+      '--listen', `127.0.0.1:${options.port ?? 0}`,
       '--port-file', portFile,
       '--store-dir', storeDir,
       '--shutdown-grace-ms', '0',

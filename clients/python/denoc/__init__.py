@@ -25,7 +25,7 @@ except ImportError as e:  # the source directory, not an installed package
 from .errors import (AbortedError, CancelledError, DeadlineExceededError, DenocError,  # noqa: E402
                      FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError, UnavailableError,
-                     UnimplementedError, was_deleted)
+                     UnimplementedError, names_cached_limit, was_deleted)
 from .values import (Derivatives, Frame, FullFactor, Joint, Kinematics, LinkWrench, ModelInfo,  # noqa: E402
                      Payload, Rollouts, ServerInfo, SimulationBatch, Trajectory)
 from .configuration import (difference, integrate, neutral, normalize, random_configuration,  # noqa: E402
@@ -41,4 +41,5 @@ __all__ = [
     "InvalidArgumentError", "NotFoundError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "UnavailableError", "DeadlineExceededError", "PermissionDeniedError",
     "UnauthenticatedError", "CancelledError", "UnimplementedError", "InternalError", "was_deleted",
+    "names_cached_limit",
 ]

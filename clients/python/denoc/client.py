@@ -331,7 +331,9 @@ class Client(Planning, Simulation):
                           max_frames=r.max_frames)
 
     def max_states(self, *, timeout: Optional[float] = None) -> int:
-        """The server's ``max_states``, asked once and kept (0 for a server without ``GetServerInfo``)."""
+        """The server's ``max_states``, asked once and kept (0 for a server without ``GetServerInfo``). A batch
+        refused with RESOURCE_EXHAUSTED naming it (a replica with a smaller limit) makes the client ask again,
+        once per call (see :meth:`_batches`)."""
         if self._max_states is None:
             try:
                 limit = self.get_server_info(timeout=timeout).max_states
@@ -354,15 +356,48 @@ class Client(Planning, Simulation):
         """The calls of a batch of count items: one, or, when its shapes fit (a batch the server refuses is
         sent whole, for its message), one per part within max_states (see :meth:`_parts`). ``build(n, cut)``
         makes the request of a part of n items (``cut`` as :func:`_cut` gives); ``payload`` (a
-        :class:`Payload`, a dict or None) goes with every part. Returns [(n, answer)] in order."""
-        parts = self._parts(count, timeout, states_per_item) if fits else [(0, count)]
-        answers = []
-        for a, b in parts:
-            request = build(b - a, _cut(a, b, count))
-            if payload is not None:
-                request.payload.CopyFrom(convert.payload(payload))
-            answers.append((b - a, self._call(method, request, timeout, model_id=mid)))
-        return answers
+        :class:`Payload`, a dict or None) goes with every part. Returns [(n, answer)] in order.
+
+        When the server refuses a part with RESOURCE_EXHAUSTED naming a limit the client keeps
+        (:func:`denoc.names_cached_limit`), the kept limits are dropped and read again, once; when
+        ``max_states`` shrank, the batch is sent once more, split by the new limit, else the refusal is
+        raised. A refusal of that second sending is raised as it is: one re-read per call."""
+
+        def send() -> list:
+            parts = self._parts(count, timeout, states_per_item) if fits else [(0, count)]
+            answers = []
+            for a, b in parts:
+                request = build(b - a, _cut(a, b, count))
+                if payload is not None:
+                    request.payload.CopyFrom(convert.payload(payload))
+                answers.append((b - a, self._call(method, request, timeout, model_id=mid)))
+            return answers
+
+        before = self._max_states
+        try:
+            return send()
+        except errors.ResourceExhaustedError as e:
+            if not (fits and self._limits_shrank(e, before, timeout)):
+                raise
+        return send()
+
+    def _limits_shrank(self, refusal: errors.DenocError, before: Optional[int], timeout: Optional[float]) -> bool:
+        """Whether ``refusal`` names a kept limit and ``max_states``, dropped and asked again, is now smaller than
+        the one the batch was split by (``before``, the kept value when the call began, else the one kept now).
+        False, with the refusal to be raised, when the server does not answer the new question."""
+        if not errors.names_cached_limit(refusal):
+            return False
+        with self._lock:
+            if before is None:
+                before = self._max_states
+            self._max_states = None
+        if before is None:  # the batch was not split by a kept limit (one item): nothing to split anew
+            return False
+        try:
+            now = self.max_states(timeout=timeout)
+        except errors.DenocError:
+            return False  # the server's refusal says more than this failure
+        return now > 0 and (before == 0 or now < before)
 
     def delete_model(self, model_id: ModelRef, *, timeout: Optional[float] = None) -> None:
         """Deletes a model from the server (not retried). The client forgets its source, unless the server

@@ -7,6 +7,7 @@ Every exception derives from :class:`DenocError`, which carries the status ``cod
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import grpc
@@ -46,6 +47,20 @@ class NotFoundError(DenocError, LookupError):
 class ResourceExhaustedError(DenocError):
     """RESOURCE_EXHAUSTED: a configured limit (states, dof, message size, models) was exceeded."""
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+# the GetServerInfo fields a client keeps (Client.max_states), as whole words of a refusal's message
+_CACHED_LIMITS = re.compile(r"\b(?:max_states)\b")
+
+
+def names_cached_limit(error: BaseException) -> bool:
+    """Whether a failed call is RESOURCE_EXHAUSTED naming a limit the client keeps from ``GetServerInfo``
+    (``max_states``, which it splits batches by): the server that refused it takes less than the kept limit
+    said, e.g. a replica started with a smaller ``--max-states`` during a rolling upgrade. Such a refusal makes
+    a batch call read the limits again, once (docs/clients.md); any other RESOURCE_EXHAUSTED is raised as it
+    is."""
+    return (isinstance(error, DenocError) and error.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            and _CACHED_LIMITS.search(error.message) is not None)
 
 
 class FailedPreconditionError(DenocError):

@@ -2,7 +2,9 @@
 forward-dynamics and full-factor batches (equal to the calls without it on a second model whose last link
 carries the payload, merged by hand with the parallel-axis theorem), and Kinematics, Derivatives and Rollout
 split above the server's --max-states (equal to the same batches against a server without the limit; the
-number of calls read from the limited server's metrics)."""
+number of calls read from the limited server's metrics), and a client that kept a larger max_states than the
+server now serving its address (a rolling upgrade): the batch refused with RESOURCE_EXHAUSTED naming max_states
+is split anew after one GetServerInfo, read from that server's metrics."""
 
 import copy
 import json
@@ -103,6 +105,19 @@ def _metrics(port: int) -> dict:
     return out
 
 
+def _metrics_port(port_file) -> int:
+    """The port a denocd wrote to its --metrics-port-file (waited for at most 10 s)."""
+    deadline = time.monotonic() + 10
+    while not (port_file.exists() and port_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return int(port_file.read_text())
+
+
+def _calls(port: int, rpc: str, code: str = "OK") -> float:
+    """denoc_requests_total{code, rpc} of the server with this metrics port."""
+    return _metrics(port).get(f'denoc_requests_total{{code="{code}",rpc="{rpc}"}}', 0)
+
+
 @pytest.fixture
 def servers(start_server, tmp_path):
     """(limited, port of its metrics, unlimited): --max-states 10 against the default limit."""
@@ -110,17 +125,14 @@ def servers(start_server, tmp_path):
     limited = start_server("--max-states", "10", "--metrics-listen", "127.0.0.1:0", "--metrics-port-file",
                            str(port_file), store="limited")
     whole = start_server(store="whole")
-    deadline = time.monotonic() + 10
-    while not (port_file.exists() and port_file.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return limited, int(port_file.read_text()), whole
+    return limited, _metrics_port(port_file), whole
 
 
 def test_planning_batches_above_max_states_are_split_and_joined_in_order(servers):
     limited, port, whole = servers
 
     def calls(rpc, code="OK"):
-        return _metrics(port).get(f'denoc_requests_total{{code="{code}",rpc="{rpc}"}}', 0)
+        return _calls(port, rpc, code)
 
     rng = np.random.default_rng(22)
     with denoc.Client(limited.target) as small, denoc.Client(whole.target) as big:
@@ -172,3 +184,107 @@ def test_planning_batches_above_max_states_are_split_and_joined_in_order(servers
             small.rollout(pid, x0[:2], rng.uniform(-1, 1, (2, 11, n)), dt=0.01)
         assert "max_states" in e.value.message
         assert calls("Rollout", "RESOURCE_EXHAUSTED") == 1 and calls("Rollout") == 6
+
+
+@pytest.fixture
+def upgrade(start_server, tmp_path):
+    """A function giving (client, metrics port): a client that kept max_states = 100000 from a batched call to a
+    denocd, then a denocd with --max-states 7 in its place (the same port and store), as during a rolling
+    upgrade. The Panda is registered in that store; the clients are closed at the end."""
+    clients, serving = [], []
+
+    def serve(max_states: str, port: int = 0):
+        if serving:
+            serving.pop().stop()
+        port_file = tmp_path / f"metrics-{len(clients)}-{max_states}.port"
+        server = start_server("--max-states", max_states, "--metrics-listen", "127.0.0.1:0", "--metrics-port-file",
+                              str(port_file), port=port)
+        serving.append(server)
+        return server, _metrics_port(port_file)
+
+    def keep_large_limit_then_serve_seven():
+        large, _ = serve("100000")
+        c = denoc.Client(large.target)
+        clients.append(c)
+        panda = c.register_urdf(PANDA_HAND, tip_link=PANDA_TIP)
+        c.inverse_dynamics(panda, np.zeros((2, panda.nq)))
+        assert c.max_states() == 100000
+        _, port = serve("7", large.port)
+        return c, panda, port
+
+    yield keep_large_limit_then_serve_seven
+    for c in clients:
+        c.close()
+
+
+def _fifty_states_split_anew(upgrade, rng, method: str, rpc: str):
+    """50 random Panda states (q, qd, qdd) through ``method`` of a client that kept max_states = 100000 facing a
+    denocd with --max-states 7 (``upgrade``): sent whole and refused, one GetServerInfo, then 8 calls of 7, 7,
+    ..., 7, 1 states. Returns (client, panda, metrics port, (q, qd, qdd), answer)."""
+    c, panda, port = upgrade()
+    count, n = 50, panda.dof
+    states = rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-1, 1, (count, n)), rng.uniform(-3, 3, (count, n))
+    answer = getattr(c, method)(panda, *states)
+    assert _calls(port, rpc, "RESOURCE_EXHAUSTED") == 1
+    assert _calls(port, "GetServerInfo") == 1
+    assert _calls(port, rpc) == 8
+    assert c.max_states() == 7
+    return c, panda, port, states, answer
+
+
+def test_a_dynamics_batch_refused_for_max_states_is_split_by_the_limit_read_again_once(upgrade):
+    rng = np.random.default_rng(41)
+    c, panda, port, (q, qd, qdd), tau = _fifty_states_split_anew(upgrade, rng, "inverse_dynamics", "InverseDynamics")
+    count, n = q.shape
+    assert tau.shape == (count, n)
+    for k in range(count):  # the same states one by one
+        close(tau[k], c.inverse_dynamics(panda, q[k], qd[k], qdd[k]), f"state {k}")
+
+    # RESOURCE_EXHAUSTED naming a limit the client does not keep (65 wrenches, max_wrenches): raised as it is from
+    # the first part, the limits not read again
+    with pytest.raises(denoc.ResourceExhaustedError) as e:
+        c.inverse_dynamics(panda, q, qd, qdd, wrenches=[("panda_link7", np.zeros(6))] * 65)
+    assert "max_wrenches" in e.value.message and not denoc.names_cached_limit(e.value)
+    assert _calls(port, "InverseDynamics", "RESOURCE_EXHAUSTED") == 2
+    assert _calls(port, "GetServerInfo") == 1
+
+
+def test_derivatives_and_rollouts_are_split_anew_and_a_rollout_above_the_limit_fails_after_one_re_read(upgrade):
+    rng = np.random.default_rng(42)
+    c, panda, port, (q, qd, qdd), d = _fifty_states_split_anew(upgrade, rng, "inverse_dynamics_derivatives",
+                                                               "Derivatives")
+    count, n = q.shape
+    assert d.dtau_dq.shape == (count, n, n)
+    for k in range(count):
+        one = c.inverse_dynamics_derivatives(panda, q[k:k + 1], qd[k:k + 1], qdd[k:k + 1])
+        for name in ("dtau_dq", "dtau_dqd", "tau"):
+            close(getattr(d, name)[k], getattr(one, name)[0], f"{name} of state {k}")
+
+    c, panda, port = upgrade()
+    k, t = 20, 3  # 60 states; 7 // 3 = 2 rollouts per call: 10 calls
+    x0, u = rng.uniform(-0.5, 0.5, (k, 2 * n)), rng.uniform(-5, 5, (k, t, n))
+    r = c.rollout(panda, x0, u, dt=0.01, linearize=True)
+    assert _calls(port, "Rollout", "RESOURCE_EXHAUSTED") == 1
+    assert _calls(port, "GetServerInfo") == 1
+    assert _calls(port, "Rollout") == 10
+    assert r.states.shape == (k, t + 1, 2 * n)
+    for i in range(k):
+        one = c.rollout(panda, x0[i:i + 1], u[i:i + 1], dt=0.01, linearize=True)
+        for name in ("states", "A", "B"):
+            close(getattr(r, name)[i], getattr(one, name)[0], f"rollout {i} {name}")
+
+    # two rollouts of 11 steps: no split fits 7 states. Kept 100000: sent whole, refused, one re-read, sent again
+    # (split by 7: still whole), refused, raised
+    c, panda, port = upgrade()
+    x0, u = rng.uniform(-0.5, 0.5, (2, 2 * n)), rng.uniform(-1, 1, (2, 11, n))
+    with pytest.raises(denoc.ResourceExhaustedError) as e:
+        c.rollout(panda, x0, u, dt=0.01)
+    assert "max_states = 7" in e.value.message and denoc.names_cached_limit(e.value)
+    assert _calls(port, "Rollout", "RESOURCE_EXHAUSTED") == 2
+    assert _calls(port, "GetServerInfo") == 1
+    # kept 7: refused, one re-read (7 again), raised without sending again
+    with pytest.raises(denoc.ResourceExhaustedError):
+        c.rollout(panda, x0, u, dt=0.01)
+    assert _calls(port, "Rollout", "RESOURCE_EXHAUSTED") == 3
+    assert _calls(port, "GetServerInfo") == 2
+    assert _calls(port, "Rollout") == 0

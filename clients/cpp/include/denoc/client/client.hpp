@@ -102,7 +102,9 @@ class Client {
   ServerInfo serverInfo();
   /// The server's max_states, asked once and kept until retarget(); 0 when the server does not say (a
   /// server without GetServerInfo). Batches above it are split into calls of at most max_states states
-  /// and the answers joined in order.
+  /// and the answers joined in order. A batch refused with RESOURCE_EXHAUSTED naming max_states (a replica
+  /// with a smaller limit) makes the client ask again, once per call, and send the batch again split by the
+  /// new limit when it is smaller (namesCachedLimit, docs/clients.md).
   std::uint32_t maxStates();
   /// Deletes a model (not retried: a retry could answer NOT_FOUND for a deletion that happened). The model's
   /// source is forgotten too, so it is not re-registered behind the caller's back.
@@ -227,11 +229,22 @@ class Client {
   /// source is forgotten then).
   bool reregister(const std::string& model_id, const std::string& message) const;
   Registration registerRaw(const v1::RegisterModelRequest& request, bool remember) const;
+  /// Each batch call is two functions: xBatch (or the public kinematics, derivatives and rollout) sends the
+  /// batch through resplit; xSplit sends it in parts of at most max_states states (chunks), each part by
+  /// xSplit again.
   InverseDynamicsResult idBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
                                 const Eigen::MatrixXd& tip_wrench, const std::vector<LinkWrench>& wrenches,
                                 const std::optional<Payload>& payload);
+  InverseDynamicsResult idSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Qdd,
+                                const Eigen::MatrixXd& tip_wrench, const std::vector<LinkWrench>& wrenches,
+                                const std::optional<Payload>& payload);
   ForwardDynamicsResult fdBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route,
+                                const std::vector<LinkWrench>& wrenches,
+                                const std::optional<Payload>& payload);
+  ForwardDynamicsResult fdSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
                                 const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Tau, Route route,
                                 const std::vector<LinkWrench>& wrenches,
                                 const std::optional<Payload>& payload);
@@ -244,11 +257,39 @@ class Client {
   FullFactorResult factorBatch(const std::string& model_id, const Eigen::MatrixXd& Q,
                                const FactorFlags& flags, const Eigen::MatrixXd& Qd,
                                const std::optional<Payload>& payload);
+  FullFactorResult factorSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                               const FactorFlags& flags, const Eigen::MatrixXd& Qd,
+                               const std::optional<Payload>& payload);
   /// Both directions of Derivatives: Third is Qdd (inverse dynamics) or Tau (forward dynamics).
-  DerivativesResult derivativesBatch(const std::string& model_id, bool inverse, const Eigen::MatrixXd& Q,
+  DerivativesResult derivativesSplit(const std::string& model_id, bool inverse, const Eigen::MatrixXd& Q,
                                      const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& Third,
                                      const std::optional<Payload>& payload, const Eigen::MatrixXd& tip_wrench,
                                      const std::vector<LinkWrench>& wrenches);
+  KinematicsResult kinematicsSplit(const std::string& model_id, const Eigen::MatrixXd& Q,
+                                   const KinematicsOptions& options, const Eigen::MatrixXd& Qd);
+  RolloutResult rolloutSplit(const std::string& model_id, const Eigen::MatrixXd& X0,
+                             const std::vector<Eigen::MatrixXd>& U, const RolloutOptions& options);
+
+  /// Runs send(), a batch call split by the cached max_states (an xSplit). When the server refuses it with
+  /// RESOURCE_EXHAUSTED naming a limit this client caches (namesCachedLimit), the cached limits are
+  /// dropped and read again, once; when max_states shrank, send() runs once more, split by the new limit,
+  /// else the refusal is thrown. A refusal of that second run is thrown as it is: one re-read per call.
+  template <typename Send>
+  auto resplit(const Send& send) -> decltype(send()) {
+    const std::optional<std::uint32_t> before = cachedMaxStates();
+    try {
+      return send();
+    } catch (const Error& e) {
+      if (!limitsShrank(e, before)) throw;
+    }
+    return send();
+  }
+  /// The max_states this client keeps, if it has asked.
+  std::optional<std::uint32_t> cachedMaxStates() const;
+  /// Whether `refusal` names a cached limit and max_states, dropped and asked again, is now smaller than
+  /// the one the batch was split by (`before`, the kept value when the call began, else the one kept now).
+  /// False, with the refusal to be thrown, when the server does not answer the new question.
+  bool limitsShrank(const Error& refusal, std::optional<std::uint32_t> before);
 
   /// The row ranges [first, first + size) a batch of `rows` items is split into, each item counting
   /// `states_per_row` states against the server's max_states (1 for a state, T for a rollout of T steps):

@@ -29,6 +29,13 @@ class Error : public std::runtime_error {
 /// model is not registered again behind the caller's back.
 bool wasDeleted(const std::string& message);
 
+/// Whether a failed call is RESOURCE_EXHAUSTED naming a limit the client caches from GetServerInfo
+/// (max_states, which it splits batches by): the server that refused it takes less than the cached limit
+/// said, e.g. a replica started with a smaller --max-states during a rolling upgrade. Such a refusal makes
+/// a batch call read the limits again, once (docs/clients.md); any other RESOURCE_EXHAUSTED is thrown as it
+/// is.
+bool namesCachedLimit(const Error& error);
+
 /// Name of a status code, e.g. "NOT_FOUND".
 std::string codeName(grpc::StatusCode code);
 
