@@ -16,7 +16,9 @@
 #    DENOC_TRUSTED_FRONT_HEADER, nginx from the same image with the shipped configuration (deploy/nginx, only
 #    the port changed): health, a registration and a computation through it with mutual TLS and a token;
 #    no token, no client certificate and plaintext refused; a rapid-reset burst (5 connections) cut off by
-#    nginx, and the front still answering after it.
+#    nginx, and the front still answering after it;
+#  - deploy/compose.yaml itself with docker-compose (this image, free ports, certificates made now): a
+#    registration and a computation through the front, denocd's /metrics scraped, compose down.
 # Prints a summary with the start-to-SERVING times. Exit 0 only when every step passed.
 # Usage: deploy/smoke-test.sh [IMAGE]   (default denoc:latest; a Docker daemon is started if none runs)
 set -euo pipefail
@@ -36,6 +38,7 @@ cleanup() {
   local c
   for c in "$run_id-1" "$run_id-2" "$run_id-3" "$run_id-4" "$run_id-5"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
   docker volume rm -f "$volume" "$socket_volume" >/dev/null 2>&1 || true
+  DENOC_IMAGE=$image docker-compose -p "$run_id" -f "$work/compose/compose.yaml" down -v >/dev/null 2>&1 || true
   rm -rf "$work"
   denoc_docker_down
 }
@@ -321,9 +324,67 @@ else
   cp "$work/reset" "$work/out"
   fail "front: rapid reset not cut off"
 fi
+sleep 3  # the attack spent the certificate's burst of calls (limit_req, per certificate): let it refill
 step "front: answers after the rapid reset" cli "${secure[@]}" --token-file /tmp/token get "$front_id"
 docker stop -t 20 "$run_id-5" >/dev/null 2>&1 || true
 if stop_container; then pass "SIGTERM (behind the front): exit code 0, graceful"; else fail "SIGTERM (front)"; fi
+
+# ---- deploy/compose.yaml itself, run by docker-compose: through the front, metrics scraped --------------------
+compose_dir=$work/compose
+mkdir -p "$compose_dir"
+cp deploy/compose.yaml "$compose_dir/"
+deploy/gen-certs.sh "$compose_dir/certs" >/dev/null 2>&1
+chmod -R a+rX "$compose_dir/certs"
+compose_port=$(free_port)
+metrics_port=$(free_port)
+compose() {
+  DENOC_IMAGE=$image DENOC_FRONT_PORT=$compose_port DENOC_METRICS_PORT=$metrics_port \
+    docker-compose -p "$run_id" -f "$compose_dir/compose.yaml" "$@"
+}
+# the client: the image's CLI on the host network with the compose certificates
+compose_cli() {
+  docker run --rm --network host -v "$compose_dir/certs:/certs:ro" --entrypoint denoc "$image" \
+    --server "127.0.0.1:$compose_port" --tls-ca /certs/ca.crt --tls-cert /certs/client.crt \
+    --tls-key /certs/client.key "$@"
+}
+t0=$(now)
+if compose up -d --no-build >"$work/out" 2>&1; then
+  compose_ok=0
+  for _ in $(seq 1 300); do
+    if compose_cli list >/dev/null 2>&1; then compose_ok=1; break; fi
+    sleep 0.2
+  done
+  if [ "$compose_ok" = 1 ]; then
+    pass "compose: denocd and the front up, ListModels through the front after $(elapsed "$t0" "$(now)") s"
+  else
+    compose logs >"$work/out" 2>&1 || true
+    fail "compose: no answer through the front"
+  fi
+else
+  fail "compose up"
+fi
+if compose_cli register "$model" --name smoke_compose -q >"$work/out" 2>&1 &&
+  compose_id=$(tail -n 1 "$work/out") && [[ $compose_id =~ ^[0-9a-f]{64}$ ]]; then
+  pass "compose: RegisterModel through the front: $compose_id"
+else
+  fail "compose: RegisterModel through the front"
+  compose_id=none
+fi
+step "compose: InverseDynamics through the front" \
+  compose_cli id "$compose_id" --q=0.3,-0.2,0.1 --qd=0.1,0.2,0.3 --qdd=1,0,-1
+# the scrape: denocd's /metrics, published on this host's loopback, counts the calls
+if /usr/bin/python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+  "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics" 2>"$work/out" &&
+  grep -q 'denoc_requests_total{code="OK",rpc="RegisterModel"}' "$work/metrics" &&
+  grep -q 'denoc_requests_total{code="OK",rpc="InverseDynamics"}' "$work/metrics"; then
+  pass "compose: /metrics scraped ($(grep -c '^denoc_' "$work/metrics") samples; RegisterModel and InverseDynamics counted)"
+else
+  cp "$work/metrics" "$work/out" 2>/dev/null || true
+  fail "compose: /metrics"
+fi
+if compose down --timeout 25 >"$work/out" 2>&1; then pass "compose down: both services stopped"; else
+  fail "compose down"; fi
 
 echo
 echo "== smoke test of $image =="

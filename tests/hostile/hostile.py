@@ -119,6 +119,16 @@ def rss_kib(pid):
     return 0
 
 
+def cpu_seconds(pid):
+    """The CPU time (user and system) a process has used so far, from /proc/PID/stat."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 class Server:
     def __init__(self, binary, work, tag, hardened):
         self.work = work
@@ -161,6 +171,9 @@ class Server:
 
     def rss(self):
         return rss_kib(self.proc.pid)
+
+    def cpu(self):
+        return cpu_seconds(self.proc.pid)
 
     def log_bytes(self):
         self.log.flush()
@@ -678,9 +691,10 @@ def run_attack(name, server, seconds):
         return "attacker error: %s" % str(e)[:80]
 
 
-def row(name, attacker, alive, before, peak, after, g):
+def row(name, attacker, alive, before, peak, after, g, cpu=0.0):
     return {"class": name, "attacker": attacker, "alive": alive, "rss_before_mib": round(before / 1024, 1),
-            "rss_peak_mib": round(peak / 1024, 1), "rss_after_mib": round(after / 1024, 1), "good": g}
+            "rss_peak_mib": round(peak / 1024, 1), "rss_after_mib": round(after / 1024, 1), "good": g,
+            "cpu_s": round(cpu, 2)}
 
 
 def per_class(a, work):
@@ -690,7 +704,7 @@ def per_class(a, work):
         stop = os.path.join(work, "stop-%d" % i)
         g = good_client(a, server, stop, 600)
         time.sleep(1.0)  # the client registered and calls
-        before = server.rss()
+        before, cpu0 = server.rss(), server.cpu()
         sampler = Sampler(server, a.rss_cap_mib * 1024)
         sampler.start()
         attacker = run_attack(name, server, a.seconds_per_class)
@@ -701,7 +715,7 @@ def per_class(a, work):
         rep = good_report(g)
         sampler.done.set()
         sampler.join()
-        rows.append(row(name, attacker, server.alive(), before, sampler.peak, server.rss(), rep))
+        rows.append(row(name, attacker, server.alive(), before, sampler.peak, server.rss(), rep, server.cpu() - cpu0))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         server.stop()
     return rows
@@ -711,16 +725,17 @@ def mixed(a, work):
     server = Server(a.denocd, work, "mixed", True)
     quiet_stop = os.path.join(work, "stop-quiet")
     g = good_client(a, server, quiet_stop, a.seconds_per_class)
+    cpu0 = server.cpu()
     quiet = good_report(g)
-    rows = [row("(quiet)", "-", server.alive(), server.rss(), server.rss(), server.rss(), quiet)]
+    rows = [row("(quiet)", "-", server.alive(), server.rss(), server.rss(), server.rss(), quiet, server.cpu() - cpu0)]
     stop = os.path.join(work, "stop-mixed")
     g = good_client(a, server, stop, 100000)
     time.sleep(1.0)
-    start_rss = server.rss()
+    start_rss, start_cpu = server.rss(), server.cpu()
     sampler = Sampler(server, a.rss_cap_mib * 1024)
     sampler.start()
     for name in a.classes:
-        before = server.rss()
+        before, cpu0 = server.rss(), server.cpu()
         peak0 = sampler.peak = before
         t_end = time.monotonic() + a.seconds_per_class
         attacker = run_attack(name, server, a.seconds_per_class)
@@ -730,7 +745,8 @@ def mixed(a, work):
         once = ("list-many-models", "store-poison", "slow-list")
         while time.monotonic() < t_end and server.alive() and name not in once:
             attacker = run_attack(name, server, max(0.5, t_end - time.monotonic()))
-        rows.append(row(name, attacker, server.alive(), before, max(sampler.peak, peak0), server.rss(), None))
+        rows.append(row(name, attacker, server.alive(), before, max(sampler.peak, peak0), server.rss(), None,
+                        server.cpu() - cpu0))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         if not server.alive():
             break
@@ -738,22 +754,22 @@ def mixed(a, work):
     rep = good_report(g)
     sampler.done.set()
     rows.append(row("(all classes, well-behaved client throughout)", "-", server.alive(), start_rss, sampler.peak,
-                    server.rss(), rep))
+                    server.rss(), rep, server.cpu() - start_cpu))
     server.stop()
     return rows
 
 
 def markdown(rows):
-    print("| class | attacker got | alive | RSS MiB before -> peak -> after | well-behaved client |")
-    print("|---|---|---|---|---|")
+    print("| class | attacker got | alive | RSS MiB before -> peak -> after | denocd CPU s | well-behaved client |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         g = r["good"]
         gtext = "-" if not g else "%d calls, %d failed, %d wrong; p50 %d, p99 %d us%s" % (
             g["calls"], g["failed"], g["wrong"], g["p50_us"], g["p99_us"],
             (" (" + g["first_message"][:60] + ")") if g.get("first_message") else "")
-        print("| %s | %s | %s | %.1f -> %.1f -> %.1f | %s |" % (
+        print("| %s | %s | %s | %.1f -> %.1f -> %.1f | %.2f | %s |" % (
             r["class"], r["attacker"].replace("|", "/"), "yes" if r["alive"] else "**no**", r["rss_before_mib"],
-            r["rss_peak_mib"], r["rss_after_mib"], gtext))
+            r["rss_peak_mib"], r["rss_after_mib"], r.get("cpu_s", 0.0), gtext))
 
 
 def main():
