@@ -134,6 +134,12 @@ class Front : public ::testing::Test {
     return test::frontChannel(port_, tls_->ca, cert, key);
   }
 
+  /// Registers the random 7-joint chain of `seed` through the front (the victim of an attack): its id.
+  static std::string registerChain(unsigned seed) {
+    auto stub = v1::Dynamics::NewStub(front_);
+    return registerModel(*stub, randomChain(7, seed));
+  }
+
   static std::string registerModel(v1::Dynamics::Stub& stub, const DHSpec& dh) {
     v1::RegisterModelResponse resp;
     const grpc::Status st = stub.RegisterModel(context().get(), dhRequest(dh), &resp);
@@ -312,13 +318,11 @@ TEST_F(Front, CertificateOfAnotherCaIsRefused) {
 }
 
 TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
-  const DHSpec dh = randomChain(7, 43);
-  const Model m = buildModelFromDH(dh);
-  auto good = v1::Dynamics::NewStub(front_);
-  const std::string id = registerModel(*good, dh);
+  const Model m = buildModelFromDH(randomChain(7, 43));
+  const std::string id = registerChain(43);
   ASSERT_FALSE(id.empty());
   // the attacker: 20 connections, each trying 100,000 HEADERS+DATA+RST_STREAM; the well-behaved client makes
-  // at least 50 calls (the front allows 500 a second per address, with a burst of 1000)
+  // at least 50 calls (the front allows 500 a second per certificate, with a burst of 1000)
   constexpr int kConnections = 20, kStreams = 100000;
   const UnderAttack u =
       callWhileAttacked(resetAttack("--model " + id + " --connections " + std::to_string(kConnections) +
@@ -370,10 +374,8 @@ TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {
   // CVE-2023-33953's third vector, which gRPC 1.51 buffers without bound before any token check: HEADERS
   // without END_HEADERS, then CONTINUATION frames of 16 KB literals. Repeated on 8 connections (against
   // denocd alone it was intermittent), while a well-behaved client calls
-  const DHSpec dh = randomChain(7, 44);
-  const Model m = buildModelFromDH(dh);
-  auto good = v1::Dynamics::NewStub(front_);
-  const std::string id = registerModel(*good, dh);
+  const Model m = buildModelFromDH(randomChain(7, 44));
+  const std::string id = registerChain(44);
   ASSERT_FALSE(id.empty());
   constexpr int kConnections = 8, kMiB = 64;
   const UnderAttack u = callWhileAttacked(resetAttack("--connections " + std::to_string(kConnections) +
@@ -417,10 +419,8 @@ TEST_F(Front, StalledBodiesOfOneRobotLeaveAnotherAlone) {
   // GOAWAY, failing well-behaved calls (tests/hostile/hostile.py stalled-bodies). Through the front, nginx
   // takes at most 32 streams per connection (http2_max_concurrent_streams) and 64 per certificate
   // (limit_conn): the offender meets its own bound first
-  const DHSpec dh = randomChain(7, 45);
-  const Model m = buildModelFromDH(dh);
-  auto good = v1::Dynamics::NewStub(front_);
-  const std::string id = registerModel(*good, dh);
+  const Model m = buildModelFromDH(randomChain(7, 45));
+  const std::string id = registerChain(45);
   ASSERT_FALSE(id.empty());
   constexpr int kConnections = 3, kCalls = 100;
   const UnderAttack u = callWhileAttacked(

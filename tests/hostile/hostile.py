@@ -570,10 +570,11 @@ def a_slow_list(s, seconds):
 
 
 def double_paths(msg, prefix=()):
-    """Every double field of msg and of the messages it holds (set ones), as paths of (field name, index)."""
+    """Every double field of msg and of the messages it holds (set ones; repeated fields that hold values), as
+    paths of (field name, index)."""
     out = []
     for f in msg.DESCRIPTOR.fields:
-        if f.type == f.TYPE_DOUBLE:
+        if f.type == f.TYPE_DOUBLE and (f.label != f.LABEL_REPEATED or len(getattr(msg, f.name)) > 0):
             out.append(prefix + ((f.name, None),))
         elif f.type == f.TYPE_MESSAGE:
             value = getattr(msg, f.name)
