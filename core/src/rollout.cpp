@@ -64,9 +64,8 @@ void checkInputs(const char* fn, const Model& model, std::size_t steps, std::siz
   }
   if (!u) return;
   const std::size_t count = steps * static_cast<std::size_t>(n);
-  double acc = 0.0;  // x - x is 0 for a finite x and NaN otherwise: one branch for the whole sequence
-  for (std::size_t e = 0; e < count; ++e) acc += u[e] - u[e];
-  if (acc == 0.0) return;
+  // one branch for the whole sequence
+  if (detail::allFinite(u, static_cast<Eigen::Index>(count))) return;
   for (std::size_t e = 0; e < count; ++e) {
     if (!std::isfinite(u[e])) {
       throw std::invalid_argument(who() + "u at step " + std::to_string(e / static_cast<std::size_t>(n)) +
@@ -363,9 +362,7 @@ class Stepper {
 
   /// DivergenceError when the new state (or the step's linearization) is not finite.
   void check(const VecMap& xn, const double* A, const double* B, std::size_t index, std::size_t t) const {
-    double acc = 0.0;
-    for (int i = 0; i < N_; ++i) acc += xn[i] - xn[i];
-    if (acc != 0.0) {
+    if (!detail::allFinite(xn.data(), N_)) {
       for (int i = 0; i < N_; ++i) {
         if (!std::isfinite(xn[i])) {
           throw DivergenceError("rollout " + std::to_string(index) + ", step " + std::to_string(t) + ": " +

@@ -14,13 +14,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "denoc/algorithm/check.hpp"
 #include "denoc/denoc.hpp"
 #include "denoc/urdf.hpp"
 #include "support/random_chain.hpp"
@@ -150,6 +153,54 @@ bool resultsFinite(const Algorithm& a, const Data& d) {
   if (n == "computeGravity") return d.g.allFinite();
   if (n == "fixmanLogDet") return std::isfinite(d.fx_log_det);
   return true;
+}
+
+TEST(OutputCheck, AllFiniteAgreesWithIsfiniteOnEveryKindOfDouble) {
+  // the bit test of detail::allFinite against std::isfinite, value by value and on whole arrays: the special
+  // values (infinities, quiet and signalling NaNs, the largest finite, subnormals, signed zeros) and random
+  // bit patterns (every exponent, every sign)
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                inf,
+                                -inf,
+                                std::numeric_limits<double>::quiet_NaN(),
+                                -std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::signaling_NaN(),
+                                std::numeric_limits<double>::max(),
+                                -std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::denorm_min(),
+                                -std::numeric_limits<double>::denorm_min(),
+                                std::nextafter(std::numeric_limits<double>::max(), inf)};
+  std::mt19937_64 rng(7);
+  for (int k = 0; k < 100000; ++k) {
+    const std::uint64_t bits = rng();
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    values.push_back(x);
+  }
+  int non_finite = 0;
+  for (const double x : values) {
+    EXPECT_EQ(detail::allFinite(&x, 1), static_cast<bool>(std::isfinite(x))) << x;
+    non_finite += !std::isfinite(x);
+  }
+  EXPECT_GT(non_finite, 10);  // the random patterns hold some (1 in 2048 has the exponent all ones)
+  // arrays: all finite, then one non-finite entry at each place
+  std::vector<double> finite;
+  for (const double x : values)
+    if (std::isfinite(x)) finite.push_back(x);
+  EXPECT_TRUE(detail::allFinite(finite.data(), static_cast<Eigen::Index>(finite.size())));
+  for (const double bad : {inf, -inf, std::numeric_limits<double>::quiet_NaN()}) {
+    for (std::size_t at : {std::size_t{0}, finite.size() / 2, finite.size() - 1}) {
+      std::vector<double> v = finite;
+      v[at] = bad;
+      EXPECT_FALSE(detail::allFinite(v.data(), static_cast<Eigen::Index>(v.size()))) << at;
+    }
+  }
+  EXPECT_TRUE(detail::allFinite(finite.data(), 0));
 }
 
 TEST(StateRange, EachArgumentAtItsBoundIsAcceptedAndBeyondRefused) {
