@@ -54,6 +54,7 @@ void writePortFile(const std::string& path, int port) {
 int serve(const ds::ServerOptions& options) {
   const ds::Limits& limits = options.limits;
   ds::ModelStore store(options.models.store_dir);
+  store.moveUnversioned();  // before anything is stored: a preloaded model's record would win over its own
   ds::Registry registry(store, options.models.max_models, limits);
 
   // the built-in example models and the preloaded URDF files: pinned

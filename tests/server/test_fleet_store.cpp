@@ -10,8 +10,12 @@
 #include <barrier>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <random>
+#include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "server_process.hpp"
 #include "test_support.hpp"
@@ -80,7 +84,7 @@ std::optional<std::set<std::string>> listed(const ServerProcess& s, const std::s
 /// The ids the store directory holds records of.
 std::set<std::string> onDisk(const TempDir& dir) {
   std::set<std::string> ids;
-  for (const auto& e : fs::directory_iterator(dir.path() / "store")) {
+  for (const auto& e : fs::directory_iterator(dir.path() / "store" / "v1")) {
     const std::string name = e.path().filename().string();
     if (name.size() == 67 && name.ends_with(".pb")) ids.insert(name.substr(0, 64));
   }
@@ -189,9 +193,9 @@ TEST(FleetStore, OwnersAreReadFromTheStoreNeverFromACachedCopy) {
     EXPECT_EQ(deleteModel(*s, id, "token-of-alice").error_code(), grpc::StatusCode::PERMISSION_DENIED)
         << s->address();
   }
-  EXPECT_TRUE(fs::exists(dir.path() / "store" / (id + ".pb")));
+  EXPECT_TRUE(fs::exists(dir.path() / "store" / "v1" / (id + ".pb")));
   EXPECT_TRUE(deleteModel(*c, id, "token-of-bob").ok());
-  EXPECT_FALSE(fs::exists(dir.path() / "store" / (id + ".pb")));
+  EXPECT_FALSE(fs::exists(dir.path() / "store" / "v1" / (id + ".pb")));
 }
 
 TEST(FleetStore, RegistrationsOnARacingDeletionsOnBLeaveEveryReplicaEqualToTheDisk) {
@@ -223,7 +227,7 @@ TEST(FleetStore, RegistrationsOnARacingDeletionsOnBLeaveEveryReplicaEqualToTheDi
     });
     registrant.join();
     deleter.join();
-    const bool stored = fs::exists(dir.path() / "store" / (id + ".pb"));
+    const bool stored = fs::exists(dir.path() / "store" / "v1" / (id + ".pb"));
     rounds_present += stored;
     if (registered && !stored && getModel(*a, id).ok()) ++acknowledged_not_served;
     // every replica's lookup answers what the disk holds, at once
@@ -317,6 +321,94 @@ double slowestCallWhile(const ServerProcess& s, const std::function<void()>& bus
   return slowest;
 }
 
+/// How many records and tombstones a replica's log says it moved out of the unversioned layout.
+std::pair<long, long> movedIn(const std::string& log) {
+  static const std::regex re("moved ([0-9]+) records and ([0-9]+) tombstones of the unversioned layout");
+  std::smatch m;
+  if (!std::regex_search(log, m, re)) return {0, 0};
+  return {std::stol(m[1]), std::stol(m[2])};
+}
+
+TEST(FleetStore, TwoReplicasStartingAtOnceOnAnUnversionedStoreServeEveryModelAndLoseNothing) {
+  TempDir dir;
+  const fs::path store = dir.path() / "store";
+  constexpr int kModels = 300, kDeleted = 4, kTombstones = 20000, kRounds = 3;
+  std::map<std::string, std::string> records;  // id -> the bytes of its record
+  {
+    auto w = replica(dir, "writer");
+    std::vector<std::string> ids;
+    for (int i = 0; i < kModels + kDeleted; ++i)
+      ids.push_back(registerOn(*w, dhRequest(randomChain(2 + i % 4, 900u + static_cast<unsigned>(i)))));
+    for (int i = 0; i < kDeleted; ++i) ASSERT_TRUE(deleteModel(*w, ids[static_cast<std::size_t>(i)]).ok());
+    for (const std::string& id : onDisk(dir)) records[id] = readText(store / "v1" / (id + ".pb"));
+  }
+  ASSERT_EQ(records.size(), static_cast<std::size_t>(kModels));
+  // and many tombstones (of models never registered here), so that the moves of both replicas overlap
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < kTombstones; ++i) {
+    char id[65];
+    std::snprintf(id, sizeof id, "%016llx%016llx%016llx%016llx", static_cast<unsigned long long>(rng()),
+                  static_cast<unsigned long long>(rng()), static_cast<unsigned long long>(rng()),
+                  static_cast<unsigned long long>(rng()));
+    std::ofstream(store / "v1" / (std::string(id) + ".deleted")).flush();
+  }
+  std::string split;
+  std::size_t fewest_served = records.size();
+  for (int round = 0; round < kRounds; ++round) {
+    unversionStore(store);
+    // both start at once, each moving the old layout's entries while the other does
+    std::unique_ptr<ServerProcess> a, b;
+    std::barrier go(2);
+    const std::string r = std::to_string(round);
+    std::thread ta([&] {
+      go.arrive_and_wait();
+      a = replica(dir, "a" + r);
+    });
+    std::thread tb([&] {
+      go.arrive_and_wait();
+      b = replica(dir, "b" + r);
+    });
+    ta.join();
+    tb.join();
+    ASSERT_TRUE(a && b);
+    // every model served and listed by both; every record in place, byte for byte; nothing left behind
+    for (ServerProcess* s : {a.get(), b.get()}) {
+      std::size_t served = 0;
+      for (const auto& [id, bytes] : records) served += getModel(*s, id).ok();
+      EXPECT_EQ(served, records.size()) << s->address();
+      fewest_served = std::min(fewest_served, served);
+      EXPECT_EQ(listed(*s), onDisk(dir)) << s->address();
+    }
+    EXPECT_EQ(onDisk(dir).size(), records.size());
+    for (const auto& [id, bytes] : records) EXPECT_EQ(readText(store / "v1" / (id + ".pb")), bytes) << id;
+    std::size_t left = 0, tombstones = 0;
+    for (const auto& e : fs::directory_iterator(store)) {
+      const std::string name = e.path().filename().string();
+      left += name.ends_with(".pb") || name.ends_with(".deleted");
+    }
+    for (const auto& e : fs::directory_iterator(store / "v1"))
+      tombstones += e.path().extension() == ".deleted";
+    EXPECT_EQ(left, 0u);
+    EXPECT_EQ(tombstones, static_cast<std::size_t>(kDeleted + kTombstones));
+    // each entry moved once, by one of them
+    const auto [ra, ta_] = movedIn(a->log());
+    const auto [rb, tb_] = movedIn(b->log());
+    EXPECT_EQ(ra + rb, kModels) << a->log() << b->log();
+    EXPECT_EQ(ta_ + tb_, kDeleted + kTombstones);
+    EXPECT_EQ((a->log() + b->log()).find("left where"), std::string::npos);
+    split += " " + std::to_string(ra) + "+" + std::to_string(ta_) + "/" + std::to_string(rb) + "+" +
+             std::to_string(tb_);
+    for (ServerProcess* s : {a.get(), b.get()}) {
+      s->signal(SIGTERM);
+      EXPECT_NE(s->wait(20s), -1);
+    }
+  }
+  std::printf(
+      "[ figures  ] two replicas starting at once on an unversioned store of %d records and %d tombstones, "
+      "%d rounds: records+tombstones moved by A/B%s; each replica served at least %zu of the %zu models\n",
+      kModels, kDeleted + kTombstones, kRounds, split.c_str(), fewest_served, records.size());
+}
+
 TEST(FleetStore, ListingLargeStoredModelsReadsTheRecordsAndStopsAtItsDeadline) {
   TempDir dir;
   constexpr int kModels = 30, kFixedLinks = 3000;
@@ -382,11 +474,11 @@ TEST(FleetStore, ListingLargeStoredModelsReadsTheRecordsAndStopsAtItsDeadline) {
   // deadline, then their descriptions are known
   for (const std::string& id : onDisk(dir)) {
     v1::RegisterModelRequest bare;
-    ASSERT_TRUE(bare.ParseFromString(readText(dir.path() / "store" / (id + ".pb"))));
+    ASSERT_TRUE(bare.ParseFromString(readText(dir.path() / "store" / "v1" / (id + ".pb"))));
     bare.DiscardUnknownFields();
-    const fs::path tmp = dir.path() / "store" / ("." + id + ".tmp.test");
+    const fs::path tmp = dir.path() / "store" / "v1" / ("." + id + ".tmp.test");
     std::ofstream(tmp, std::ios::binary) << bare.SerializeAsString();
-    fs::rename(tmp, dir.path() / "store" / (id + ".pb"));
+    fs::rename(tmp, dir.path() / "store" / "v1" / (id + ".pb"));
   }
   r.reset();
   auto old = replica(dir, "old-records", {"--examples", "false", "--max-models", "2"});
