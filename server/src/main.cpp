@@ -55,7 +55,7 @@ int serve(const ds::ServerOptions& options) {
   const ds::Limits& limits = options.limits;
   ds::ModelStore store(options.models.store_dir);
   store.moveUnversioned();  // before anything is stored: a preloaded model's record would win over its own
-  ds::Registry registry(store, options.models.max_models, limits);
+  ds::Registry registry(store, options.models.max_models, limits, options.models.max_models_per_principal);
 
   // the built-in example models and the preloaded URDF files: pinned
   if (options.models.examples) {

@@ -450,10 +450,11 @@ void ModelStore::noteOwn(const std::string& id, bool present) const {
   listing_ = std::move(copy);
 }
 
-std::shared_ptr<const std::vector<std::string>> ModelStore::recentIds() const {
+std::shared_ptr<const std::vector<std::string>> ModelStore::recentIds(
+    std::chrono::milliseconds max_age) const {
   std::lock_guard lock(listing_mutex_);
   const auto now = std::chrono::steady_clock::now();
-  if (!listing_ || now - listed_at_ > kListingAge) {
+  if (!listing_ || now - listed_at_ >= max_age) {
     StoreListing fresh = list();  // under the lock: this server's writes meanwhile wait, then apply
     listing_ = std::make_shared<const std::vector<std::string>>(std::move(fresh.ids));
     listed_at_ = std::chrono::steady_clock::now();

@@ -130,7 +130,9 @@ class ModelStore {
   /// The same, from a listing at most kListingAge old, with this server's own writes and removals applied
   /// at once (so it never misses what this server stored). Every kTombstoneSweep, a refresh also removes
   /// old tombstones.
-  std::shared_ptr<const std::vector<std::string>> recentIds() const;
+  /// max_age: the oldest listing taken (0: list the directory now).
+  std::shared_ptr<const std::vector<std::string>> recentIds(
+      std::chrono::milliseconds max_age = kListingAge) const;
 
   /// The directory's entries by kind.
   StoreListing list() const;

@@ -409,6 +409,83 @@ TEST(FleetStore, TwoReplicasStartingAtOnceOnAnUnversionedStoreServeEveryModelAnd
       kModels, kDeleted + kTombstones, kRounds, split.c_str(), fewest_served, records.size());
 }
 
+/// A registration's status and whether it created the model.
+std::pair<grpc::Status, bool> tryRegister(const ServerProcess& s, const v1::RegisterModelRequest& req,
+                                          const std::string& token) {
+  v1::RegisterModelResponse resp;
+  const grpc::Status st = s.stub()->RegisterModel(as(token).get(), req, &resp);
+  return {st, resp.created()};
+}
+
+TEST(FleetStore, APrincipalsModelQuotaHoldsAcrossReplicasSharingTheStore) {
+  TempDir dir;
+  std::ofstream(dir.str("tokens")) << "alice token-of-alice\nbob token-of-bob\n";
+  const std::vector<std::string> options = {"--token-file", dir.str("tokens"), "--max-models-per-principal",
+                                            "3"};
+  auto a = replica(dir, "a", options), b = replica(dir, "b", options);
+  auto model = [](unsigned seed) { return dhRequest(randomChain(4, 1200 + seed)); };
+  const std::string alice = "token-of-alice", bob = "token-of-bob";
+  // alice: three models, on both replicas
+  std::vector<std::string> ids;
+  for (unsigned i = 0; i < 3; ++i) {
+    const auto [st, created] = tryRegister(i % 2 ? *b : *a, model(i), alice);
+    ASSERT_TRUE(st.ok()) << st.error_message();
+    EXPECT_TRUE(created);
+    ids.push_back(registerOn(*a, model(i), alice));  // registered again: counted once
+  }
+  // the next is refused on either replica, naming the option and the count
+  for (ServerProcess* s : {a.get(), b.get()}) {
+    const auto [st, created] = tryRegister(*s, model(3), alice);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << s->address() << ": " << st.error_message();
+    EXPECT_NE(st.error_message().find("--max-models-per-principal"), std::string::npos) << st.error_message();
+    EXPECT_NE(st.error_message().find("owns 3 models"), std::string::npos) << st.error_message();
+    std::printf("[ figures  ] quota: %s\n", st.error_message().c_str());
+  }
+  EXPECT_EQ(onDisk(dir).size(), 3u);
+  // at the quota, alice's own models registered again are no new ones
+  for (ServerProcess* s : {a.get(), b.get()})
+    for (unsigned i = 0; i < 3; ++i) {
+      const auto [st, created] = tryRegister(*s, model(i), alice);
+      EXPECT_TRUE(st.ok()) << st.error_message();
+      EXPECT_FALSE(created);
+    }
+  // bob is not alice: his three go in, on both replicas; alice's model registered by bob is alice's still
+  for (unsigned i = 10; i < 13; ++i) {
+    const auto [st, created] = tryRegister(i % 2 ? *a : *b, model(i), bob);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+  }
+  EXPECT_TRUE(tryRegister(*b, model(0), bob).first.ok());
+  EXPECT_EQ(tryRegister(*a, model(13), bob).first.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // alice deletes one on B: she may register another at once, on A
+  ASSERT_TRUE(deleteModel(*b, ids[1], alice).ok());
+  EXPECT_TRUE(tryRegister(*a, model(3), alice).second);
+  const std::string fourth = registerOn(*b, model(3), alice);
+  EXPECT_EQ(tryRegister(*b, model(4), alice).first.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(onDisk(dir).size(), 6u);
+
+  // racing: alice frees her quota, then 8 new models at once, 4 on each replica; a replica counts and writes
+  // under its own lock, on a listing taken then: at most one per other replica passes the quota
+  for (const std::string& id : {ids[0], ids[2]}) ASSERT_TRUE(deleteModel(*a, id, alice).ok());
+  ASSERT_TRUE(deleteModel(*a, fourth, alice).ok());
+  std::atomic<int> ok{0}, refused{0};
+  std::vector<std::thread> racers;
+  std::barrier race(8);
+  for (unsigned i = 0; i < 8; ++i)
+    racers.emplace_back([&, i] {
+      race.arrive_and_wait();
+      const auto [st, created] = tryRegister(i % 2 ? *a : *b, model(20 + i), alice);
+      if (st.ok()) ++ok;
+      if (st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+    });
+  for (auto& t : racers) t.join();
+  EXPECT_EQ(ok + refused, 8);
+  EXPECT_GE(ok.load(), 3);
+  EXPECT_LE(ok.load(), 3 + 1) << "more than one over the quota with two replicas";
+  std::printf("[ figures  ] quota 3, 8 registrations racing on 2 replicas: %d stored, %d refused\n",
+              ok.load(), refused.load());
+}
+
 TEST(FleetStore, ListingLargeStoredModelsReadsTheRecordsAndStopsAtItsDeadline) {
   TempDir dir;
   constexpr int kModels = 30, kFixedLinks = 3000;

@@ -554,6 +554,30 @@ TEST(ServerStore, TemporaryFilesLeftByCrashesAreRemovedAtStartYoungOnesStay) {
   EXPECT_EQ(listIds(*s.stub()).size(), 2u);
 }
 
+TEST(ServerStore, CallersWithoutATokenShareOneModelQuotaAndPinnedModelsAreNotCounted) {
+  TempDir dir;
+  ServerProcess s(dir.str(), dir.str("store"), {"--max-models-per-principal", "2"});
+  // two clients, each on a channel of its own: without tokens they are one principal
+  auto first = s.stub();
+  auto second = v1::Dynamics::NewStub(makeChannel(s.address()));
+  const std::string one = registerOk(*first, dhRequest(randomChain(3, 71)));
+  registerOk(*second, dhRequest(randomChain(3, 72)));
+  EXPECT_EQ(listIds(*first).size(), 4u);  // and the two pinned examples, which count for no one
+  v1::RegisterModelResponse resp;
+  const grpc::Status st = second->RegisterModel(context().get(), dhRequest(randomChain(3, 73)), &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << st.error_message();
+  EXPECT_NE(st.error_message().find("callers without a token own 2 models"), std::string::npos)
+      << st.error_message();
+  EXPECT_NE(st.error_message().find("--max-models-per-principal"), std::string::npos) << st.error_message();
+  v1::DeleteModelRequest del;
+  del.set_model_id(one);
+  v1::DeleteModelResponse deleted;
+  ASSERT_TRUE(first->DeleteModel(context().get(), del, &deleted).ok());
+  bool created = false;
+  registerOk(*second, dhRequest(randomChain(3, 73)), &created);
+  EXPECT_TRUE(created);
+}
+
 TEST(ServerStore, LruEvictionReloadsFromTheStore) {
   TempDir dir;
   ServerProcess s(dir.str(), dir.str("store"), {"--max-models", "4"});
