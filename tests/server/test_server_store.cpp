@@ -92,6 +92,30 @@ void stopCleanly(ServerProcess& s) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+grpc::StatusCode deleteModel(v1::Dynamics::Stub& stub, const std::string& id) {
+  v1::DeleteModelRequest del;
+  del.set_model_id(id);
+  v1::DeleteModelResponse resp;
+  return stub.DeleteModel(context().get(), del, &resp).error_code();
+}
+
+/// On a server of dir's store: registers `count` random chains (seeds from `seed`), deletes the last one and
+/// stops. The models kept are added to `models`; returns the deleted one's id.
+std::string registerThenDeleteTheLast(const TempDir& dir, unsigned seed, unsigned count,
+                                      std::vector<std::pair<std::string, DHSpec>>& models) {
+  ServerProcess s(dir.str(), dir.str("store"));
+  auto stub = s.stub();
+  for (unsigned i = 0; i < count; ++i) {
+    const DHSpec dh = randomChain(4 + static_cast<int>(i), seed + i);
+    models.emplace_back(registerOk(*stub, dhRequest(dh)), dh);
+  }
+  const std::string deleted = models.back().first;
+  EXPECT_EQ(deleteModel(*stub, deleted), grpc::StatusCode::OK);
+  models.pop_back();
+  stopCleanly(s);
+  return deleted;
+}
+
 TEST(ServerStore, SameUrdfTwiceAndOnTwoServersSharingAStore) {
   TempDir dir;
   ServerProcess a(dir.str(), dir.str("store"), {}, "a");
@@ -127,22 +151,7 @@ TEST(ServerStore, SameUrdfTwiceAndOnTwoServersSharingAStore) {
 TEST(ServerStore, RestartKeepsModelsAndDeletionsStick) {
   TempDir dir;
   std::vector<std::pair<std::string, DHSpec>> models;
-  std::string deleted;
-  {
-    ServerProcess s(dir.str(), dir.str("store"));
-    auto stub = s.stub();
-    for (unsigned seed = 1; seed <= 4; ++seed) {
-      const DHSpec dh = randomChain(3 + static_cast<int>(seed), seed);
-      models.emplace_back(registerOk(*stub, dhRequest(dh)), dh);
-    }
-    deleted = models.back().first;
-    v1::DeleteModelRequest del;
-    del.set_model_id(deleted);
-    v1::DeleteModelResponse resp;
-    ASSERT_TRUE(stub->DeleteModel(context().get(), del, &resp).ok());
-    models.pop_back();
-    stopCleanly(s);
-  }
+  const std::string deleted = registerThenDeleteTheLast(dir, 1, 4, models);
   ServerProcess s(dir.str(), dir.str("store"), {}, "restarted");
   auto stub = s.stub();
   const auto ids = listIds(*stub);
@@ -158,26 +167,11 @@ TEST(ServerStore, AStoreOfTheUnversionedLayoutIsMovedIntoItsFormatDirectoryAtSta
   TempDir dir;
   const fs::path store = dir.path() / "store";
   std::vector<std::pair<std::string, DHSpec>> models;
-  std::string deleted, both;
-  {
-    ServerProcess s(dir.str(), store.string());
-    auto stub = s.stub();
-    for (unsigned seed = 1; seed <= 5; ++seed) {
-      const DHSpec dh = randomChain(3 + static_cast<int>(seed), 40 + seed);
-      models.emplace_back(registerOk(*stub, dhRequest(dh)), dh);
-    }
-    deleted = models.back().first;
-    v1::DeleteModelRequest del;
-    del.set_model_id(deleted);
-    v1::DeleteModelResponse resp;
-    ASSERT_TRUE(stub->DeleteModel(context().get(), del, &resp).ok());
-    models.pop_back();
-    stopCleanly(s);
-  }
+  const std::string deleted = registerThenDeleteTheLast(dir, 41, 5, models);
   // the layout of servers before formats had directories: 4 records and a tombstone in the store itself
   ASSERT_GE(unversionStore(store), 5u);
   // a record of the format's directory wins over an unversioned one of the same id (the bare request)
-  both = models.front().first;
+  const std::string both = models.front().first;
   fs::create_directories(store / "v1");
   fs::copy_file(store / (both + ".pb"), store / "v1" / (both + ".pb"));
   const std::string kept = readText(store / "v1" / (both + ".pb"));
@@ -569,10 +563,7 @@ TEST(ServerStore, CallersWithoutATokenShareOneModelQuotaAndPinnedModelsAreNotCou
   EXPECT_NE(st.error_message().find("callers without a token own 2 models"), std::string::npos)
       << st.error_message();
   EXPECT_NE(st.error_message().find("--max-models-per-principal"), std::string::npos) << st.error_message();
-  v1::DeleteModelRequest del;
-  del.set_model_id(one);
-  v1::DeleteModelResponse deleted;
-  ASSERT_TRUE(first->DeleteModel(context().get(), del, &deleted).ok());
+  ASSERT_EQ(deleteModel(*first, one), grpc::StatusCode::OK);
   bool created = false;
   registerOk(*second, dhRequest(randomChain(3, 73)), &created);
   EXPECT_TRUE(created);
