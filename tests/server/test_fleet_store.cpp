@@ -332,7 +332,7 @@ std::pair<long, long> movedIn(const std::string& log) {
 TEST(FleetStore, TwoReplicasStartingAtOnceOnAnUnversionedStoreServeEveryModelAndLoseNothing) {
   TempDir dir;
   const fs::path store = dir.path() / "store";
-  constexpr int kModels = 300, kDeleted = 4, kTombstones = 20000, kRounds = 3;
+  constexpr int kModels = 100, kDeleted = 4, kTombstones = 10000, kRounds = 2;
   std::map<std::string, std::string> records;  // id -> the bytes of its record
   {
     auto w = replica(dir, "writer");
