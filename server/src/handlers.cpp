@@ -55,13 +55,14 @@ template Admission::Ticket Handlers::open(const Caller&, const BatchInput&, std:
 std::uint64_t Handlers::registerModel(const Caller& caller, const v1::RegisterModelRequest& req,
                                       v1::RegisterModelResponse& resp, const StopCondition& stop) {
   const ComputeTime time(resp);
-  BuiltModel built = buildFromRequest(req, limits_, &stop);  // the registration's validator, then the core
   const std::string owner = caller.authenticated ? caller.principal : std::string();
+  registry_.checkQuota(owner, req);  // before the build: a principal at its quota costs no build
+  BuiltModel built = buildFromRequest(req, limits_, &stop);  // the registration's validator, then the core
   // the record keeps the model's description for listings (when it fits an answer; else it is built)
   const v1::ModelInfo info = describe(built, false);
   const bool keep_info = info.ByteSizeLong() + kListOverhead <= limits_.max_message_bytes;
   const std::string record = storeRecord(req, owner, keep_info ? &info : nullptr);
-  auto [entry, created] = registry_.add(std::move(built), &record, false, &stop);
+  auto [entry, created] = registry_.add(std::move(built), &record, false, &stop, &owner);
   resp.set_model_id(entry->id);
   *resp.mutable_model() = entry->info;
   resp.set_created(created);

@@ -54,7 +54,8 @@ void writePortFile(const std::string& path, int port) {
 int serve(const ds::ServerOptions& options) {
   const ds::Limits& limits = options.limits;
   ds::ModelStore store(options.models.store_dir);
-  ds::Registry registry(store, options.models.max_models, limits);
+  store.moveUnversioned();  // before anything is stored: a preloaded model's record would win over its own
+  ds::Registry registry(store, options.models.max_models, limits, options.models.max_models_per_principal);
 
   // the built-in example models and the preloaded URDF files: pinned
   if (options.models.examples) {

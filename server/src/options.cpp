@@ -29,7 +29,8 @@ std::string ServerOptions::describe() const {
      << " trusted_front_header=" << (sec.trusted_front_header ? "on" : "off")
      << " store_dir=" << models.store_dir << " examples=" << (models.examples ? "on" : "off") << " preload=[";
   for (std::size_t i = 0; i < models.preload.size(); ++i) os << (i ? "," : "") << models.preload[i];
-  os << "] max_models=" << models.max_models << " max_dof=" << limits.max_dof
+  os << "] max_models=" << models.max_models
+     << " max_models_per_principal=" << models.max_models_per_principal << " max_dof=" << limits.max_dof
      << " max_depth=" << limits.max_depth << " max_states=" << limits.max_states
      << " max_message_bytes=" << limits.max_message_bytes << " compute_threads=" << computeThreads()
      << " compute_queue=" << compute.queue << " principal_queue=" << principalQueue()
@@ -104,6 +105,11 @@ bool parseOptions(int argc, char** argv, ServerOptions& o, int& exit_code) {
   app.add_option("--max-models", o.models.max_models, "models held in memory (least recently used evicted)")
       ->envname("DENOC_MAX_MODELS")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
+  app.add_option("--max-models-per-principal", o.models.max_models_per_principal,
+                 "models one principal may own in the store, over every replica sharing it (0: no bound; "
+                 "callers without a token are one principal); more are refused (RESOURCE_EXHAUSTED)")
+      ->envname("DENOC_MAX_MODELS_PER_PRINCIPAL")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000000}));
   app.add_option("--max-dof", o.limits.max_dof,
                  "largest model (velocity coordinates: joints, and a moving root's)")
       ->envname("DENOC_MAX_DOF")

@@ -41,12 +41,16 @@ struct SecurityOptions {
   bool tls() const { return !tls_cert.empty(); }
 };
 
-/// The models: the store, what is registered at start, how many are held in memory.
+/// The models: the store, what is registered at start, how many are held in memory, how many one principal
+/// may store.
 struct ModelOptions {
   std::string store_dir = "denoc-store";  // --store-dir / DENOC_STORE_DIR: the model store directory
   std::vector<std::string> preload;  // --preload / DENOC_PRELOAD: URDF files (FILE or FILE@TIP_LINK), pinned
   bool examples = true;              // --examples / DENOC_EXAMPLES: preload the built-in example models
   std::size_t max_models = 4096;     // --max-models / DENOC_MAX_MODELS: models held in memory (LRU)
+  // --max-models-per-principal / DENOC_MAX_MODELS_PER_PRINCIPAL: records one principal may own in the store,
+  // counted over every replica sharing it (0: no bound; callers without a token are one principal)
+  std::size_t max_models_per_principal = 0;
 };
 
 /// The threads that compute and the memory they keep (docs/service.md, "Thread model").

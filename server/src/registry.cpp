@@ -8,6 +8,7 @@
 
 #include "errors.hpp"
 #include "log.hpp"
+#include "model_id.hpp"
 #include "store_record.hpp"
 
 namespace denoc::server {
@@ -94,8 +95,9 @@ v1::ModelInfo describe(const BuiltModel& built, bool pinned) {
   return info;
 }
 
-Registry::Registry(const ModelStore& store, std::size_t max_models, Limits limits)
-    : store_(store), max_models_(max_models), limits_(limits) {}
+Registry::Registry(const ModelStore& store, std::size_t max_models, Limits limits,
+                   std::size_t max_per_principal)
+    : store_(store), max_models_(max_models), limits_(limits), max_per_principal_(max_per_principal) {}
 
 namespace {
 
@@ -281,7 +283,8 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::publish(std::shared_ptr<
 }
 
 std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, const std::string* record,
-                                                            bool pinned, const StopCondition* stop) {
+                                                            bool pinned, const StopCondition* stop,
+                                                            const std::string* owner) {
   std::shared_ptr<Entry> fresh = makeEntry(std::move(built), pinned);
   const std::string id = fresh->id;
   if (!record) {
@@ -305,6 +308,13 @@ std::pair<std::shared_ptr<const Entry>, bool> Registry::add(BuiltModel built, co
     // then, with the id locked, act on it if it is still what was judged
     const IdLocks::Guard guard(locks_, id);
     if (store_.stamp(id) != found.stamp) continue;
+    std::unique_lock quota(quota_mutex_, std::defer_lock);
+    if (owner && max_per_principal_ != 0 && (found.state == StoreEntry::State::Absent || !good)) {
+      // a new record of owner: counted on the directory as it is now, held until written
+      quota.lock();
+      if (const std::size_t n = owned(*owner, std::chrono::milliseconds{0}); n >= max_per_principal_)
+        overQuota(*owner, n);
+    }
     bool stored = false;  // this call wrote the id's good record
     if (found.state == StoreEntry::State::Absent) {
       if (!store_.create(id, *record)) continue;  // another server's file came first
@@ -454,6 +464,68 @@ void Registry::list(const std::string& after, const std::function<bool(const v1:
       if (info && !take(*info)) return;
     }
   }
+}
+
+std::size_t Registry::owned(const std::string& owner, std::chrono::milliseconds max_age,
+                            const std::string& digest, bool* holds) {
+  std::vector<std::string> pinned;
+  {
+    std::shared_lock lock(mutex_);
+    for (const auto& [id, e] : entries_)
+      if (e->pinned) pinned.push_back(id);
+  }
+  std::sort(pinned.begin(), pinned.end());
+  std::size_t count = 0;
+  for (const std::string& id : *store_.recentIds(max_age)) {
+    const FileStamp now = store_.stamp(id);
+    if (!now.exists) continue;
+    std::shared_ptr<const KnownOwner> known;
+    {
+      std::lock_guard lock(owners_mutex_);
+      if (auto it = owners_.find(id); it != owners_.end() && sameFile(it->second->stamp, now))
+        known = it->second;
+    }
+    if (!known) {
+      // the record's owner, read without building its model (a bad entry is no one's)
+      const StoreEntry found = readStore(id);
+      auto fresh = std::make_shared<KnownOwner>();
+      fresh->stamp = found.stamp;
+      std::optional<StoreRecord> record;
+      if (found.state == StoreEntry::State::Regular) record = readRecord(found.bytes);
+      if (record) {
+        fresh->record = true;
+        fresh->owner = record->owner;
+        fresh->digest = sha256Hex(storeRecord(record->request, ""));
+      }
+      known = fresh;
+      std::lock_guard lock(owners_mutex_);
+      if (owners_.size() >= kMaxInfos) owners_.clear();
+      owners_[id] = std::move(fresh);
+    }
+    if (!known->record) continue;
+    if (holds && known->digest == digest) *holds = true;
+    if (known->owner == owner && !std::binary_search(pinned.begin(), pinned.end(), id)) ++count;
+  }
+  return count;
+}
+
+void Registry::overQuota(const std::string& owner, std::size_t count) const {
+  fail(ErrorCode::ResourceExhausted,
+       (owner.empty() ? std::string("callers without a token own ") : "principal " + owner + " owns ") +
+           std::to_string(count) +
+           " models in the store, max_models_per_principal = " + std::to_string(max_per_principal_) +
+           " (--max-models-per-principal, DENOC_MAX_MODELS_PER_PRINCIPAL); delete one (DeleteModel) to "
+           "register another");
+}
+
+void Registry::checkQuota(const std::string& owner, const v1::RegisterModelRequest& request) {
+  if (max_per_principal_ == 0) return;
+  const std::size_t count = owned(owner, ModelStore::kListingAge);
+  if (count < max_per_principal_) return;
+  // at the quota: a request stored already (its model registered again) adds no record
+  bool holds = false;
+  owned(owner, ModelStore::kListingAge, sha256Hex(storeRecord(request, "")), &holds);
+  if (!holds) overQuota(owner, count);
 }
 
 std::size_t Registry::loadStore() {

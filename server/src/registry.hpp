@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,7 +45,9 @@ struct Entry {
 
 class Registry {
  public:
-  Registry(const ModelStore& store, std::size_t max_models, Limits limits);
+  /// max_per_principal: the models one principal may own in the store (--max-models-per-principal; 0: no
+  /// bound).
+  Registry(const ModelStore& store, std::size_t max_models, Limits limits, std::size_t max_per_principal = 0);
 
   /// The model for id: from the cache while its store record is still the one it came from (pinned models
   /// always), else loaded from the store (and cached). Null when the store has no good record of it (a
@@ -60,10 +63,21 @@ class Registry {
   /// preloaded or cached) nor with a good record in the store, and this call stored it (true for exactly one
   /// of several registrations racing, also on replicas sharing the store); without a record, whether the
   /// model was new to the cache. Throws RequestError: Unavailable when the store cannot be written,
-  /// ResourceExhausted when the cache is full of pinned models.
+  /// ResourceExhausted when the cache is full of pinned models, or when this call would write a record of
+  /// `owner` (a caller's registration; null: no quota, as for preloaded models) while the owner's records
+  /// number max_per_principal already: counted on a listing of the store taken now, under a lock of this
+  /// server's, so that its own registrations never pass the quota together.
   /// Judging another record in place builds its model, polling `stop` (may be null).
   std::pair<std::shared_ptr<const Entry>, bool> add(BuiltModel built, const std::string* record, bool pinned,
-                                                    const StopCondition* stop = nullptr);
+                                                    const StopCondition* stop = nullptr,
+                                                    const std::string* owner = nullptr);
+
+  /// Before a registration builds its model: RESOURCE_EXHAUSTED (naming --max-models-per-principal and the
+  /// count) when the store's records of owner ("" for callers without a token) number max_per_principal
+  /// already, unless a record in the store holds this very request (registering it again adds no record).
+  /// Counted on the store's recent listing (ModelStore::recentIds), each record's owner read once per state
+  /// of the record (its stamp); pinned models are not counted. Nothing with max_per_principal 0.
+  void checkQuota(const std::string& owner, const v1::RegisterModelRequest& request);
 
   /// Removes id from the store (leaving a tombstone, ModelStore::bury) and the cache. The owner is read
   /// from the store record (readRecord), without building the model, never from the cache.
@@ -143,6 +157,11 @@ class Registry {
   std::pair<std::shared_ptr<const Entry>, bool> publish(std::shared_ptr<Entry> fresh, bool replace);
   void evictLocked();
   void touch(const Entry& e) const;
+  /// The store records of owner (pinned models aside) on a listing at most max_age old; with a digest
+  /// (sha256Hex of the request's storeRecord without owner), *holds tells whether any record holds it.
+  std::size_t owned(const std::string& owner, std::chrono::milliseconds max_age,
+                    const std::string& digest = {}, bool* holds = nullptr);
+  [[noreturn]] void overQuota(const std::string& owner, std::size_t count) const;
 
   const ModelStore& store_;
   std::size_t max_models_;
@@ -159,6 +178,17 @@ class Registry {
   mutable std::mutex infos_mutex_;
   std::unordered_map<std::string, KnownInfo> infos_;
   std::size_t info_bytes_ = 0;
+  // the quota: owners of store records by id, with the stamp of the record read (bounded: cleared when full)
+  std::size_t max_per_principal_;
+  struct KnownOwner {
+    FileStamp stamp;
+    bool record = false;  // a record that parses (else: not counted)
+    std::string owner;
+    std::string digest;  // sha256Hex of its request's storeRecord without owner
+  };
+  std::mutex owners_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const KnownOwner>> owners_;
+  std::mutex quota_mutex_;  // held from a registration's count to its write of a new record
 };
 
 /// Whether two stamps are of the same file, unchanged: device, inode, size and modification time (not the

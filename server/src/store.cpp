@@ -156,9 +156,34 @@ class StripeLock {
   int fd_ = -1;
 };
 
+/// The entries of a directory by kind (ModelStore::list).
+StoreListing listDirectory(const std::string& dir) {
+  StoreListing out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (name.size() == 67 && name.ends_with(".pb") && isModelId(name.substr(0, 64))) {
+      out.ids.push_back(name.substr(0, 64));
+    } else if (isTemporaryName(name)) {
+      out.temporaries.push_back(name);
+    } else if (isTombstoneName(name)) {
+      out.tombstones.push_back(name.substr(0, 64));
+    } else if (name != kLockName && !isQuarantineName(name)) {
+      out.others.push_back(name);
+    }
+  }
+  ::closedir(d);
+  std::sort(out.ids.begin(), out.ids.end());
+  std::sort(out.others.begin(), out.others.end());
+  std::sort(out.tombstones.begin(), out.tombstones.end());
+  return out;
+}
+
 }  // namespace
 
-ModelStore::ModelStore(std::string dir) : dir_(std::move(dir)) {
+ModelStore::ModelStore(std::string root) : root_(std::move(root)), dir_(root_ + "/" + kStoreFormat) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec || !std::filesystem::is_directory(dir_)) {
@@ -425,10 +450,11 @@ void ModelStore::noteOwn(const std::string& id, bool present) const {
   listing_ = std::move(copy);
 }
 
-std::shared_ptr<const std::vector<std::string>> ModelStore::recentIds() const {
+std::shared_ptr<const std::vector<std::string>> ModelStore::recentIds(
+    std::chrono::milliseconds max_age) const {
   std::lock_guard lock(listing_mutex_);
   const auto now = std::chrono::steady_clock::now();
-  if (!listing_ || now - listed_at_ > kListingAge) {
+  if (!listing_ || now - listed_at_ >= max_age) {
     StoreListing fresh = list();  // under the lock: this server's writes meanwhile wait, then apply
     listing_ = std::make_shared<const std::vector<std::string>>(std::move(fresh.ids));
     listed_at_ = std::chrono::steady_clock::now();
@@ -440,29 +466,7 @@ std::shared_ptr<const std::vector<std::string>> ModelStore::recentIds() const {
   return listing_;
 }
 
-StoreListing ModelStore::list() const {
-  StoreListing out;
-  DIR* d = ::opendir(dir_.c_str());
-  if (!d) return out;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    if (name.size() == 67 && name.ends_with(".pb") && isModelId(name.substr(0, 64))) {
-      out.ids.push_back(name.substr(0, 64));
-    } else if (isTemporaryName(name)) {
-      out.temporaries.push_back(name);
-    } else if (isTombstoneName(name)) {
-      out.tombstones.push_back(name.substr(0, 64));
-    } else if (name != kLockName && !isQuarantineName(name)) {
-      out.others.push_back(name);
-    }
-  }
-  ::closedir(d);
-  std::sort(out.ids.begin(), out.ids.end());
-  std::sort(out.others.begin(), out.others.end());
-  std::sort(out.tombstones.begin(), out.tombstones.end());
-  return out;
-}
+StoreListing ModelStore::list() const { return listDirectory(dir_); }
 
 std::vector<std::string> ModelStore::ids() const { return list().ids; }
 
@@ -492,10 +496,16 @@ bool ModelStore::reportBad(const std::string& id, const FileStamp& stamp, const 
 }
 
 std::size_t ModelStore::removeStaleTemporaries(std::chrono::seconds min_age) const {
+  return removeStaleTemporariesIn(dir_, list().temporaries, min_age);
+}
+
+std::size_t ModelStore::removeStaleTemporariesIn(const std::string& dir,
+                                                 const std::vector<std::string>& names,
+                                                 std::chrono::seconds min_age) {
   std::size_t removed = 0;
   const std::int64_t min_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(min_age).count();
-  for (const std::string& name : list().temporaries) {
-    const std::string p = dir_ + "/" + name;
+  for (const std::string& name : names) {
+    const std::string p = dir + "/" + name;
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
     const std::int64_t age_ns = ageNanos(st);
@@ -509,6 +519,94 @@ std::size_t ModelStore::removeStaleTemporaries(std::chrono::seconds min_age) con
     }
   }
   return removed;
+}
+
+namespace {
+
+/// How a rename that replaces nothing ended.
+enum class Moved { Done, Exists, Gone, Failed };
+
+/// Renames from to `to` unless `to` exists (renameat2 with RENAME_NOREPLACE; where the file system has no
+/// such rename, a link then an unlink of `from`, which replaces nothing either). Gone: `from` is not there
+/// (another replica moved it first). Failed: errno says why.
+Moved renameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return Moved::Done;
+  if (errno == EINVAL || errno == ENOSYS) {
+    if (::link(from.c_str(), to.c_str()) == 0) {
+      ::unlink(from.c_str());
+      return Moved::Done;
+    }
+  }
+  if (errno == ENOENT) return Moved::Gone;
+  if (errno == EEXIST) return Moved::Exists;
+  return Moved::Failed;
+}
+
+/// Whether name is a format's directory name: v and digits.
+bool isFormatName(const std::string& name) {
+  return name.size() >= 2 && name[0] == 'v' &&
+         std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+StoreMove ModelStore::moveUnversioned() const {
+  StoreMove moved;
+  const StoreListing old = listDirectory(root_);
+  // moves one entry of the unversioned layout; an entry of this format's directory in place wins
+  auto move = [&](const std::string& name, std::size_t& count) {
+    const std::string from = root_ + "/" + name;
+    const std::string to = dir_ + "/" + name;
+    switch (renameNoReplace(from, to)) {
+      case Moved::Done:
+        ++count;
+        return;
+      case Moved::Gone:
+        return;  // another replica moved it
+      case Moved::Exists: {
+        struct stat a {
+        }, b{};
+        // the same file (linked by a replica moving it where rename cannot replace nothing): nothing is lost
+        if (::lstat(from.c_str(), &a) == 0 && ::lstat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+          ::unlink(from.c_str());
+          return;
+        }
+        if (name.ends_with(".deleted")) {  // a tombstone is in place: the older one says nothing more
+          if (::unlink(from.c_str()) == 0) ++count;
+          return;
+        }
+        ++moved.left;
+        spdlog::warn("model store: {} of the unversioned layout is left where it is: {} is in place and wins",
+                     escaped(from, 512), escaped(to, 512));
+        return;
+      }
+      case Moved::Failed:
+        ++moved.left;
+        spdlog::warn("model store: {}", errnoText("cannot move " + escaped(from, 512) + " to", to));
+        return;
+    }
+  };
+  // by id, records and tombstones together: replicas starting at once go through them in the same order
+  std::vector<std::string> names;
+  for (const std::string& id : old.ids) names.push_back(id + ".pb");
+  for (const std::string& id : old.tombstones) names.push_back(id + ".deleted");
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) move(name, name.ends_with(".pb") ? moved.records : moved.tombstones);
+  // a temporary file of the unversioned layout is never a record: a stale one is a crash's, a young one a
+  // live writer's of that layout (it links its record beside it, moved by the next start)
+  removeStaleTemporariesIn(root_, old.temporaries, kStaleTemporaryAge);
+  if (moved.records + moved.tombstones + moved.left > 0)
+    spdlog::info(
+        "model store: moved {} records and {} tombstones of the unversioned layout from {} into {}{}",
+        moved.records, moved.tombstones, escaped(root_, 512), escaped(dir_, 512),
+        moved.left ? " (" + std::to_string(moved.left) + " left where they were)" : "");
+  for (const std::string& name : old.others) {
+    if (isFormatName(name) && name != kStoreFormat)
+      spdlog::info("model store: {} holds the records of another format ({}); left alone",
+                   escaped(root_ + "/" + name, 512), escaped(name, 64));
+  }
+  return moved;
 }
 
 }  // namespace denoc::server

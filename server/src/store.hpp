@@ -1,13 +1,14 @@
 // The model store: every registration request, as protobuf binary, in one file per model id
-// (<dir>/<id>.pb). Only regular files are read (never a link, FIFO, device or directory, and never more than
-// a bound), so nothing placed in the directory can block, crash or exhaust the server. Writes are atomic
-// (temporary file, fsync, link or rename, fsync of the directory), so a crash leaves either the whole file
-// or none; several servers may share one directory. What a record holds is judged by the registry (it
-// builds the model and checks the id); the store keeps the verdicts so that a bad entry is logged once and
-// not read again until it changes. A deletion leaves a tombstone (<dir>/<id>.deleted, empty) for a day, so
-// that every replica can tell a deleted model from one it never had. The directory's listing is kept for
-// kListingAge (this server's own writes applied at once), for ListModels and the metrics. docs/service.md,
-// "Store".
+// (<dir>/<id>.pb), where <dir> is the format's subdirectory of the store directory (<store-dir>/v1,
+// kStoreFormat), so that another format can be written beside it while replicas of both run. Only regular
+// files are read (never a link, FIFO, device or directory, and never more than a bound), so nothing placed in
+// the directory can block, crash or exhaust the server. Writes are atomic (temporary file, fsync, link or
+// rename, fsync of the directory), so a crash leaves either the whole file or none; several servers may share
+// one directory. What a record holds is judged by the registry (it builds the model and checks the id); the
+// store keeps the verdicts so that a bad entry is logged once and not read again until it changes. A deletion
+// leaves a tombstone (<dir>/<id>.deleted, empty) for a day, so that every replica can tell a deleted model
+// from one it never had. The directory's listing is kept for kListingAge (this server's own writes applied at
+// once), for ListModels and the metrics. docs/service.md, "Store".
 #pragma once
 
 #include <sys/types.h>
@@ -24,6 +25,11 @@
 #include "limits.hpp"
 
 namespace denoc::server {
+
+/// The format of the records this server reads and writes, and the subdirectory of the store directory that
+/// holds them (<store-dir>/v1). Bump it, never the records in place, when a record changes in a way that
+/// servers of this format would misread (docs/service.md, "Store", "Formats").
+inline constexpr const char* kStoreFormat = "v1";
 
 /// What lstat says about a store entry: enough to notice that it changed between two looks (a rename puts
 /// another inode in place, a rewrite changes the size or the times).
@@ -59,11 +65,20 @@ struct StoreListing {
   std::vector<std::string> others;       // anything else but the lock file and quarantined entries
 };
 
+/// What moveUnversioned() did.
+struct StoreMove {
+  std::size_t records = 0;     // <id>.pb moved into the format's directory
+  std::size_t tombstones = 0;  // <id>.deleted moved (or dropped: one was in place already)
+  std::size_t left = 0;  // entries left where they were (the format's directory has its own, or an error)
+};
+
 class ModelStore {
  public:
-  /// Creates the directory if missing. Throws std::runtime_error when it cannot.
-  explicit ModelStore(std::string dir);
+  /// Creates the store directory and its format's subdirectory (<root>/kStoreFormat) if missing. Throws
+  /// std::runtime_error when it cannot.
+  explicit ModelStore(std::string root);
 
+  /// The directory of this format's records, <root>/kStoreFormat.
   const std::string& dir() const { return dir_; }
   std::string path(const std::string& id) const { return dir_ + "/" + id + ".pb"; }
 
@@ -115,7 +130,9 @@ class ModelStore {
   /// The same, from a listing at most kListingAge old, with this server's own writes and removals applied
   /// at once (so it never misses what this server stored). Every kTombstoneSweep, a refresh also removes
   /// old tombstones.
-  std::shared_ptr<const std::vector<std::string>> recentIds() const;
+  /// max_age: the oldest listing taken (0: list the directory now).
+  std::shared_ptr<const std::vector<std::string>> recentIds(
+      std::chrono::milliseconds max_age = kListingAge) const;
 
   /// The directory's entries by kind.
   StoreListing list() const;
@@ -132,6 +149,15 @@ class ModelStore {
   /// directory and stay. Logs each removal; returns how many were removed.
   std::size_t removeStaleTemporaries(std::chrono::seconds min_age) const;
 
+  /// At start: moves the records and tombstones of the unversioned layout (written directly in the store
+  /// directory by servers before formats had directories) into the format's directory, each with a rename
+  /// that replaces nothing, so that replicas starting at once on such a store each move what the other has
+  /// not moved yet, and an entry of the format's directory wins (the unversioned one is then left, logged,
+  /// unless it is the same file). Stale temporary files of that layout are removed, young ones (a live
+  /// writer's) left; anything else (another format's directory, the lock file) is left alone. Logs what it
+  /// moved and left, and the other formats' directories it saw.
+  StoreMove moveUnversioned() const;
+
   /// Temporary files older than this are left by crashes (removeStaleTemporaries at start).
   static constexpr std::chrono::seconds kStaleTemporaryAge{300};
   /// How long a tombstone tells that a model was deleted.
@@ -141,6 +167,8 @@ class ModelStore {
   static constexpr std::chrono::seconds kTombstoneSweep{600};
 
  private:
+  static std::size_t removeStaleTemporariesIn(const std::string& dir, const std::vector<std::string>& names,
+                                              std::chrono::seconds min_age);
   std::string temporaryPath(const std::string& id) const;
   std::string writeTemporary(const std::string& id, const std::string& bytes) const;
   void syncDirectory() const;
@@ -148,6 +176,7 @@ class ModelStore {
   /// Applies this server's own write (present) or removal of id to the kept listing.
   void noteOwn(const std::string& id, bool present) const;
 
+  std::string root_;
   std::string dir_;
   mutable std::mutex mutex_;
   struct Verdict {

@@ -275,7 +275,7 @@ TEST(ClientCpp, ReregistersOnAServerWithAnEmptyStore) {
   EXPECT_TRUE(close(fd.qdd, Z, 1e-9));
   // the server loses it (its record removed from the store by hand, not deleted: no tombstone) before each
   // of the other kinds of call
-  const auto drop = [&] { ASSERT_TRUE(fs::remove(fs::path(dir.str("store_c")) / (id + ".pb"))); };
+  const auto drop = [&] { ASSERT_TRUE(fs::remove(fs::path(dir.str("store_c")) / "v1" / (id + ".pb"))); };
   drop();
   EXPECT_EQ(other.fullFactor(id, Q).inertia.size(), 10u);
   drop();
@@ -312,7 +312,7 @@ TEST(ClientCpp, DoesNotBringBackAModelDeletedByAnyClient) {
   ServerProcess b(dir.str(), dir.str("store"), {}, "b");
   const std::vector<double> q = test::randomStates(2, 7, 9);
   const Eigen::MatrixXd Q = fromFlat(q, 2, 7), Z = Eigen::MatrixXd::Zero(2, 7);
-  const fs::path record = fs::path(dir.str("store"));
+  const fs::path record = fs::path(dir.str("store")) / "v1";
   const auto expectDeleted = [&](Client& c, const std::string& id, const std::string& what) {
     try {
       c.inverseDynamics(id, Q, Z, Z);

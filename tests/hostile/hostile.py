@@ -299,7 +299,7 @@ def a_urdf_amplification(s, seconds):
 
 def a_store_poison(s, seconds):
     ids = ["%064x" % random.getrandbits(256) for _ in range(7)]
-    st = s.store
+    st = os.path.join(s.store, "v1")  # the format's directory, where the records are (docs/service.md, "Store")
     # a real record to copy under another id
     code, resp, _ = rpc(s.channel, "RegisterModel", dh_request(5, seed=11), PB.RegisterModelResponse, 30, s.token)
     real = os.path.join(st, resp.model_id + ".pb") if code == "OK" else None

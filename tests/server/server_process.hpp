@@ -96,6 +96,19 @@ inline std::string readText(const fs::path& p) {
   return ss.str();
 }
 
+/// Turns a store directory back into the unversioned layout of servers before record formats had
+/// directories (docs/service.md, "Store"): every entry of <store>/v1 (records, tombstones, anything) moved
+/// into <store> itself, and v1 removed. Returns how many entries were moved.
+inline std::size_t unversionStore(const fs::path& store) {
+  std::size_t moved = 0;
+  for (const auto& e : fs::directory_iterator(store / "v1")) {
+    fs::rename(e.path(), store / e.path().filename());
+    ++moved;
+  }
+  fs::remove(store / "v1");
+  return moved;
+}
+
 /// How the test's own channel to a server is made: plaintext by default; for a TLS server, its credentials
 /// and the name its certificate carries. A wrapper command, when given, starts denocd (its arguments
 /// follow the wrapper's), e.g. in a mount namespace of its own; it must exec denocd in the same process.

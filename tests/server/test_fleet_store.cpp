@@ -10,8 +10,12 @@
 #include <barrier>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <random>
+#include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "server_process.hpp"
 #include "test_support.hpp"
@@ -80,7 +84,7 @@ std::optional<std::set<std::string>> listed(const ServerProcess& s, const std::s
 /// The ids the store directory holds records of.
 std::set<std::string> onDisk(const TempDir& dir) {
   std::set<std::string> ids;
-  for (const auto& e : fs::directory_iterator(dir.path() / "store")) {
+  for (const auto& e : fs::directory_iterator(dir.path() / "store" / "v1")) {
     const std::string name = e.path().filename().string();
     if (name.size() == 67 && name.ends_with(".pb")) ids.insert(name.substr(0, 64));
   }
@@ -189,9 +193,9 @@ TEST(FleetStore, OwnersAreReadFromTheStoreNeverFromACachedCopy) {
     EXPECT_EQ(deleteModel(*s, id, "token-of-alice").error_code(), grpc::StatusCode::PERMISSION_DENIED)
         << s->address();
   }
-  EXPECT_TRUE(fs::exists(dir.path() / "store" / (id + ".pb")));
+  EXPECT_TRUE(fs::exists(dir.path() / "store" / "v1" / (id + ".pb")));
   EXPECT_TRUE(deleteModel(*c, id, "token-of-bob").ok());
-  EXPECT_FALSE(fs::exists(dir.path() / "store" / (id + ".pb")));
+  EXPECT_FALSE(fs::exists(dir.path() / "store" / "v1" / (id + ".pb")));
 }
 
 TEST(FleetStore, RegistrationsOnARacingDeletionsOnBLeaveEveryReplicaEqualToTheDisk) {
@@ -223,7 +227,7 @@ TEST(FleetStore, RegistrationsOnARacingDeletionsOnBLeaveEveryReplicaEqualToTheDi
     });
     registrant.join();
     deleter.join();
-    const bool stored = fs::exists(dir.path() / "store" / (id + ".pb"));
+    const bool stored = fs::exists(dir.path() / "store" / "v1" / (id + ".pb"));
     rounds_present += stored;
     if (registered && !stored && getModel(*a, id).ok()) ++acknowledged_not_served;
     // every replica's lookup answers what the disk holds, at once
@@ -317,6 +321,171 @@ double slowestCallWhile(const ServerProcess& s, const std::function<void()>& bus
   return slowest;
 }
 
+/// How many records and tombstones a replica's log says it moved out of the unversioned layout.
+std::pair<long, long> movedIn(const std::string& log) {
+  static const std::regex re("moved ([0-9]+) records and ([0-9]+) tombstones of the unversioned layout");
+  std::smatch m;
+  if (!std::regex_search(log, m, re)) return {0, 0};
+  return {std::stol(m[1]), std::stol(m[2])};
+}
+
+TEST(FleetStore, TwoReplicasStartingAtOnceOnAnUnversionedStoreServeEveryModelAndLoseNothing) {
+  TempDir dir;
+  const fs::path store = dir.path() / "store";
+  constexpr int kModels = 100, kDeleted = 4, kTombstones = 10000, kRounds = 2;
+  std::map<std::string, std::string> records;  // id -> the bytes of its record
+  {
+    auto w = replica(dir, "writer");
+    std::vector<std::string> ids;
+    for (int i = 0; i < kModels + kDeleted; ++i)
+      ids.push_back(registerOn(*w, dhRequest(randomChain(2 + i % 4, 900u + static_cast<unsigned>(i)))));
+    for (int i = 0; i < kDeleted; ++i) ASSERT_TRUE(deleteModel(*w, ids[static_cast<std::size_t>(i)]).ok());
+    for (const std::string& id : onDisk(dir)) records[id] = readText(store / "v1" / (id + ".pb"));
+  }
+  ASSERT_EQ(records.size(), static_cast<std::size_t>(kModels));
+  // and many tombstones (of models never registered here), so that the moves of both replicas overlap
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < kTombstones; ++i) {
+    char id[65];
+    std::snprintf(id, sizeof id, "%016llx%016llx%016llx%016llx", static_cast<unsigned long long>(rng()),
+                  static_cast<unsigned long long>(rng()), static_cast<unsigned long long>(rng()),
+                  static_cast<unsigned long long>(rng()));
+    std::ofstream(store / "v1" / (std::string(id) + ".deleted")).flush();
+  }
+  std::string split;
+  std::size_t fewest_served = records.size();
+  for (int round = 0; round < kRounds; ++round) {
+    unversionStore(store);
+    // both start at once, each moving the old layout's entries while the other does
+    std::unique_ptr<ServerProcess> a, b;
+    std::barrier go(2);
+    const std::string r = std::to_string(round);
+    std::thread ta([&] {
+      go.arrive_and_wait();
+      a = replica(dir, "a" + r);
+    });
+    std::thread tb([&] {
+      go.arrive_and_wait();
+      b = replica(dir, "b" + r);
+    });
+    ta.join();
+    tb.join();
+    ASSERT_TRUE(a && b);
+    // every model served and listed by both; every record in place, byte for byte; nothing left behind
+    for (ServerProcess* s : {a.get(), b.get()}) {
+      std::size_t served = 0;
+      for (const auto& [id, bytes] : records) served += getModel(*s, id).ok();
+      EXPECT_EQ(served, records.size()) << s->address();
+      fewest_served = std::min(fewest_served, served);
+      EXPECT_EQ(listed(*s), onDisk(dir)) << s->address();
+    }
+    EXPECT_EQ(onDisk(dir).size(), records.size());
+    for (const auto& [id, bytes] : records) EXPECT_EQ(readText(store / "v1" / (id + ".pb")), bytes) << id;
+    std::size_t left = 0, tombstones = 0;
+    for (const auto& e : fs::directory_iterator(store)) {
+      const std::string name = e.path().filename().string();
+      left += name.ends_with(".pb") || name.ends_with(".deleted");
+    }
+    for (const auto& e : fs::directory_iterator(store / "v1"))
+      tombstones += e.path().extension() == ".deleted";
+    EXPECT_EQ(left, 0u);
+    EXPECT_EQ(tombstones, static_cast<std::size_t>(kDeleted + kTombstones));
+    // each entry moved once, by one of them
+    const auto [ra, ta_] = movedIn(a->log());
+    const auto [rb, tb_] = movedIn(b->log());
+    EXPECT_EQ(ra + rb, kModels) << a->log() << b->log();
+    EXPECT_EQ(ta_ + tb_, kDeleted + kTombstones);
+    EXPECT_EQ((a->log() + b->log()).find("left where"), std::string::npos);
+    split += " " + std::to_string(ra) + "+" + std::to_string(ta_) + "/" + std::to_string(rb) + "+" +
+             std::to_string(tb_);
+    for (ServerProcess* s : {a.get(), b.get()}) {
+      s->signal(SIGTERM);
+      EXPECT_NE(s->wait(20s), -1);
+    }
+  }
+  std::printf(
+      "[ figures  ] two replicas starting at once on an unversioned store of %d records and %d tombstones, "
+      "%d rounds: records+tombstones moved by A/B%s; each replica served at least %zu of the %zu models\n",
+      kModels, kDeleted + kTombstones, kRounds, split.c_str(), fewest_served, records.size());
+}
+
+/// A registration's status and whether it created the model.
+std::pair<grpc::Status, bool> tryRegister(const ServerProcess& s, const v1::RegisterModelRequest& req,
+                                          const std::string& token) {
+  v1::RegisterModelResponse resp;
+  const grpc::Status st = s.stub()->RegisterModel(as(token).get(), req, &resp);
+  return {st, resp.created()};
+}
+
+TEST(FleetStore, APrincipalsModelQuotaHoldsAcrossReplicasSharingTheStore) {
+  TempDir dir;
+  std::ofstream(dir.str("tokens")) << "alice token-of-alice\nbob token-of-bob\n";
+  const std::vector<std::string> options = {"--token-file", dir.str("tokens"), "--max-models-per-principal",
+                                            "3"};
+  auto a = replica(dir, "a", options), b = replica(dir, "b", options);
+  auto model = [](unsigned seed) { return dhRequest(randomChain(4, 1200 + seed)); };
+  const std::string alice = "token-of-alice", bob = "token-of-bob";
+  // alice: three models, on both replicas
+  std::vector<std::string> ids;
+  for (unsigned i = 0; i < 3; ++i) {
+    const auto [st, created] = tryRegister(i % 2 ? *b : *a, model(i), alice);
+    ASSERT_TRUE(st.ok()) << st.error_message();
+    EXPECT_TRUE(created);
+    ids.push_back(registerOn(*a, model(i), alice));  // registered again: counted once
+  }
+  // the next is refused on either replica, naming the option and the count
+  for (ServerProcess* s : {a.get(), b.get()}) {
+    const auto [st, created] = tryRegister(*s, model(3), alice);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << s->address() << ": " << st.error_message();
+    EXPECT_NE(st.error_message().find("--max-models-per-principal"), std::string::npos) << st.error_message();
+    EXPECT_NE(st.error_message().find("owns 3 models"), std::string::npos) << st.error_message();
+    std::printf("[ figures  ] quota: %s\n", st.error_message().c_str());
+  }
+  EXPECT_EQ(onDisk(dir).size(), 3u);
+  // at the quota, alice's own models registered again are no new ones
+  for (ServerProcess* s : {a.get(), b.get()})
+    for (unsigned i = 0; i < 3; ++i) {
+      const auto [st, created] = tryRegister(*s, model(i), alice);
+      EXPECT_TRUE(st.ok()) << st.error_message();
+      EXPECT_FALSE(created);
+    }
+  // bob is not alice: his three go in, on both replicas; alice's model registered by bob is alice's still
+  for (unsigned i = 10; i < 13; ++i) {
+    const auto [st, created] = tryRegister(i % 2 ? *a : *b, model(i), bob);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+  }
+  EXPECT_TRUE(tryRegister(*b, model(0), bob).first.ok());
+  EXPECT_EQ(tryRegister(*a, model(13), bob).first.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // alice deletes one on B: she may register another at once, on A
+  ASSERT_TRUE(deleteModel(*b, ids[1], alice).ok());
+  EXPECT_TRUE(tryRegister(*a, model(3), alice).second);
+  const std::string fourth = registerOn(*b, model(3), alice);
+  EXPECT_EQ(tryRegister(*b, model(4), alice).first.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(onDisk(dir).size(), 6u);
+
+  // racing: alice frees her quota, then 8 new models at once, 4 on each replica; a replica counts and writes
+  // under its own lock, on a listing taken then: at most one per other replica passes the quota
+  for (const std::string& id : {ids[0], ids[2]}) ASSERT_TRUE(deleteModel(*a, id, alice).ok());
+  ASSERT_TRUE(deleteModel(*a, fourth, alice).ok());
+  std::atomic<int> ok{0}, refused{0};
+  std::vector<std::thread> racers;
+  std::barrier race(8);
+  for (unsigned i = 0; i < 8; ++i)
+    racers.emplace_back([&, i] {
+      race.arrive_and_wait();
+      const auto [st, created] = tryRegister(i % 2 ? *a : *b, model(20 + i), alice);
+      if (st.ok()) ++ok;
+      if (st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+    });
+  for (auto& t : racers) t.join();
+  EXPECT_EQ(ok + refused, 8);
+  EXPECT_GE(ok.load(), 3);
+  EXPECT_LE(ok.load(), 3 + 1) << "more than one over the quota with two replicas";
+  std::printf("[ figures  ] quota 3, 8 registrations racing on 2 replicas: %d stored, %d refused\n",
+              ok.load(), refused.load());
+}
+
 TEST(FleetStore, ListingLargeStoredModelsReadsTheRecordsAndStopsAtItsDeadline) {
   TempDir dir;
   constexpr int kModels = 30, kFixedLinks = 3000;
@@ -382,11 +551,11 @@ TEST(FleetStore, ListingLargeStoredModelsReadsTheRecordsAndStopsAtItsDeadline) {
   // deadline, then their descriptions are known
   for (const std::string& id : onDisk(dir)) {
     v1::RegisterModelRequest bare;
-    ASSERT_TRUE(bare.ParseFromString(readText(dir.path() / "store" / (id + ".pb"))));
+    ASSERT_TRUE(bare.ParseFromString(readText(dir.path() / "store" / "v1" / (id + ".pb"))));
     bare.DiscardUnknownFields();
-    const fs::path tmp = dir.path() / "store" / ("." + id + ".tmp.test");
+    const fs::path tmp = dir.path() / "store" / "v1" / ("." + id + ".tmp.test");
     std::ofstream(tmp, std::ios::binary) << bare.SerializeAsString();
-    fs::rename(tmp, dir.path() / "store" / (id + ".pb"));
+    fs::rename(tmp, dir.path() / "store" / "v1" / (id + ".pb"));
   }
   r.reset();
   auto old = replica(dir, "old-records", {"--examples", "false", "--max-models", "2"});

@@ -132,7 +132,7 @@ TEST(ServerMetrics, CountsEveryCallByRpcAndCodeAndReadsTheStore) {
   EXPECT_EQ(metric(m, "denoc_models_pinned"), 2);  // the two built-in examples
   std::size_t files = 0;
   std::uintmax_t bytes = 0;
-  for (const auto& e : fs::directory_iterator(dir.str("store"))) {
+  for (const auto& e : fs::directory_iterator(dir.str("store/v1"))) {
     if (e.path().extension() == ".pb") ++files, bytes += fs::file_size(e.path());
   }
   EXPECT_EQ(files, 2u);
@@ -509,7 +509,7 @@ TEST(ServerFaults, FullStoreThenReadOnlyStoreRefuseRegistrationsAndKeepServing) 
   // the store as the server sees it, in its own mount namespace
   const std::string seen = "/proc/" + std::to_string(server.pid()) + "/root" + store;
   std::size_t files = 0;
-  for (const auto& e : fs::directory_iterator(seen)) {
+  for (const auto& e : fs::directory_iterator(seen + "/v1")) {
     ++files;
     EXPECT_EQ(e.path().extension(), ".pb") << e.path();
   }

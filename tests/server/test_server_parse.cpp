@@ -44,7 +44,7 @@ class ServerParse : public ::testing::Test {
 
   std::size_t storeFiles() {
     std::size_t n = 0;
-    for (const auto& e : fs::directory_iterator(dir_.str("store"))) n += e.path().extension() == ".pb";
+    for (const auto& e : fs::directory_iterator(dir_.str("store/v1"))) n += e.path().extension() == ".pb";
     return n;
   }
 

@@ -344,7 +344,7 @@ TEST_F(ServerTokens, ModelsAreSharedReadOnlyAndOnlyTheirOwnerDeletesThem) {
     EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_NE(denied.error_message().find("registered by another token"), std::string::npos);
     EXPECT_EQ(deleteModel(*stub, id, "token-without-name").error_code(), grpc::StatusCode::PERMISSION_DENIED);
-    EXPECT_TRUE(fs::exists(dir.str("store/" + id + ".pb")));
+    EXPECT_TRUE(fs::exists(dir.str("store/v1/" + id + ".pb")));
     // pinned examples: nobody
     for (const auto& info : list.models()) {
       if (info.pinned()) {
@@ -364,8 +364,8 @@ TEST_F(ServerTokens, ModelsAreSharedReadOnlyAndOnlyTheirOwnerDeletesThem) {
   EXPECT_EQ(deleteModel(*stub, id, "token-of-bob").error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_TRUE(deleteModel(*stub, bobs, "token-of-bob").ok());
   EXPECT_TRUE(deleteModel(*stub, id, "token-of-alice").ok());
-  EXPECT_FALSE(fs::exists(dir.str("store/" + id + ".pb")));
-  EXPECT_FALSE(fs::exists(dir.str("store/" + bobs + ".pb")));
+  EXPECT_FALSE(fs::exists(dir.str("store/v1/" + id + ".pb")));
+  EXPECT_FALSE(fs::exists(dir.str("store/v1/" + bobs + ".pb")));
   // gone for everyone: bob re-registers it and now owns it
   bool created = false;
   EXPECT_EQ(registerModel(*stub, dhRequest(dh), "token-of-bob", &created), id);

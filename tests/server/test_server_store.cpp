@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <map>
@@ -64,7 +65,9 @@ void expectIdMatches(v1::Dynamics::Stub& stub, const std::string& id, const DHSp
 
 std::string urdfText() { return readText(std::string(DENOC_MODELS_DIR) + "/panda.urdf"); }
 
-fs::path recordPath(const TempDir& dir, const std::string& id) { return dir.path() / "store" / (id + ".pb"); }
+fs::path recordPath(const TempDir& dir, const std::string& id) {
+  return dir.path() / "store" / "v1" / (id + ".pb");
+}
 
 /// Whether the store holds, for id, a regular file whose bytes are the registration request (no owner).
 bool storedAsRequest(const fs::path& file, const v1::RegisterModelRequest& req) {
@@ -87,6 +90,30 @@ void stopCleanly(ServerProcess& s) {
   const int status = s.wait(20s);
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+grpc::StatusCode deleteModel(v1::Dynamics::Stub& stub, const std::string& id) {
+  v1::DeleteModelRequest del;
+  del.set_model_id(id);
+  v1::DeleteModelResponse resp;
+  return stub.DeleteModel(context().get(), del, &resp).error_code();
+}
+
+/// On a server of dir's store: registers `count` random chains (seeds from `seed`), deletes the last one and
+/// stops. The models kept are added to `models`; returns the deleted one's id.
+std::string registerThenDeleteTheLast(const TempDir& dir, unsigned seed, unsigned count,
+                                      std::vector<std::pair<std::string, DHSpec>>& models) {
+  ServerProcess s(dir.str(), dir.str("store"));
+  auto stub = s.stub();
+  for (unsigned i = 0; i < count; ++i) {
+    const DHSpec dh = randomChain(4 + static_cast<int>(i), seed + i);
+    models.emplace_back(registerOk(*stub, dhRequest(dh)), dh);
+  }
+  const std::string deleted = models.back().first;
+  EXPECT_EQ(deleteModel(*stub, deleted), grpc::StatusCode::OK);
+  models.pop_back();
+  stopCleanly(s);
+  return deleted;
 }
 
 TEST(ServerStore, SameUrdfTwiceAndOnTwoServersSharingAStore) {
@@ -116,29 +143,15 @@ TEST(ServerStore, SameUrdfTwiceAndOnTwoServersSharingAStore) {
   EXPECT_NE(registerOk(*b.stub(), req), id1);
   // one file per id in the store
   int files = 0;
-  for (const auto& e : fs::directory_iterator(dir.path() / "store")) files += e.path().extension() == ".pb";
+  for (const auto& e : fs::directory_iterator(dir.path() / "store" / "v1"))
+    files += e.path().extension() == ".pb";
   EXPECT_EQ(files, 2);
 }
 
 TEST(ServerStore, RestartKeepsModelsAndDeletionsStick) {
   TempDir dir;
   std::vector<std::pair<std::string, DHSpec>> models;
-  std::string deleted;
-  {
-    ServerProcess s(dir.str(), dir.str("store"));
-    auto stub = s.stub();
-    for (unsigned seed = 1; seed <= 4; ++seed) {
-      const DHSpec dh = randomChain(3 + static_cast<int>(seed), seed);
-      models.emplace_back(registerOk(*stub, dhRequest(dh)), dh);
-    }
-    deleted = models.back().first;
-    v1::DeleteModelRequest del;
-    del.set_model_id(deleted);
-    v1::DeleteModelResponse resp;
-    ASSERT_TRUE(stub->DeleteModel(context().get(), del, &resp).ok());
-    models.pop_back();
-    stopCleanly(s);
-  }
+  const std::string deleted = registerThenDeleteTheLast(dir, 1, 4, models);
   ServerProcess s(dir.str(), dir.str("store"), {}, "restarted");
   auto stub = s.stub();
   const auto ids = listIds(*stub);
@@ -148,6 +161,71 @@ TEST(ServerStore, RestartKeepsModelsAndDeletionsStick) {
   }
   EXPECT_FALSE(ids.count(deleted));
   EXPECT_EQ(getModel(*stub, deleted), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(ServerStore, AStoreOfTheUnversionedLayoutIsMovedIntoItsFormatDirectoryAtStart) {
+  TempDir dir;
+  const fs::path store = dir.path() / "store";
+  std::vector<std::pair<std::string, DHSpec>> models;
+  const std::string deleted = registerThenDeleteTheLast(dir, 41, 5, models);
+  // the layout of servers before formats had directories: 4 records and a tombstone in the store itself
+  ASSERT_GE(unversionStore(store), 5u);
+  // a record of the format's directory wins over an unversioned one of the same id (the bare request)
+  const std::string both = models.front().first;
+  fs::create_directories(store / "v1");
+  fs::copy_file(store / (both + ".pb"), store / "v1" / (both + ".pb"));
+  const std::string kept = readText(store / "v1" / (both + ".pb"));
+  {
+    v1::RegisterModelRequest bare = dhRequest(models.front().second);
+    std::ofstream(store / (both + ".pb"), std::ios::binary) << bare.SerializeAsString();
+  }
+  // temporary files of that layout: a crash's (an hour old) and a live writer's
+  const fs::path old_tmp = store / ("." + std::string(64, 'd') + ".tmp.4242.0.17");
+  const fs::path young_tmp = store / ("." + std::string(64, 'd') + ".tmp.4343.0.18");
+  std::ofstream(old_tmp) << "half a record";
+  std::ofstream(young_tmp) << "a record being written by a live replica";
+  const timeval hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+  ASSERT_EQ(::utimes(old_tmp.c_str(), hour_ago), 0);
+  // a later format's directory, which this server must not touch
+  fs::create_directories(store / "v2");
+  std::ofstream(store / "v2" / (both + ".pb")) << "a record of format 2";
+  std::ofstream(store / "v2" / "notes.txt") << "format 2's own file";
+
+  ServerProcess s(dir.str(), store.string(), {}, "upgraded");
+  auto stub = s.stub();
+  const auto ids = listIds(*stub);
+  for (const auto& [id, dh] : models) {
+    EXPECT_TRUE(ids.count(id)) << id;
+    expectIdMatches(*stub, id, dh);
+    EXPECT_TRUE(storedAsRequest(recordPath(dir, id), dhRequest(dh))) << id;
+  }
+  // the deletion's tombstone came along: the deleted model is still known as deleted
+  v1::GetModelRequest get;
+  get.set_model_id(deleted);
+  v1::GetModelResponse got;
+  const grpc::Status st = stub->GetModel(context().get(), get, &got);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(st.error_message().find("was deleted (DeleteModel)"), std::string::npos) << st.error_message();
+  EXPECT_TRUE(fs::exists(store / "v1" / (deleted + ".deleted")));
+  // the record in place won, the unversioned one is left, nothing else of that layout is
+  EXPECT_EQ(readText(store / "v1" / (both + ".pb")), kept);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(store))
+    if (e.path().filename() != ".lock") left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  std::vector<std::string> expected = {young_tmp.filename().string(), both + ".pb", "v1", "v2"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(left, expected);
+  EXPECT_EQ(readText(store / "v2" / (both + ".pb")), "a record of format 2");
+  EXPECT_EQ(readText(store / "v2" / "notes.txt"), "format 2's own file");
+  const std::string log = s.log();
+  EXPECT_NE(log.find("moved 3 records and 1 tombstones of the unversioned layout"), std::string::npos) << log;
+  EXPECT_NE(log.find("(1 left where they were)"), std::string::npos) << log;
+  EXPECT_NE(log.find("holds the records of another format (v2); left alone"), std::string::npos) << log;
+  EXPECT_EQ(countOf(log, "a temporary file left by a crash"), 1u) << log;
+  EXPECT_EQ(countOf(log, "skipped"), 0u) << log;
+  std::printf("[ figures  ] unversioned store: %zu models served after the move, 1 record left beside v1\n",
+              models.size());
 }
 
 TEST(ServerStore, SigkillDuringRegistrationsReloadsCleanly) {
@@ -192,7 +270,8 @@ TEST(ServerStore, SigkillDuringRegistrationsReloadsCleanly) {
   for (const auto& [id, dh] : acknowledged) EXPECT_TRUE(ids.count(id)) << "acknowledged model lost: " << id;
   // every stored file loaded: no parse or build errors, one model per file
   std::size_t files = 0;
-  for (const auto& e : fs::directory_iterator(dir.path() / "store")) files += e.path().extension() == ".pb";
+  for (const auto& e : fs::directory_iterator(dir.path() / "store" / "v1"))
+    files += e.path().extension() == ".pb";
   EXPECT_EQ(ids.size(), files + 2);  // plus the two built-in models
   EXPECT_EQ(s.log().find("skipped"), std::string::npos) << s.log();
   for (std::size_t i = 0; i < acknowledged.size(); i += 10)
@@ -330,7 +409,7 @@ TEST(ServerStore, PoisonedEntriesAreSkippedWithoutBlockingAndReplacedByARegistra
   EXPECT_EQ(countOf(after, "; replaced by the record of a registration"), kPoisons.size()) << after;
   // the directory was moved aside, not deleted; the link's target is untouched
   std::size_t aside = 0;
-  for (const auto& e : fs::directory_iterator(dir.path() / "store"))
+  for (const auto& e : fs::directory_iterator(dir.path() / "store" / "v1"))
     aside +=
         e.path().filename().string().find(".bad.") != std::string::npos && fs::exists(e.path() / "inside");
   EXPECT_EQ(aside, 1u);
@@ -444,11 +523,11 @@ TEST(ServerStore, ConcurrentRegistrantsOfANewModelExactlyOneIsCreated) {
 
 TEST(ServerStore, TemporaryFilesLeftByCrashesAreRemovedAtStartYoungOnesStay) {
   TempDir dir;
-  fs::create_directories(dir.path() / "store");
+  fs::create_directories(dir.path() / "store" / "v1");
   const std::string id(64, 'c');
-  const fs::path old_tmp = dir.path() / "store" / ("." + id + ".tmp.4242.0.17");
-  const fs::path young_tmp = dir.path() / "store" / ("." + id + ".tmp.4343.0.18");
-  const fs::path old_dir = dir.path() / "store" / ("." + id + ".tmp.4444.0.19");
+  const fs::path old_tmp = dir.path() / "store" / "v1" / ("." + id + ".tmp.4242.0.17");
+  const fs::path young_tmp = dir.path() / "store" / "v1" / ("." + id + ".tmp.4343.0.18");
+  const fs::path old_dir = dir.path() / "store" / "v1" / ("." + id + ".tmp.4444.0.19");
   std::ofstream(old_tmp) << "half a record";
   std::ofstream(young_tmp) << "a record being written by a live replica";
   fs::create_directory(old_dir);
@@ -456,17 +535,38 @@ TEST(ServerStore, TemporaryFilesLeftByCrashesAreRemovedAtStartYoungOnesStay) {
   const timeval hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
   ASSERT_EQ(::utimes(old_tmp.c_str(), hour_ago), 0);
   ASSERT_EQ(::utimes(old_dir.c_str(), hour_ago), 0);
-  std::ofstream(dir.path() / "store" / "notes.txt") << "not a store file";
+  std::ofstream(dir.path() / "store" / "v1" / "notes.txt") << "not a store file";
   ServerProcess s(dir.str(), dir.str("store"));
   EXPECT_FALSE(fs::exists(old_tmp));
   EXPECT_TRUE(fs::exists(young_tmp));
   EXPECT_TRUE(fs::is_directory(old_dir));  // not a file this server writes: left alone
-  EXPECT_TRUE(fs::exists(dir.path() / "store" / "notes.txt"));
+  EXPECT_TRUE(fs::exists(dir.path() / "store" / "v1" / "notes.txt"));
   const std::string log = s.log();
   EXPECT_EQ(countOf(log, "a temporary file left by a crash"), 1u) << log;
   EXPECT_NE(log.find(old_tmp.filename().string()), std::string::npos) << log;
   EXPECT_NE(log.find("notes.txt is not a store file"), std::string::npos) << log;
   EXPECT_EQ(listIds(*s.stub()).size(), 2u);
+}
+
+TEST(ServerStore, CallersWithoutATokenShareOneModelQuotaAndPinnedModelsAreNotCounted) {
+  TempDir dir;
+  ServerProcess s(dir.str(), dir.str("store"), {"--max-models-per-principal", "2"});
+  // two clients, each on a channel of its own: without tokens they are one principal
+  auto first = s.stub();
+  auto second = v1::Dynamics::NewStub(makeChannel(s.address()));
+  const std::string one = registerOk(*first, dhRequest(randomChain(3, 71)));
+  registerOk(*second, dhRequest(randomChain(3, 72)));
+  EXPECT_EQ(listIds(*first).size(), 4u);  // and the two pinned examples, which count for no one
+  v1::RegisterModelResponse resp;
+  const grpc::Status st = second->RegisterModel(context().get(), dhRequest(randomChain(3, 73)), &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << st.error_message();
+  EXPECT_NE(st.error_message().find("callers without a token own 2 models"), std::string::npos)
+      << st.error_message();
+  EXPECT_NE(st.error_message().find("--max-models-per-principal"), std::string::npos) << st.error_message();
+  ASSERT_EQ(deleteModel(*first, one), grpc::StatusCode::OK);
+  bool created = false;
+  registerOk(*second, dhRequest(randomChain(3, 73)), &created);
+  EXPECT_TRUE(created);
 }
 
 TEST(ServerStore, LruEvictionReloadsFromTheStore) {

@@ -120,7 +120,7 @@ TEST(ServerValidation, BadRequestsAreRefusedAndChangeNothing) {
   for (const auto& m : before.models()) {
     if (m.pinned()) builtin = m.model_id();
   }
-  const auto files_before = storeFiles(dir.path() / "store");
+  const auto files_before = storeFiles(dir.path() / "store" / "v1");
   const std::string ur5 = readText(std::string(DENOC_MODELS_DIR) + "/ur5.urdf");
 
   using C = grpc::StatusCode;
@@ -330,7 +330,7 @@ TEST(ServerValidation, BadRequestsAreRefusedAndChangeNothing) {
   ASSERT_EQ(after.models_size(), before.models_size());
   for (int i = 0; i < after.models_size(); ++i)
     EXPECT_EQ(after.models(i).model_id(), before.models(i).model_id());
-  EXPECT_EQ(storeFiles(dir.path() / "store"), files_before);
+  EXPECT_EQ(storeFiles(dir.path() / "store" / "v1"), files_before);
   const auto r = goodID(id, 3, 7);
   v1::InverseDynamicsResponse resp;
   ASSERT_TRUE(stub->InverseDynamics(context().get(), r, &resp).ok());

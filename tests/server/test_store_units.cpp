@@ -44,6 +44,8 @@ class TempDir {
     fs::remove_all(path_, ec);
   }
   const fs::path& path() const { return path_; }
+  /// Where a store on path() keeps its records: the format's directory.
+  fs::path records() const { return path_ / kStoreFormat; }
 
  private:
   fs::path path_;
@@ -266,7 +268,7 @@ TEST(StoreEntries, OnlyRegularFilesWithinTheBoundAreRead) {
   TempDir dir;
   const ModelStore store(dir.path().string());
   auto at = [&](char c) { return std::string(64, c); };
-  const fs::path d = dir.path();
+  const fs::path d = dir.records();
   std::ofstream(d / (at('1') + ".pb")).flush();                    // empty
   fs::create_directory(d / (at('2') + ".pb"));                     // directory
   fs::create_symlink("/nonexistent/x.pb", d / (at('3') + ".pb"));  // dangling link
@@ -302,7 +304,7 @@ TEST(StoreEntries, ABadEntryIsReportedOnceAndNotReadAgainUntilItChanges) {
   TempDir dir;
   const ModelStore store(dir.path().string());
   const std::string id(64, 'e');
-  const fs::path file = dir.path() / (id + ".pb");
+  const fs::path file = dir.records() / (id + ".pb");
   std::ofstream(file) << "garbage";
   LogCapture log;
   const StoreEntry first = store.read(id, kBound);
@@ -334,16 +336,16 @@ TEST(StoreEntries, CreateIsFirstWriterWinsAndReplaceNeedsTheStampItJudged) {
   // someone replaces the file between judging and replacing: nothing is written
   std::this_thread::sleep_for(10ms);
   {
-    std::ofstream f(dir.path() / (id + ".tmp-by-hand"));
+    std::ofstream f(dir.records() / (id + ".tmp-by-hand"));
     f << "another";
   }
-  fs::rename(dir.path() / (id + ".tmp-by-hand"), dir.path() / (id + ".pb"));
+  fs::rename(dir.records() / (id + ".tmp-by-hand"), dir.records() / (id + ".pb"));
   EXPECT_FALSE(store.replace(id, "mine", judged));
   EXPECT_EQ(store.read(id, kBound).bytes, "another");
   EXPECT_TRUE(store.replace(id, "mine", store.stamp(id)));
   EXPECT_EQ(store.read(id, kBound).bytes, "mine");
   // no temporary file is left behind by any of this
-  for (const auto& e : fs::directory_iterator(dir.path()))
+  for (const auto& e : fs::directory_iterator(dir.records()))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
 
@@ -351,9 +353,9 @@ TEST(StoreEntries, StaleTemporaryFilesAreRemovedYoungOnesStay) {
   TempDir dir;
   const ModelStore store(dir.path().string());
   const std::string id(64, 'a');
-  const fs::path old_tmp = dir.path() / ("." + id + ".tmp.1.2.3");
-  const fs::path young_tmp = dir.path() / ("." + id + ".tmp.4.5.6");
-  const fs::path unrelated = dir.path() / ".tmp.not-ours";
+  const fs::path old_tmp = dir.records() / ("." + id + ".tmp.1.2.3");
+  const fs::path young_tmp = dir.records() / ("." + id + ".tmp.4.5.6");
+  const fs::path unrelated = dir.records() / ".tmp.not-ours";
   for (const fs::path& p : {old_tmp, young_tmp, unrelated}) std::ofstream(p) << "x";
   const timeval ten_minutes_ago[2] = {{::time(nullptr) - 600, 0}, {::time(nullptr) - 600, 0}};
   ASSERT_EQ(::utimes(old_tmp.c_str(), ten_minutes_ago), 0);
@@ -453,7 +455,7 @@ TEST(RegistryThreads, LookupsOfPoisonedIdsFromManyThreadsNeitherBlockNorCache) {
   Registry registry(store, 1000, kLimits);
   const v1::RegisterModelRequest req = request(11);
   const std::string id = buildFromRequest(req, kLimits).id;
-  ASSERT_EQ(::mkfifo((dir.path() / (id + ".pb")).c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((dir.records() / (id + ".pb")).c_str(), 0644), 0);
   LogCapture log;
   std::vector<std::thread> threads;
   std::atomic<int> found{0};
@@ -470,7 +472,7 @@ TEST(RegistryThreads, LookupsOfPoisonedIdsFromManyThreadsNeitherBlockNorCache) {
   EXPECT_TRUE(registry.add(buildFromRequest(req, kLimits), &record, false).second);
   EXPECT_FALSE(registry.add(buildFromRequest(req, kLimits), &record, false).second);
   struct stat st {};
-  ASSERT_EQ(::lstat((dir.path() / (id + ".pb")).c_str(), &st), 0);
+  ASSERT_EQ(::lstat((dir.records() / (id + ".pb")).c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
   EXPECT_EQ(store.read(id, kBound).bytes, record);
   EXPECT_EQ(log.count("was bad (a FIFO); replaced"), 1u) << log.text();
@@ -541,9 +543,9 @@ TEST(RegistryStop, ADeletionReadsTheOwnerFromTheRecordWithoutBuildingTheModel) {
   } catch (const RequestError& e) {
     EXPECT_EQ(e.code(), ErrorCode::PermissionDenied) << e.what();
   }
-  EXPECT_TRUE(fs::exists(dir.path() / (id + ".pb")));
+  EXPECT_TRUE(fs::exists(dir.records() / (id + ".pb")));
   registry.remove(id, &alice);
-  EXPECT_FALSE(fs::exists(dir.path() / (id + ".pb")));
+  EXPECT_FALSE(fs::exists(dir.records() / (id + ".pb")));
   try {
     registry.remove(id, &alice);
     FAIL() << "deleted twice";
@@ -568,7 +570,7 @@ TEST(RegistryReplicas, ADeletionOnOneIsSeenByTheOtherAtOnceAndLeavesATombstone) 
   EXPECT_EQ(b.find(id), nullptr) << "b serves a model deleted on a";
   EXPECT_EQ(b.size(), 0u);
   EXPECT_NE(b.notFoundMessage(id).find("was deleted (DeleteModel)"), std::string::npos);
-  EXPECT_TRUE(fs::exists(dir.path() / (id + ".deleted")));
+  EXPECT_TRUE(fs::exists(dir.records() / (id + ".deleted")));
   // the listings: the tombstone is neither a model nor an unknown file
   const StoreListing listing = store_b.list();
   EXPECT_TRUE(listing.ids.empty());
@@ -585,10 +587,10 @@ TEST(RegistryReplicas, ADeletionOnOneIsSeenByTheOtherAtOnceAndLeavesATombstone) 
   EXPECT_EQ(ids, std::vector<std::string>{id});
   // a tombstone older than a day says nothing and is removed
   const struct timeval two_days_ago[2] = {{::time(nullptr) - 2 * 86400, 0}, {::time(nullptr) - 2 * 86400, 0}};
-  ASSERT_EQ(::utimes((dir.path() / (id + ".deleted")).c_str(), two_days_ago), 0);
+  ASSERT_EQ(::utimes((dir.records() / (id + ".deleted")).c_str(), two_days_ago), 0);
   EXPECT_FALSE(store_a.buried(id));
   EXPECT_EQ(store_a.removeOldTombstones(ModelStore::kTombstoneAge), 1u);
-  EXPECT_FALSE(fs::exists(dir.path() / (id + ".deleted")));
+  EXPECT_FALSE(fs::exists(dir.records() / (id + ".deleted")));
 }
 
 TEST(RegistryReplicas, AListingBuildsNoModelOfARecordWithADescription) {

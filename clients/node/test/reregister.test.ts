@@ -37,7 +37,7 @@ describe('re-registration on a second server with an empty store', { timeout: 12
   });
 
   it('the second server does not know the model', async () => {
-    assert.equal(fs.readdirSync(second.storeDir).filter((f) => f.endsWith('.pb')).length, 0);
+    assert.equal(fs.readdirSync(second.recordsDir).filter((f) => f.endsWith('.pb')).length, 0);
     await assert.rejects(admin.getModel(model.modelId), (e: unknown) => e instanceof DenocError && e.code === Status.NOT_FOUND);
   });
 
@@ -49,7 +49,7 @@ describe('re-registration on a second server with an empty store', { timeout: 12
     expectClose(res.tau, tauOnFirst, 'tau on the second server', 0);
     const info = await admin.getModel(model.modelId);
     assert.equal(info.dof, 7);
-    assert.ok(fs.existsSync(path.join(second.storeDir, `${model.modelId}.pb`)));
+    assert.ok(fs.existsSync(path.join(second.recordsDir, `${model.modelId}.pb`)));
     // known now: no further registration
     await client.inverseDynamics(model.modelId, { q, qd, qdd });
     assert.equal(client.reRegistrations, 1);
@@ -75,7 +75,7 @@ describe('re-registration on a second server with an empty store', { timeout: 12
     ];
     for (const [name, call] of calls) {
       // the second server loses it (its record removed by hand: not deleted, so no tombstone)
-      fs.rmSync(path.join(second.storeDir, `${model.modelId}.pb`), { force: true });
+      fs.rmSync(path.join(second.recordsDir, `${model.modelId}.pb`), { force: true });
       const before = client.reRegistrations;
       await call();
       assert.equal(client.reRegistrations, before + 1, name);
@@ -94,7 +94,7 @@ describe('re-registration on a second server with an empty store', { timeout: 12
       await assert.rejects(s.inverseDynamics(m.modelId, q.subarray(0, 7), qd.subarray(0, 7), qdd.subarray(0, 7)), isDeleted);
       await s.close().catch(() => undefined);
       assert.equal(holder.reRegistrations, 0);
-      assert.ok(!fs.existsSync(path.join(second.storeDir, `${m.modelId}.pb`)), 'registered again');
+      assert.ok(!fs.existsSync(path.join(second.recordsDir, `${m.modelId}.pb`)), 'registered again');
     } finally {
       holder.close();
     }
@@ -105,7 +105,7 @@ describe('re-registration on a second server with an empty store', { timeout: 12
     try {
       const m = await strict.registerUrdf(fs.readFileSync(PANDA_HAND, 'utf8'), { tipLink: PANDA_TIP });
       strict.reconnect(second.address);
-      fs.rmSync(path.join(second.storeDir, `${m.modelId}.pb`), { force: true });
+      fs.rmSync(path.join(second.recordsDir, `${m.modelId}.pb`), { force: true });
       await assert.rejects(strict.inverseDynamics(m.modelId, { q, qd, qdd }), (e: unknown) => e instanceof DenocError && e.code === Status.NOT_FOUND);
       assert.equal(strict.reRegistrations, 0);
     } finally {

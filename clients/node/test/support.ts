@@ -41,6 +41,8 @@ export interface Server {
   address: string;
   port: number;
   storeDir: string;
+  /** Where the store keeps its records: the format's directory, <storeDir>/v1 (docs/service.md, "Store"). */
+  recordsDir: string;
   process: ChildProcess;
   /** Log lines the server wrote to stderr. */
   log(): string;
@@ -101,6 +103,7 @@ export async function startServer(options: { storeDir?: string; args?: string[];
     address: `127.0.0.1:${port}`,
     port,
     storeDir,
+    recordsDir: path.join(storeDir, 'v1'),
     process: child,
     log: () => stderr,
     async stop(): Promise<void> {

@@ -48,6 +48,7 @@ class Server:
 
     def __init__(self, store_dir: Path, *args: str, port: int = 0):
         self.store_dir = Path(store_dir)
+        self.records_dir = self.store_dir / "v1"  # the format's directory (docs/service.md, "Store")
         self.store_dir.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix="denocd-", dir=self.store_dir.parent))
         port_file = work / "port"

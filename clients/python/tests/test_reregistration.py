@@ -23,7 +23,7 @@ def test_same_client_second_server_at_same_address(start_server):
         np.testing.assert_array_equal(c.inverse_dynamics(panda, q, q, q), tau)  # re-registered, retried
         info = c.get_model(panda)
         assert info.model_id == panda.model_id and info.source == "urdf"
-        assert any(p.name == f"{panda.model_id}.pb" for p in second.store_dir.iterdir())
+        assert any(p.name == f"{panda.model_id}.pb" for p in second.records_dir.iterdir())
 
 
 def test_other_client_with_model_sources(start_server):
@@ -42,7 +42,7 @@ def test_other_client_with_model_sources(start_server):
         with denoc.Client(b.target, timeout=30, model_sources=sources) as cb:
             if call != "stream":  # the control-loop stream does not re-register
                 # b loses it (its record removed by hand: not deleted, so no tombstone)
-                (b.store_dir / f"{panda.model_id}.pb").unlink(missing_ok=True)
+                (b.records_dir / f"{panda.model_id}.pb").unlink(missing_ok=True)
             if call == "id":
                 np.testing.assert_array_equal(cb.inverse_dynamics(panda, q, q, q), tau)
             elif call == "fd":
@@ -82,7 +82,7 @@ def test_a_model_deleted_by_another_client_is_not_registered_again(start_server)
                 else:
                     list(holder.simulate(panda, q, t_end=0.05, dt_out=0.01))
             assert denoc.was_deleted(e.value.message), e.value.message
-            assert not (a.store_dir / f"{panda.model_id}.pb").exists(), f"{call} registered it again"
+            assert not (a.records_dir / f"{panda.model_id}.pb").exists(), f"{call} registered it again"
         assert panda.model_id not in holder.model_sources
         # registered explicitly: served again
         assert holder.register_urdf(PANDA_HAND, tip_link=PANDA_TIP).model_id == panda.model_id
