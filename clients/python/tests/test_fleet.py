@@ -7,7 +7,7 @@ racing deletions on other replicas leave every replica's listing equal to the st
 calling inverse dynamics throughout (each answer checked against the denoc tool's, the core in its own
 process) has no failed call while a replica is killed and started again (the client's retries: the attempts
 the killed replica's front refused, 502 in its access log); a replica added to a balancer gets calls after the
-reload; calls spread over the three replicas. The figures are printed (pytest -s shows them).
+reload; calls spread over the three replicas. The figures are printed.
 """
 import re
 import threading
@@ -30,6 +30,15 @@ def fleet(tmp_path_factory):
     f = Fleet(tmp_path_factory.mktemp("fleet"))
     yield f
     f.stop()
+
+
+@pytest.fixture
+def report(capsys):
+    """Prints a line of figures past pytest's capture (as test_throughput does)."""
+    def out(line: str) -> None:
+        with capsys.disabled():
+            print(f"\n{line}")
+    return out
 
 
 def _listed(fleet: Fleet, r: int) -> list:
@@ -94,7 +103,7 @@ class Caller:
             time.sleep(0.005)
 
 
-def test_every_replica_sees_the_registration_the_deletion_and_the_store_after_races(fleet):
+def test_every_replica_sees_the_registration_the_deletion_and_the_store_after_races(report, fleet):
     replicas = [fleet.direct(r) for r in range(REPLICAS)]
     with fleet.robot(fleet.balancer_port) as robot:
         model_id = robot.register_urdf(PANDA, tip_link="panda_link3").model_id
@@ -118,7 +127,7 @@ def test_every_replica_sees_the_registration_the_deletion_and_the_store_after_ra
             assert _eventually(gone), f"replica {r} still serves the deleted model"
             seen = max(seen, time.monotonic() - deleted)
             assert denoc.errors.was_deleted(message[-1]), f"replica {r}: {message[-1]}"
-        print(f"[ figures  ] Python client: a deletion on one replica was seen by all three after {seen:.3f} s")
+        report(f"[ figures  ] Python client: a deletion on one replica was seen by all three after {seen:.3f} s")
 
         # a registration on one replica racing a deletion on another, round after round
         rounds = 30
@@ -142,13 +151,13 @@ def test_every_replica_sees_the_registration_the_deletion_and_the_store_after_ra
     disk = _on_disk(fleet)
     for r in range(REPLICAS):
         assert _eventually(lambda: _listed(fleet, r) == disk), f"replica {r}"
-    print(f"[ figures  ] Python client: after {rounds} rounds of a registration racing a deletion, every replica "
-          f"listed the store's {len(disk)} models within {time.monotonic() - raced:.3f} s")
+    report(f"[ figures  ] Python client: after {rounds} rounds of a registration racing a deletion, every replica "
+           f"listed the store's {len(disk)} models within {time.monotonic() - raced:.3f} s")
     for c in replicas:
         c.close()
 
 
-def test_no_call_fails_while_a_replica_is_killed_and_started_again(fleet, tmp_path):
+def test_no_call_fails_while_a_replica_is_killed_and_started_again(report, fleet, tmp_path):
     with fleet.robot(fleet.balancer_port) as robot:
         caller = Caller(robot, tmp_path)
         try:
@@ -165,16 +174,16 @@ def test_no_call_fails_while_a_replica_is_killed_and_started_again(fleet, tmp_pa
         finally:
             caller.stop()
     refused = sum(" 502 " in line for line in fleet.access_log(1)) - refused_before
-    print(f"[ figures  ] Python client: {caller.calls} calls, replica 1 down {down:.2f} s, {refused} attempts its "
-          f"front refused (502, each retried unless a call failed), {caller.failed} failed, {caller.wrong} wrong, "
-          f"slowest {caller.slowest_ms:.0f} ms; the restarted replica's first call {first_call:.2f} s after it "
-          "was back")
+    report(f"[ figures  ] Python client: {caller.calls} calls, replica 1 down {down:.2f} s, {refused} attempts its "
+           f"front refused (502, each retried unless a call failed), {caller.failed} failed, {caller.wrong} wrong, "
+           f"slowest {caller.slowest_ms:.0f} ms; the restarted replica's first call {first_call:.2f} s after it "
+           "was back")
     assert caller.failed == 0, caller.first_failure
     assert caller.wrong == 0
     assert first_call >= 0, "the restarted replica got no call within 30 s"
 
 
-def test_a_replica_added_to_a_balancer_gets_calls_without_a_failed_call(fleet, tmp_path):
+def test_a_replica_added_to_a_balancer_gets_calls_without_a_failed_call(report, fleet, tmp_path):
     port = fleet.start_balancer("scaled", 2)
     with fleet.robot(port) as robot:
         caller = Caller(robot, tmp_path)
@@ -186,14 +195,14 @@ def test_a_replica_added_to_a_balancer_gets_calls_without_a_failed_call(fleet, t
             time.sleep(1.0)
         finally:
             caller.stop()
-    print(f"[ figures  ] Python client: the third replica's first call {first_call:.2f} s after the balancer's "
-          f"reload; {caller.calls} calls, {caller.failed} failed")
+    report(f"[ figures  ] Python client: the third replica's first call {first_call:.2f} s after the balancer's "
+           f"reload; {caller.calls} calls, {caller.failed} failed")
     assert first_call >= 0, "the added replica got no call within 30 s"
     assert caller.failed == 0, caller.first_failure
     assert caller.wrong == 0
 
 
-def test_calls_spread_over_every_replica(fleet):
+def test_calls_spread_over_every_replica(report, fleet):
     q = np.full(3, 0.2)
     with fleet.robot(fleet.balancer_port) as robot:
         arm = robot.find_model("planar_3r")
@@ -203,7 +212,7 @@ def test_calls_spread_over_every_replica(fleet):
         for _ in range(calls):
             robot.inverse_dynamics(arm, q)
         spread = [n - b for n, b in zip(fleet.settled_per_replica(), before)]
-    print(f"[ figures  ] Python client: {calls} calls through the balancer: "
-          f"{', '.join(map(str, spread))} on replicas 0, 1, 2")
+    report(f"[ figures  ] Python client: {calls} calls through the balancer: "
+           f"{', '.join(map(str, spread))} on replicas 0, 1, 2")
     assert sum(spread) == calls, spread
     assert all(n >= calls / 5 for n in spread), spread
