@@ -53,10 +53,10 @@ class FleetCppClient : public ::testing::Test {
       if (!m.pinned) ids.insert(m.model_id);
     return ids;
   }
-  /// The models the store directory holds records of.
+  /// The models the store directory holds records of (<store>/v1/<id>.pb).
   static std::set<std::string> onDisk() {
     std::set<std::string> ids;
-    for (const auto& e : fs::directory_iterator(fleet_->store())) {
+    for (const auto& e : fs::directory_iterator(fs::path(fleet_->store()) / "v1")) {
       const std::string name = e.path().filename().string();
       if (name.size() == 67 && name.ends_with(".pb")) ids.insert(name.substr(0, 64));
     }

@@ -8,6 +8,7 @@
 // to a balancer gets calls after the reload; calls spread over the three replicas. The figures are printed.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DenocClient, DenocError, Status, wasDeleted } from '../src/index';
@@ -29,7 +30,7 @@ async function listed(fleet: Fleet, r: number): Promise<string[]> {
 
 /** The models the store directory holds records of. */
 function onDisk(fleet: Fleet): string[] {
-  return fs.readdirSync(fleet.store).filter((f) => /^[0-9a-f]{64}\.pb$/.test(f)).map((f) => f.slice(0, 64)).sort();
+  return fs.readdirSync(path.join(fleet.store, 'v1')).filter((f) => /^[0-9a-f]{64}\.pb$/.test(f)).map((f) => f.slice(0, 64)).sort();
 }
 
 async function eventually(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {

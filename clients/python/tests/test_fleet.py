@@ -47,7 +47,7 @@ def _listed(fleet: Fleet, r: int) -> list:
 
 
 def _on_disk(fleet: Fleet) -> list:
-    return sorted(p.name[:64] for p in fleet.store.iterdir() if re.fullmatch(r"[0-9a-f]{64}\.pb", p.name))
+    return sorted(p.name[:64] for p in (fleet.store / "v1").iterdir() if re.fullmatch(r"[0-9a-f]{64}\.pb", p.name))
 
 
 def _eventually(cond, timeout: float = 10.0) -> bool:
