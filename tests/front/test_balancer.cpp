@@ -12,75 +12,31 @@
 #include <cstdio>
 #include <thread>
 
-#include "front_process.hpp"
+#include "fleet_process.hpp"
 #include "test_support.hpp"
 
 namespace denoc::test {
 namespace {
 
 constexpr const char* kRobot = "CN=denoc test client";  // tls_material.hpp's client certificate
-constexpr int kReplicas = 3;
+constexpr int kReplicas = BalancedFleet::kReplicas;
 
 class Balancer : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    tls_ = new TlsMaterial(dir_->str());
-    const std::string tls_args =
-        " --cert " + tls_->server_cert + " --key " + tls_->server_key + " --client-ca " + tls_->ca;
-    for (int r = 0; r < kReplicas; ++r) {
-      const std::string name = "replica" + std::to_string(r);
-      const std::string socket = dir_->str(name + ".sock");
-      denocd_[r] =
-          new Child({DENOC_DENOCD, "--listen", "unix:" + socket, "--trusted-front-header", "--store-dir",
-                     dir_->str("store"), "--principal-streams", "1", "--shutdown-grace-ms", "0"},
-                    dir_->str(name + ".log"));
-      ASSERT_TRUE(connects(grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()), 30s))
-          << denocd_[r]->log();
-      front_port_[r] = freePort();
-      front_[r] = startFront(dir_->str(name + "-front"),
-                             "--listen 127.0.0.1:" + std::to_string(front_port_[r]) + " --socket " + socket +
-                                 tls_args,
-                             tls_->server_cert, dir_->str(name + "-front.log"))
-                      .release();
-      ASSERT_TRUE(connects(frontChannel(front_port_[r], tls_->ca, tls_->client_cert, tls_->client_key), 30s))
-          << front_[r]->log();
-    }
     // the balancer, first over replicas 0 and 1 (AReplicaAddedGetsCallsAfterTheReload adds the third)
-    balancer_port_ = freePort();
-    balancer_ = startFront(balancer_prefix(), balancerArgs(2), tls_->server_cert, dir_->str("balancer.log"))
-                    .release();
-    robot_ = frontChannel(balancer_port_, tls_->ca, tls_->client_cert, tls_->client_key);
-    ASSERT_TRUE(connects(robot_, 30s)) << balancer_->log();
+    fleet_ = new BalancedFleet(2);
+    tls_ = &fleet_->tls();
+    robot_ = frontChannel(fleet_->balancerPort(), tls_->ca, tls_->client_cert, tls_->client_key);
+    ASSERT_TRUE(connects(robot_, 30s)) << fleet_->balancer().log();
   }
   static void TearDownTestSuite() {
     robot_.reset();
-    delete balancer_;
-    for (int r = kReplicas - 1; r >= 0; --r) {
-      delete front_[r];
-      delete denocd_[r];
-    }
-    delete tls_;
-    delete dir_;
+    delete fleet_;
   }
 
-  static std::string balancer_prefix() { return dir_->str("balancer"); }
-  /// render.sh's arguments for the balancer over the first `replicas` fronts.
-  static std::string balancerArgs(int replicas) {
-    std::string args = "--site balancer --listen 127.0.0.1:" + std::to_string(balancer_port_) +
-                       " --upstream-name localhost --balancer-cert " + tls_->balancer_cert +
-                       " --balancer-key " + tls_->balancer_key + " --cert " + tls_->server_cert + " --key " +
-                       tls_->server_key + " --client-ca " + tls_->ca;
-    for (int r = 0; r < replicas; ++r) args += " --upstream 127.0.0.1:" + std::to_string(front_port_[r]);
-    return args;
-  }
   /// The calls each replica's front has passed on so far.
-  static std::array<int, kReplicas> perReplica() {
-    std::array<int, kReplicas> n{};
-    for (int r = 0; r < kReplicas; ++r)
-      n[r] = callsLogged(dir_->str("replica" + std::to_string(r) + "-front"));
-    return n;
-  }
+  static std::array<int, kReplicas> perReplica() { return fleet_->perReplica(); }
 
   static v1::InverseDynamicsRequest idRequest(const std::string& id, int n, unsigned seed) {
     v1::InverseDynamicsRequest req;
@@ -131,23 +87,13 @@ class Balancer : public ::testing::Test {
     return refusal;
   }
 
-  static TempDir* dir_;
-  static TlsMaterial* tls_;
-  static Child* denocd_[kReplicas];
-  static Child* front_[kReplicas];
-  static int front_port_[kReplicas];
-  static Child* balancer_;
-  static int balancer_port_;
+  static BalancedFleet* fleet_;
+  static const TlsMaterial* tls_;
   static std::shared_ptr<grpc::Channel> robot_;
 };
 
-TempDir* Balancer::dir_ = nullptr;
-TlsMaterial* Balancer::tls_ = nullptr;
-Child* Balancer::denocd_[kReplicas] = {};
-Child* Balancer::front_[kReplicas] = {};
-int Balancer::front_port_[kReplicas] = {};
-Child* Balancer::balancer_ = nullptr;
-int Balancer::balancer_port_ = 0;
+BalancedFleet* Balancer::fleet_ = nullptr;
+const TlsMaterial* Balancer::tls_ = nullptr;
 std::shared_ptr<grpc::Channel> Balancer::robot_;
 
 TEST_F(Balancer, OneConnectionsCallsSpreadOverTheReplicasWithTheCoresAnswers) {
@@ -156,7 +102,7 @@ TEST_F(Balancer, OneConnectionsCallsSpreadOverTheReplicasWithTheCoresAnswers) {
   const Model m = buildModelFromDH(dh);
   v1::RegisterModelResponse reg;
   ASSERT_TRUE(stub->RegisterModel(context().get(), dhRequest(dh), &reg).ok());
-  const auto before = perReplica();
+  const auto before = fleet_->settledPerReplica();
   constexpr int kCalls = 200;
   for (int k = 0; k < kCalls; ++k) {
     const v1::InverseDynamicsRequest req = idRequest(reg.model_id(), m.n, 300 + 3 * k);
@@ -168,9 +114,7 @@ TEST_F(Balancer, OneConnectionsCallsSpreadOverTheReplicasWithTheCoresAnswers) {
                             {req.qdd().begin(), req.qdd().end()}),
                      "tau through the balancer");
   }
-  // nginx writes a call's log line when it ends: give the last one a moment
-  std::this_thread::sleep_for(200ms);
-  const auto settled = perReplica();
+  const auto settled = fleet_->settledPerReplica();
   const int on0 = settled[0] - before[0], on1 = settled[1] - before[1], on2 = settled[2] - before[2];
   std::printf(
       "one connection's %d calls through the balancer: %d on replica 0, %d on replica 1, %d on replica 2 "
@@ -197,12 +141,12 @@ TEST_F(Balancer, TheReplicasSeeTheRobotAsTheCaller) {
   EXPECT_NE(through.find(std::string("principal 'cert:") + kRobot + "'"), std::string::npos) << through;
   EXPECT_EQ(through.find("someone else"), std::string::npos) << through;
   // nor directly at a replica's front: only the balancer's certificate may name the caller there
-  const std::string direct =
-      streamRefusal(frontChannel(front_port_[0], tls_->ca, tls_->client_cert, tls_->client_key), forged);
+  const std::string direct = streamRefusal(
+      frontChannel(fleet_->frontPort(0), tls_->ca, tls_->client_cert, tls_->client_key), forged);
   EXPECT_NE(direct.find(std::string("principal 'cert:") + kRobot + "'"), std::string::npos) << direct;
   // while the balancer's certificate does name the caller at a replica's front
-  const std::string relayed =
-      streamRefusal(frontChannel(front_port_[0], tls_->ca, tls_->balancer_cert, tls_->balancer_key), forged);
+  const std::string relayed = streamRefusal(
+      frontChannel(fleet_->frontPort(0), tls_->ca, tls_->balancer_cert, tls_->balancer_key), forged);
   EXPECT_NE(relayed.find("principal 'cert:CN=someone else'"), std::string::npos) << relayed;
 }
 
@@ -229,30 +173,18 @@ TEST_F(Balancer, AReplicaAddedGetsCallsAfterTheReload) {
   const int on2_before = perReplica()[2];
   // scale from two replicas to three: the balancer's configuration names the third, nginx reloads (in a
   // cluster front.sh does it when the headless Service's addresses change; here its SIGHUP)
-  const std::string render = std::string("bash ") + DENOC_SOURCE_DIR + "/deploy/nginx/render.sh " +
-                             balancer_prefix() + " " + balancerArgs(3) + " --workers 1 --access-log " +
-                             balancer_prefix() + "/access.log" + (::geteuid() == 0 ? " --user root" : "");
-  ASSERT_EQ(std::system(render.c_str()), 0) << render;
-  const auto added = std::chrono::steady_clock::now();
-  ::kill(balancer_->pid(), SIGHUP);
-  double first_call = -1;
-  while (std::chrono::steady_clock::now() - added < 30s) {
-    if (perReplica()[2] > on2_before) {
-      first_call = std::chrono::duration<double>(std::chrono::steady_clock::now() - added).count();
-      break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
+  const auto added = fleet_->scaleBalancer(fleet_->balancer(), "balancer", fleet_->balancerPort(), 3);
+  const double first_call = fleet_->secondsUntilCalled(2, on2_before, added, 30s);
   std::this_thread::sleep_for(1s);
   stop = true;
   client.join();
-  ASSERT_GE(first_call, 0) << "the added replica got no call within 30 s\n" << balancer_->log();
+  ASSERT_GE(first_call, 0) << "the added replica got no call within 30 s\n" << fleet_->balancer().log();
   std::printf(
       "replica added to the balancer: its first call %.2f s after the reload; %d calls meanwhile, %d "
       "failed\n",
       first_call, calls.load(), failed.load());
   EXPECT_EQ(failed.load(), 0) << "of " << calls.load();
-  EXPECT_TRUE(balancer_->alive()) << balancer_->log();
+  EXPECT_TRUE(fleet_->balancer().alive()) << fleet_->balancer().log();
 }
 
 }  // namespace

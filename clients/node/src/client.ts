@@ -49,6 +49,7 @@ import type {
   ModelInfo,
   RegisterOptions,
   RegisteredModel,
+  RetryPolicy,
   SimulateInput,
   SimulationBatch,
   Numbers,
@@ -66,6 +67,15 @@ import type { Vec3__Output } from '../generated/denoc/v1/Vec3';
 
 /** The default deadline of a unary call, ms: the same in every denoc client. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The default retry policy of idempotent calls on UNAVAILABLE: the C++ client's (RetryPolicy). */
+export const DEFAULT_RETRY: Readonly<Required<RetryPolicy>> = {
+  maxAttempts: 5,
+  initialBackoffMs: 50,
+  multiplier: 2,
+  maxBackoffMs: 2000,
+  jitter: 0.2,
+};
 
 /** values[from, to) as a plain array (undefined stays undefined). */
 function slice(values: Numbers | undefined, from: number, to: number): number[] | undefined {
@@ -178,8 +188,11 @@ export class DenocClient {
   stub: DynamicsClient;
   /** How many transparent re-registrations this client has made. */
   reRegistrations = 0;
+  /** How many times this client has sent a call again after UNAVAILABLE (the retry policy). */
+  retries = 0;
 
   private readonly options: ClientOptions;
+  private readonly retry: Required<RetryPolicy>;
   private readonly credentials: grpc.ChannelCredentials;
   private readonly channelOptions: grpc.ChannelOptions;
   private readonly sources = new Map<string, RegisterModelRequest>();
@@ -199,6 +212,13 @@ export class DenocClient {
       throw invalid('token: only visible ASCII characters are allowed (no spaces, newlines or control characters)');
     }
     this.channelOptions = { ...(options.channelOptions ?? {}) };
+    const retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = { ...retry, maxAttempts: Math.max(1, Math.floor(retry.maxAttempts)) };
+    // reconnect as fast as the retry policy retries, so that a retry after a server's (re)start finds it (as
+    // the C++ and Python clients do; not grpc.min_reconnect_backoff_ms, a bound of the connection's setup)
+    const initial = Math.max(10, this.retry.initialBackoffMs);
+    this.channelOptions['grpc.initial_reconnect_backoff_ms'] ??= initial;
+    this.channelOptions['grpc.max_reconnect_backoff_ms'] ??= Math.max(initial, this.retry.maxBackoffMs);
     // calls spread over a fleet by default when the target names several servers (a headless service's
     // dns:///, an ipv4:/ipv6: list), unless the caller chose a policy (docs/clients.md)
     if (
@@ -303,6 +323,7 @@ export class DenocClient {
       const res = await this.unary<{ models: Parameters<typeof modelInfoFromProto>[0][]; next_page_token: string }>(
         (md, o, cb) => this.stub.ListModels({ page_token: pageToken }, md, o, cb),
         call,
+        'ListModels',
       );
       models.push(...res.models.map((m) => modelInfoFromProto(m)));
       if (res.next_page_token === '') break;
@@ -346,7 +367,7 @@ export class DenocClient {
       max_depth: number;
       max_wrenches: number;
       max_frames: number;
-    }>((md, o, cb) => this.stub.GetServerInfo({}, md, o, cb), call);
+    }>((md, o, cb) => this.stub.GetServerInfo({}, md, o, cb), call, 'GetServerInfo');
     return {
       version: r.version,
       protoPackage: r.proto_package,
@@ -395,6 +416,8 @@ export class DenocClient {
       const res = await this.unary<{ model_id: string }>(
         (md, o, cb) => this.stub.DeleteModel({ model_id: modelId }, md, o, cb),
         call,
+        'DeleteModel',
+        false,
       );
       return res.model_id;
     } catch (e) {
@@ -473,6 +496,7 @@ export class DenocClient {
             cb,
           ),
         call,
+        'InverseDynamics',
       );
       return { ...answer(res), tau: toF64(res.tau) };
     });
@@ -536,6 +560,7 @@ export class DenocClient {
             cb,
           ),
         call,
+        'ForwardDynamics',
       );
       return { ...answer(res), qdd: toF64(res.qdd), route: routeFromProto(res.route) };
     });
@@ -609,6 +634,7 @@ export class DenocClient {
             cb,
           ),
         call,
+        'FullFactor',
       );
       const result: FullFactorResult = {
         ...answer(res),
@@ -723,6 +749,7 @@ export class DenocClient {
             cb,
           ),
         call,
+        'Kinematics',
       );
       const result: KinematicsResult = { ...answer(res), rotation: toF64(res.rotation), origin: toF64(res.origin) };
       const jacobian = optional(res.jacobian, input.jacobian);
@@ -897,6 +924,7 @@ export class DenocClient {
             cb,
           ),
         call,
+        'Rollout',
       );
       const result: RolloutResult = { ...answer(res), steps: res.steps, states: toF64(res.states) };
       if (input.linearize === true) {
@@ -914,6 +942,7 @@ export class DenocClient {
    */
   async *simulate(modelId: string, input: SimulateInput, call: CallOptions = {}): AsyncGenerator<SimulationBatch> {
     let retried = false;
+    let failed = 0; // attempts that failed with UNAVAILABLE before the first batch
     for (;;) {
       const dof = (await this.withModel(modelId, () => this.sizesOf(modelId, call))).nv;
       const req: SimulateRequest = {
@@ -961,6 +990,13 @@ export class DenocClient {
         return;
       } catch (e) {
         const err = toDenocError(e);
+        if (received === 0 && err instanceof DenocError && err.code === Status.UNAVAILABLE && !call.signal?.aborted) {
+          failed++;
+          if (failed < this.retry.maxAttempts) {
+            await this.backoff('Simulate', failed, err);
+            continue;
+          }
+        }
         if (!retried && received === 0 && this.canReRegister(err, modelId)) {
           retried = true;
           await this.reRegister(modelId);
@@ -1033,6 +1069,7 @@ export class DenocClient {
     const res = await this.unary<RegisterModelResponse__Output>(
       (md, o, cb) => this.stub.RegisterModel(req, md, o, cb),
       call,
+      'RegisterModel',
     );
     const info = modelInfoFromProto(res.model);
     this.sources.set(res.model_id, req);
@@ -1044,6 +1081,7 @@ export class DenocClient {
     const res = await this.unary<{ model: Parameters<typeof modelInfoFromProto>[0] }>(
       (md, o, cb) => this.stub.GetModel({ model_id: modelId }, md, o, cb),
       call,
+      'GetModel',
     );
     const info = modelInfoFromProto(res.model);
     this.sizes.set(modelId, { nq: info.nq, nv: info.nv, nu: info.nu });
@@ -1126,6 +1164,7 @@ export class DenocClient {
           cb,
         ),
       call,
+      'Derivatives',
     );
   }
 
@@ -1252,7 +1291,11 @@ export class DenocClient {
       if (source === undefined) {
         return Promise.reject(errorFor(Status.NOT_FOUND, `model ${modelId}: no source to register again`));
       }
-      running = this.unary<RegisterModelResponse__Output>((md, o, cb) => this.stub.RegisterModel(source, md, o, cb))
+      running = this.unary<RegisterModelResponse__Output>(
+        (md, o, cb) => this.stub.RegisterModel(source, md, o, cb),
+        undefined,
+        'RegisterModel',
+      )
         .then((res) => {
           if (res.model_id !== modelId) {
             throw errorFor(
@@ -1293,7 +1336,39 @@ export class DenocClient {
     return () => signal.removeEventListener('abort', cancel);
   }
 
-  private unary<Res>(start: UnaryStart<Res>, call?: CallOptions): Promise<Res> {
+  /**
+   * One unary call with the retry policy: an idempotent call (all but DeleteModel) that fails with UNAVAILABLE
+   * is sent again, at most retry.maxAttempts attempts in all, after waits growing from retry.initialBackoffMs
+   * by retry.multiplier up to retry.maxBackoffMs, each scaled by a random factor 1 +- retry.jitter and reported
+   * to onRetry first. `name` is the RPC's (for onRetry).
+   */
+  private async unary<Res>(start: UnaryStart<Res>, call: CallOptions | undefined, name: string, idempotent = true): Promise<Res> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.unaryOnce(start, call);
+      } catch (e) {
+        const err = toDenocError(e);
+        const again = err instanceof DenocError && err.code === Status.UNAVAILABLE && idempotent;
+        if (!again || attempt >= this.retry.maxAttempts || call?.signal?.aborted === true) throw err;
+        await this.backoff(name, attempt, err);
+      }
+    }
+  }
+
+  /**
+   * Reports attempt `attempt` of `name`, failed with `err`, to onRetry and waits before the next one:
+   * initialBackoffMs * multiplier^(attempt - 1), capped, scaled by a random factor 1 +- jitter.
+   */
+  private async backoff(name: string, attempt: number, err: DenocError): Promise<void> {
+    const r = this.retry;
+    const base = Math.min(r.initialBackoffMs * r.multiplier ** (attempt - 1), r.maxBackoffMs);
+    const backoffMs = Math.round(base * (1 + r.jitter * (2 * Math.random() - 1)));
+    this.retries++;
+    this.options.onRetry?.({ call: name, attempt, code: err.code, message: err.details, backoffMs });
+    await new Promise((resolve) => setTimeout(resolve, backoffMs));
+  }
+
+  private unaryOnce<Res>(start: UnaryStart<Res>, call?: CallOptions): Promise<Res> {
     return new Promise<Res>((resolve, reject) => {
       let unhook: () => void = () => undefined;
       const c = start(this.metadata(), this.callOptions(call, true), (err, res) => {

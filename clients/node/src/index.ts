@@ -1,5 +1,5 @@
 // denoc: TypeScript/Node client of the denoc dynamics service (denocd), on @grpc/grpc-js.
-export { DenocClient, DEFAULT_TIMEOUT_MS } from './client';
+export { DenocClient, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS } from './client';
 export {
   AbortedError,
   CancelledError,

@@ -70,8 +70,44 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Re-register a model this client registered when a server answers NOT_FOUND for it (default true). */
   reRegister?: boolean;
+  /** Retries of idempotent calls on UNAVAILABLE; each field defaults to DEFAULT_RETRY's (the C++ client's). */
+  retry?: RetryPolicy;
+  /** Called before each retry's wait (for logs and tests). */
+  onRetry?: (event: RetryEvent) => void;
   /** Extra grpc-js channel options. */
   channelOptions?: ChannelOptions;
+}
+
+/**
+ * Retries of idempotent calls (all but deleteModel and a stream session; simulate before its first batch) on
+ * UNAVAILABLE: at most maxAttempts attempts in all, waiting initialBackoffMs * multiplier^k (capped at
+ * maxBackoffMs, scaled by a random factor 1 +- jitter) between them.
+ */
+export interface RetryPolicy {
+  /** Attempts in all, >= 1 (1: no retry); default 5. */
+  maxAttempts?: number;
+  /** Wait before the second attempt, ms; default 50. */
+  initialBackoffMs?: number;
+  /** Growth of the wait per attempt; default 2. */
+  multiplier?: number;
+  /** Cap of the wait, ms; default 2000. */
+  maxBackoffMs?: number;
+  /** Each wait is scaled by a random factor 1 +- jitter; default 0.2. */
+  jitter?: number;
+}
+
+/** What the client reports before each retry. */
+export interface RetryEvent {
+  /** The RPC, e.g. 'InverseDynamics'. */
+  call: string;
+  /** The attempt that failed, 1-based. */
+  attempt: number;
+  /** Its status code: UNAVAILABLE. */
+  code: number;
+  /** The status message. */
+  message: string;
+  /** The wait before the next attempt, ms. */
+  backoffMs: number;
 }
 
 /** Per-call options. */
