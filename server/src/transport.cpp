@@ -36,8 +36,9 @@ Credentials makeCredentials(const ServerOptions& options, const TokenAuth* auth)
       ssl.pem_root_certs = client_ca;
       c.credentials = grpc::SslServerCredentials(ssl);
     } else {
-      // gRPC's file watcher reads the files again every tls_reload_s seconds; a pair that fails to load (a
-      // key that does not match its certificate, half a rotation) is logged and the pair in use kept
+      // gRPC's file watcher reads the files again every tls_reload_s seconds. A certificate read before its
+      // key has arrived (half a rotation) is taken as it is, and new handshakes fail until the next read
+      // has both: rotations swap a directory in one rename (docs/service.md, "Certificate rotation")
       auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
           o.tls_key, o.tls_cert, o.tls_client_ca, o.tls_reload_s);
       grpc::experimental::TlsServerCredentialsOptions tls(provider);
