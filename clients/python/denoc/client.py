@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import threading
 import time
 import warnings
@@ -80,7 +81,8 @@ class Client(Planning, Simulation):
     as :class:`denoc.UnauthenticatedError`; deleting another token's model as :class:`denoc.PermissionDeniedError`.
     ``model_sources``: see :attr:`model_sources`. ``retries`` is how many times an idempotent call (everything but
     :meth:`delete_model` and the control-loop stream) is retried on UNAVAILABLE, with an exponential backoff
-    starting at ``retry_backoff`` seconds.
+    starting at ``retry_backoff`` seconds, doubling to at most 2 s, each wait drawn within +-20 % (the C++ and
+    Node clients' defaults: 5 attempts in all).
 
     The client remembers the source of every model it registered; when a call on such a model gets
     NOT_FOUND (a server with another or an empty store) it registers the model again and retries the call
@@ -93,7 +95,7 @@ class Client(Planning, Simulation):
     def __init__(self, target: str, *, timeout: Optional[float] = DEFAULT_TIMEOUT, tls: bool = False,
                  root_certificates: PathOrBytes = None, private_key: PathOrBytes = None,
                  certificate_chain: PathOrBytes = None, server_name: Optional[str] = None,
-                 token: Optional[str] = None, retries: int = 3,
+                 token: Optional[str] = None, retries: int = 4,
                  retry_backoff: float = 0.05, model_sources: Optional[Mapping[str, Any]] = None,
                  options: Sequence[tuple] = ()):
         self.target = target
@@ -176,7 +178,7 @@ class Client(Planning, Simulation):
             except grpc.RpcError as e:
                 code = e.code()
                 if code == grpc.StatusCode.UNAVAILABLE and idempotent and attempt < self.retries:
-                    time.sleep(self.retry_backoff * (2 ** attempt))
+                    time.sleep(min(self.retry_backoff * (2 ** attempt), 2.0) * random.uniform(0.8, 1.2))
                     attempt += 1
                     continue
                 if (code == grpc.StatusCode.NOT_FOUND and model_id is not None and not reregistered
