@@ -30,6 +30,45 @@ double cost(int n, double a, double b, double c) {
   return a + b * dn + c * dn * dn;
 }
 
+/// Rough ns of one state of each direction's derivatives (both overloads: tip wrench, link wrenches).
+double idDerivativesCost(int n) { return cost(n, 100, 100, 15); }
+double fdDerivativesCost(int n) { return cost(n, 100, 150, 40); }
+
+/// What both overloads of inverseDynamicsDerivativesBatch check.
+void checkIdDerivativesBatch(const char* fn, const std::shared_ptr<const Model>& model, std::size_t count,
+                             const double* q, const double* qd, const double* qdd, const double* dtau_dq,
+                             const double* dtau_dqd) {
+  detail::checkBatch(fn, model, count,
+                     {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {dtau_dq, "dtau_dq"}, {dtau_dqd, "dtau_dqd"}});
+}
+
+/// What both overloads of forwardDynamicsDerivativesBatch check.
+void checkFdDerivativesBatch(const char* fn, const std::shared_ptr<const Model>& model, std::size_t count,
+                             const double* q, const double* qd, const double* tau, const double* dqdd_dq,
+                             const double* dqdd_dqd) {
+  detail::checkBatch(fn, model, count,
+                     {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {dqdd_dq, "dqdd_dq"}, {dqdd_dqd, "dqdd_dqd"}});
+}
+
+/// State k's inverse dynamics derivatives from d into the row-major outputs (tau when given).
+void storeIdDerivatives(const Data& d, std::size_t k, std::size_t nv, double* dtau_dq, double* dtau_dqd,
+                        double* tau) {
+  const std::size_t o = k * nv;
+  copyRowMajor(d.dtau_dq, dtau_dq + o * nv);
+  copyRowMajor(d.dtau_dqd, dtau_dqd + o * nv);
+  if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, static_cast<Eigen::Index>(nv)) = d.tau;
+}
+
+/// State k's forward dynamics derivatives from d into the row-major outputs (I^-1 and qdd when given).
+void storeFdDerivatives(const Data& d, std::size_t k, std::size_t nv, double* dqdd_dq, double* dqdd_dqd,
+                        double* dqdd_dtau, double* qdd) {
+  const std::size_t o = k * nv;
+  copyRowMajor(d.dqdd_dq, dqdd_dq + o * nv);
+  copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * nv);
+  if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * nv);
+  if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, static_cast<Eigen::Index>(nv)) = d.qdd;
+}
+
 }  // namespace
 
 int frameBatchFrames(const Model& model) {
@@ -41,12 +80,11 @@ void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      double* dtau_dq, double* dtau_dqd, double* tau, const double* tip_wrench,
                                      const BatchOptions& options) {
   constexpr const char* kFn = "inverseDynamicsDerivativesBatch";
-  detail::checkBatch(kFn, model, count,
-                     {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {dtau_dq, "dtau_dq"}, {dtau_dqd, "dtau_dqd"}});
+  checkIdDerivativesBatch(kFn, model, count, q, qd, qdd, dtau_dq, dtau_dqd);
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   detail::runStateByState(
-      pool, kFn, model, count, cost(m.nv, 100, 100, 15), options, [&](std::size_t k, Data& d) {
+      pool, kFn, model, count, idDerivativesCost(m.nv), options, [&](std::size_t k, Data& d) {
         const std::size_t o = k * nv;
         const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), qddk(qdd + o, m.nv);
         if (tip_wrench) {
@@ -54,9 +92,7 @@ void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
         } else {
           computeInverseDynamicsDerivatives(m, d, qk, qdk, qddk);
         }
-        copyRowMajor(d.dtau_dq, dtau_dq + o * nv);
-        copyRowMajor(d.dtau_dqd, dtau_dqd + o * nv);
-        if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.nv) = d.tau;
+        storeIdDerivatives(d, k, nv, dtau_dq, dtau_dqd, tau);
       });
 }
 
@@ -65,12 +101,11 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
                                      const double* tip_wrench, const BatchOptions& options) {
   constexpr const char* kFn = "forwardDynamicsDerivativesBatch";
-  detail::checkBatch(kFn, model, count,
-                     {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {dqdd_dq, "dqdd_dq"}, {dqdd_dqd, "dqdd_dqd"}});
+  checkFdDerivativesBatch(kFn, model, count, q, qd, tau, dqdd_dq, dqdd_dqd);
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   detail::runStateByState(
-      pool, kFn, model, count, cost(m.nv, 100, 150, 40), options, [&](std::size_t k, Data& d) {
+      pool, kFn, model, count, fdDerivativesCost(m.nv), options, [&](std::size_t k, Data& d) {
         const std::size_t o = k * nv;
         const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), tauk(tau + o, m.nv);
         if (tip_wrench) {
@@ -78,10 +113,7 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
         } else {
           computeForwardDynamicsDerivatives(m, d, qk, qdk, tauk);
         }
-        copyRowMajor(d.dqdd_dq, dqdd_dq + o * nv);
-        copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * nv);
-        if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * nv);
-        if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.nv) = d.qdd;
+        storeFdDerivatives(d, k, nv, dqdd_dq, dqdd_dqd, dqdd_dtau, qdd);
       });
 }
 
@@ -90,19 +122,16 @@ void inverseDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      double* dtau_dq, double* dtau_dqd, double* tau,
                                      const std::vector<BatchWrench>& wrenches, const BatchOptions& options) {
   constexpr const char* kFn = "inverseDynamicsDerivativesBatch";
-  detail::checkBatch(kFn, model, count,
-                     {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {dtau_dq, "dtau_dq"}, {dtau_dqd, "dtau_dqd"}});
+  checkIdDerivativesBatch(kFn, model, count, q, qd, qdd, dtau_dq, dtau_dqd);
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  detail::runWrenchBatch(pool, kFn, model, count, cost(m.nv, 100, 100, 15), wrenches, options,
+  detail::runWrenchBatch(pool, kFn, model, count, idDerivativesCost(m.nv), wrenches, options,
                          [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
                            const std::size_t o = k * nv;
                            const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), qddk(qdd + o, m.nv);
                            detail::treeInverseDynamicsDerivatives<double>(
                                m, d, qk, qdk, qddk, ws, nw, "computeInverseDynamicsDerivatives");
-                           copyRowMajor(d.dtau_dq, dtau_dq + o * nv);
-                           copyRowMajor(d.dtau_dqd, dtau_dqd + o * nv);
-                           if (tau) Eigen::Map<Eigen::VectorXd>(tau + o, m.nv) = d.tau;
+                           storeIdDerivatives(d, k, nv, dtau_dq, dtau_dqd, tau);
                          });
 }
 
@@ -111,20 +140,16 @@ void forwardDynamicsDerivativesBatch(BatchPool& pool, const std::shared_ptr<cons
                                      double* dqdd_dq, double* dqdd_dqd, double* dqdd_dtau, double* qdd,
                                      const std::vector<BatchWrench>& wrenches, const BatchOptions& options) {
   constexpr const char* kFn = "forwardDynamicsDerivativesBatch";
-  detail::checkBatch(kFn, model, count,
-                     {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {dqdd_dq, "dqdd_dq"}, {dqdd_dqd, "dqdd_dqd"}});
+  checkFdDerivativesBatch(kFn, model, count, q, qd, tau, dqdd_dq, dqdd_dqd);
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  detail::runWrenchBatch(pool, kFn, model, count, cost(m.nv, 100, 150, 40), wrenches, options,
+  detail::runWrenchBatch(pool, kFn, model, count, fdDerivativesCost(m.nv), wrenches, options,
                          [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
                            const std::size_t o = k * nv;
                            const CMap qk(q + k * nq, m.nq), qdk(qd + o, m.nv), tauk(tau + o, m.nv);
                            detail::treeForwardDynamicsDerivatives<double>(
                                m, d, qk, qdk, tauk, ws, nw, "computeForwardDynamicsDerivatives");
-                           copyRowMajor(d.dqdd_dq, dqdd_dq + o * nv);
-                           copyRowMajor(d.dqdd_dqd, dqdd_dqd + o * nv);
-                           if (dqdd_dtau) copyRowMajor(d.Minv, dqdd_dtau + o * nv);
-                           if (qdd) Eigen::Map<Eigen::VectorXd>(qdd + o, m.nv) = d.qdd;
+                           storeFdDerivatives(d, k, nv, dqdd_dq, dqdd_dqd, dqdd_dtau, qdd);
                          });
 }
 
