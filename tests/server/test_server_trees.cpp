@@ -92,6 +92,28 @@ v1::RolloutRequest soloRollout(const std::string& id, const States& s, int count
   return req;
 }
 
+/// Rollout k of a Solo-12 Rollout answer (T steps of dt from x0k with the controls uk, 12 per step, and the
+/// wrenches) against the core's rollout of the same, element by element: its 37-entry states, A (36 x 36) and
+/// B (36 x 12) per step.
+void expectRolloutIsTheCores(const Model& m, const v1::RolloutResponse& resp, int k, int T, double dt,
+                             const double* x0k, const double* uk,
+                             const std::vector<ExternalWrench>& wrenches = {}) {
+  RolloutWorkspace ws(m);
+  RolloutOptions o;
+  o.step = dt;
+  o.steps = T;
+  std::vector<double> states(static_cast<std::size_t>((T + 1) * 37)),
+      A(36u * 36u * static_cast<std::size_t>(T)), B(36u * 12u * static_cast<std::size_t>(T));
+  rollout(m, ws, o, x0k, uk, states.data(), A.data(), B.data(), nullptr,
+          wrenches.empty() ? nullptr : wrenches.data(), static_cast<int>(wrenches.size()));
+  const auto at = static_cast<std::size_t>(k);
+  const std::string what = "rollout " + std::to_string(k);
+  test::expectClose(resp.states().data() + at * states.size(), states.data(), states.size(),
+                    what + " states");
+  test::expectClose(resp.a().data() + at * A.size(), A.data(), A.size(), what + " A");
+  test::expectClose(resp.b().data() + at * B.size(), B.data(), B.size(), what + " B");
+}
+
 void expectNear(const Doubles& got, const double* want, std::size_t n, const std::string& what,
                 double tol = 1e-11) {
   ASSERT_EQ(static_cast<std::size_t>(got.size()), n) << what;
@@ -577,17 +599,9 @@ TEST_F(ServerTrees, DerivativesAndRolloutsInTheTangentSpaceEqualTheCore) {
     ASSERT_EQ(resp.states_size(), count * (T + 1) * 37);
     ASSERT_EQ(resp.a_size(), count * T * 36 * 36);
     ASSERT_EQ(resp.b_size(), count * T * 36 * 12);
-    RolloutWorkspace ws(m);
-    RolloutOptions o;
-    o.step = dt;
-    o.steps = T;
-    std::vector<double> states(static_cast<std::size_t>((T + 1) * 37)), A(36u * 36u * T), B(36u * 12u * T);
     for (int k = 0; k < count; ++k) {
       const auto uk = static_cast<std::size_t>(k);
-      rollout(m, ws, o, x0.data() + uk * 37, u.data() + uk * T * 12, states.data(), A.data(), B.data());
-      test::expectClose(resp.states().data() + uk * states.size(), states.data(), states.size(), "states");
-      test::expectClose(resp.a().data() + uk * A.size(), A.data(), A.size(), "A");
-      test::expectClose(resp.b().data() + uk * B.size(), B.data(), B.size(), "B");
+      expectRolloutIsTheCores(m, resp, k, T, dt, x0.data() + uk * 37, u.data() + uk * T * 12);
       // the quaternion stays unit along the rollout
       for (int t = 0; t <= T; ++t) {
         EXPECT_NEAR(
@@ -743,17 +757,11 @@ TEST_F(ServerTrees, DerivativesAndRolloutsWithWrenchesEqualTheCore) {
     RolloutOptions o;
     o.step = dt;
     o.steps = T;
-    std::vector<double> states(static_cast<std::size_t>((T + 1) * 37)), A(36u * 36u * T), B(36u * 12u * T);
+    std::vector<double> states(static_cast<std::size_t>((T + 1) * 37));
     for (int k = 0; k < count; ++k) {
       const auto uk = static_cast<std::size_t>(k);
-      const std::vector<ExternalWrench> wk = wrenchesOf(k);
-      rollout(m, ws, o, x0.data() + uk * 37, u.data(), states.data(), A.data(), B.data(), nullptr, wk.data(),
-              static_cast<int>(wk.size()));
+      expectRolloutIsTheCores(m, resp, k, T, dt, x0.data() + uk * 37, u.data(), wrenchesOf(k));
       const std::string what = "rollout " + std::to_string(k);
-      test::expectClose(resp.states().data() + uk * states.size(), states.data(), states.size(),
-                        what + " states");
-      test::expectClose(resp.a().data() + uk * A.size(), A.data(), A.size(), what + " A");
-      test::expectClose(resp.b().data() + uk * B.size(), B.data(), B.size(), what + " B");
       // the first step's end differs from the rollout without wrenches
       rollout(m, ws, o, x0.data() + uk * 37, u.data(), states.data());
       double diff = 0.0;
