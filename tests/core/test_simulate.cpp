@@ -657,7 +657,7 @@ TEST(Simulate, RunsWithoutHeapAllocation) {
   EXPECT_GT(testing::allocationsIn([&] { v = Eigen::VectorXd::Ones(100); }), 0);
   EXPECT_GT(sum + v.sum(), 0.0);
 #else
-  GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";
+  GTEST_SKIP() << testing::kNoAllocationCounting;
 #endif
 }
 

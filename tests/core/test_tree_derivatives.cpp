@@ -712,7 +712,7 @@ TEST(TreeDerivatives, NoHeapAllocation) {
     EXPECT_EQ(count, 0) << testing::rootName(root);
   }
 #else
-  GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";
+  GTEST_SKIP() << testing::kNoAllocationCounting;
 #endif
 }
 

@@ -611,7 +611,7 @@ TEST(TreeRollout, ExternalWrenchesAllocateNothing) {
     }
   }
 #else
-  GTEST_SKIP() << "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";
+  GTEST_SKIP() << testing::kNoAllocationCounting;
 #endif
 }
 

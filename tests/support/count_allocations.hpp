@@ -6,6 +6,7 @@
 // then undefined and the tests that use it skip.
 #pragma once
 
+#include <Eigen/Core>
 #include <atomic>
 #include <cstddef>
 
@@ -23,6 +24,13 @@ long allocationsIn(F&& f) {
   f();
   g_count_allocations = false;
   return g_allocations.load();
+}
+
+/// Whether the counter counts: an Eigen vector made on the heap is seen (the check beside every "no
+/// allocation" test, so that a counter that counts nothing cannot pass them).
+inline bool counterCounts() {
+  volatile double sink = 0.0;
+  return allocationsIn([&] { sink = Eigen::VectorXd::Ones(50).eval().sum(); }) > 0;
 }
 }  // namespace denoc::testing
 extern "C" {
@@ -50,3 +58,9 @@ void* aligned_alloc(std::size_t alignment, std::size_t n) noexcept {
 }
 }
 #endif
+
+namespace denoc::testing {
+/// Why the allocation tests skip where DENOC_COUNT_ALLOCATIONS is undefined.
+inline constexpr const char* kNoAllocationCounting =
+    "allocation counting needs glibc and no AddressSanitizer or ThreadSanitizer";
+}  // namespace denoc::testing
