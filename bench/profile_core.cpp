@@ -2,7 +2,7 @@
 // no benchmark framework around it, the same 64 random states as bench_core.
 //
 //   bench_profile MODEL ALGO [CALLS]
-//     MODEL: panda | stanford | chain<n>
+//     MODEL: panda | stanford | chain<n> | treechain<n> (the chain on the tree recursions: force_tree)
 //     ALGO:  id | m | ff | udu | fd | chol | minv | fixman  (ours)
 //            kdl-id | kdl-m | kdl-ff | kdl-fd | kdl-chol | kdl-minv (KDL 1.5.1's equivalents, as bench_core)
 //
@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
     spec = denoc::bench::stanfordArmSpec();
   } else if (model_name.rfind("chain", 0) == 0) {
     spec = denoc::bench::chainSpec(std::atoi(model_name.c_str() + 5));
+  } else if (model_name.rfind("treechain", 0) == 0) {
+    spec = denoc::bench::chainSpec(std::atoi(model_name.c_str() + 9));
+    spec.force_tree = true;
   } else {
     std::fprintf(stderr, "unknown model %s\n", model_name.c_str());
     return 2;
