@@ -17,6 +17,7 @@
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/tree.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/forward_route.hpp"
 #include "simd_dispatch.hpp"

@@ -1,6 +1,7 @@
 // Explicit instantiations of the convective-inertia and Fixman algorithms for double.
 #include "denoc/algorithm/convective.hpp"
 #include "denoc/algorithm/fixman.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 
 namespace denoc {
 

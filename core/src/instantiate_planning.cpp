@@ -4,6 +4,7 @@
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/operational_space.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 
 namespace denoc {
 

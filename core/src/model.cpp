@@ -37,23 +37,80 @@ void checkRotation(const Eigen::Matrix3d& R, const std::string& who, const std::
   }
 }
 
-// The joint constants every route reads (s, m, h, I_o, armature, type) from a link's data in F_i.
-JointConstants<double> constants(const Eigen::Vector3d& s, double mass, const Eigen::Vector3d& com,
-                                 const Eigen::Matrix3d& inertia, double armature, JointType type) {
-  JointConstants<double> jc;
-  jc.s = s;
+// The inertial constants of a link in F_i (m, h = m d, I_o about O_i, and lambda, [d v1 v2] of
+// JointConstants) into jc.
+void inertialConstants(double mass, const Eigen::Vector3d& com, const Eigen::Matrix3d& inertia,
+                       JointConstants<double>& jc) {
   jc.m = mass;
   jc.h = mass * com;
   jc.I_o = Sym3<double>::fromMatrix(
       inertia + mass * (com.squaredNorm() * Eigen::Matrix3d::Identity() - com * com.transpose()));
-  jc.armature = armature;
-  jc.revolute = type == JointType::Revolute;
-  return jc;
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(inertia);
+  const Eigen::Vector3d l = es.eigenvalues();  // ascending
+  const Eigen::Matrix3d& u = es.eigenvectors();
+  jc.lambda = l[0];
+  jc.dv.col(0) = com;
+  jc.dv.col(1) = std::sqrt(std::max(0.0, l[1] - l[0])) * u.col(1);
+  jc.dv.col(2) = std::sqrt(std::max(0.0, l[2] - l[0])) * u.col(2);
+}
+
+// The rotation constants of a joint from Et = F_{parent} <- F_i at q = 0 (frames chosen as model.hpp says):
+// Et = Rx(alpha) Rz(theta0), or with `turn` Rz(gamma) Rx(alpha) Rz(theta0) (a tree's further child). Sets
+// the angles in jc and returns the rotation they make (the model's E_i); throws std::logic_error when Et has
+// no such form (a frame choice gone wrong).
+Eigen::Matrix3d rotationConstants(const Eigen::Matrix3d& Et, bool turn, const std::string& who,
+                                  JointConstants<double>& jc) {
+  Eigen::Matrix3d G = Eigen::Matrix3d::Identity();  // Rz(gamma)
+  const double sa = std::hypot(Et(0, 2), Et(1, 2));
+  if (turn && sa > 1e-12) {
+    // Et z = Rz(gamma) (0, -sin alpha, cos alpha): (sin gamma sin alpha, -cos gamma sin alpha, cos alpha)
+    jc.cos_gamma = -Et(1, 2) / sa;
+    jc.sin_gamma = Et(0, 2) / sa;
+    jc.turned = true;
+    G << jc.cos_gamma, -jc.sin_gamma, 0.0, jc.sin_gamma, jc.cos_gamma, 0.0, 0.0, 0.0, 1.0;
+  }
+  const Eigen::Matrix3d D = G.transpose() * Et;
+  // D = Rx(alpha) Rz(theta0) = [[c0, -s0, 0], [ca s0, ca c0, -sa], [sa s0, sa c0, ca]] up to rounding
+  const double norm_a = std::hypot(D(2, 2), D(1, 2));
+  const double norm_t = std::hypot(D(0, 0), D(0, 1));
+  jc.cos_alpha = D(2, 2) / norm_a;
+  jc.sin_alpha = -D(1, 2) / norm_a;
+  jc.cos_theta0 = D(0, 0) / norm_t;
+  jc.sin_theta0 = -D(0, 1) / norm_t;
+  jc.theta0 = std::atan2(jc.sin_theta0, jc.cos_theta0);
+  Eigen::Matrix3d Rx, Rz;
+  Rx << 1.0, 0.0, 0.0, 0.0, jc.cos_alpha, -jc.sin_alpha, 0.0, jc.sin_alpha, jc.cos_alpha;
+  Rz << jc.cos_theta0, -jc.sin_theta0, 0.0, jc.sin_theta0, jc.cos_theta0, 0.0, 0.0, 0.0, 1.0;
+  const Eigen::Matrix3d E = G * Rx * Rz;
+  if (!((E - Et).cwiseAbs().maxCoeff() < 1e-8)) {
+    throw std::logic_error(who + ": internal error: the joint rotation has no DH form");
+  }
+  return E;
+}
+
+// turn[i + 1] (i = -1: F_{-1}), F_i before <- F_i after: F_i's x axis turned normal to joint i's axis and
+// to the axis u = E_c z of `child[i + 1]` c, its first child (-1: none, no turn). With u in F_i,
+// Rz(phi)^T u has no x component for (cos phi, sin phi) = (-u_y, u_x) / |(u_x, u_y)|.
+std::vector<Eigen::Matrix3d> frameTurns(const std::vector<Eigen::Matrix3d>& E,
+                                        const std::vector<int>& child) {
+  std::vector<Eigen::Matrix3d> turn(child.size(), Eigen::Matrix3d::Identity());
+  for (std::size_t b = 0; b < child.size(); ++b) {
+    if (child[b] < 0) continue;
+    const Eigen::Vector3d u = E[static_cast<std::size_t>(child[b])].col(2);
+    const double r = std::hypot(u.x(), u.y());
+    if (r > 0.0) {
+      const double c = -u.y() / r, sn = u.x() / r;
+      turn[b] << c, -sn, 0.0, sn, c, 0.0, 0.0, 0.0, 1.0;
+    }
+  }
+  return turn;
 }
 
 // A tree model (model.hpp, docs/trees.md) from a validated spec: F_i is the link frame turned so that z is
-// the joint axis, E_i = F_parent <- F_i at q = 0 a general rotation, the root link's frame is the world's at
-// the neutral configuration.
+// the joint axis and x is normal to the axis of its first child; E_i = F_parent <- F_i at q = 0 is then
+// Rz(gamma_i) Rx(alpha_i) Rz(theta0_i), gamma_i = 0 for a first child. A floating or planar root's frame
+// F_{-1} is the root link's (at the neutral configuration, the world's); a fixed root's is the world's turned
+// about z as a chain's base is.
 Model buildTree(ModelSpec spec) {
   const int n = static_cast<int>(spec.joints.size());
   Model m;
@@ -83,12 +140,40 @@ Model buildTree(ModelSpec spec) {
     m.s.push_back(Rp.transpose() * j.origin);
     m.mass.push_back(j.mass);
     m.com.push_back(Ra.transpose() * j.com);
-    Eigen::Matrix3d I = Ra.transpose() * j.inertia * Ra;
-    m.inertia.push_back(0.5 * (I + I.transpose()));
+    m.inertia.push_back(Ra.transpose() * j.inertia * Ra);
     m.armature.push_back(j.armature);
     m.axis_rotation.push_back(Ra);
-    m.joint.push_back(constants(m.s[ui], j.mass, m.com[ui], m.inertia[ui], j.armature, j.type));
     m.has_prismatic = m.has_prismatic || j.type == JointType::Prismatic;
+  }
+  // the frame choice: each body's first child (child[p + 1]); a moving root's frame is the root link's
+  std::vector<int> child(static_cast<std::size_t>(n) + 1, -1);
+  for (int i = n - 1; i >= 0; --i)
+    child[static_cast<std::size_t>(m.parent[static_cast<std::size_t>(i)] + 1)] = i;
+  m.branch_point.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    const int p = m.parent[static_cast<std::size_t>(i)];
+    if (p != i - 1) m.branch_point[static_cast<std::size_t>(p < 0 ? n : p)] = 1;
+  }
+  if (spec.root != RootJoint::Fixed) child[0] = -1;
+  const std::vector<Eigen::Matrix3d> turn = frameTurns(m.E, child);
+  for (int i = 0; i < n; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto up = static_cast<std::size_t>(m.parent[ui] + 1);
+    const Eigen::Matrix3d& before = turn[up];     // F_parent
+    const Eigen::Matrix3d& after = turn[ui + 1];  // F_i
+    JointConstants<double> jc;
+    m.E[ui] =
+        rotationConstants(before.transpose() * m.E[ui] * after, child[up] != i, where(spec.joints[ui]), jc);
+    m.s[ui] = before.transpose() * m.s[ui];
+    m.com[ui] = after.transpose() * m.com[ui];
+    const Eigen::Matrix3d I = after.transpose() * m.inertia[ui] * after;
+    m.inertia[ui] = 0.5 * (I + I.transpose());
+    m.axis_rotation[ui] = m.axis_rotation[ui] * after;
+    jc.s = m.s[ui];
+    inertialConstants(m.mass[ui], m.com[ui], m.inertia[ui], jc);
+    jc.armature = m.armature[ui];
+    jc.revolute = m.type[ui] == JointType::Revolute;
+    m.joint.push_back(jc);
   }
   if (n > 0) {
     const Eigen::Matrix3d& Ra = m.axis_rotation.back();
@@ -102,14 +187,15 @@ Model buildTree(ModelSpec spec) {
     m.root_mass = spec.root_mass;
     m.root_com = spec.root_com;
     m.root_inertia = spec.root_inertia;
+    inertialConstants(m.root_mass, m.root_com, m.root_inertia, m.root_joint);
   } else {
     spec.root_mass = 0.0;
     spec.root_com.setZero();
     spec.root_inertia.setZero();
   }
-  m.base_rotation.setIdentity();
+  m.base_rotation = turn[0];  // the identity for a moving root
   m.gravity = spec.gravity;
-  m.gravity_base = spec.gravity;
+  m.gravity_base = turn[0].transpose() * spec.gravity;
   m.spec = std::move(spec);
   detail::checkNeutralInertia(m);
   return m;
@@ -297,6 +383,7 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   m.n = n;
   m.nq = m.nv = m.nu = n;
   m.depth = n;
+  m.branch_point.assign(static_cast<std::size_t>(n) + 1, 0);
   for (int i = 0; i < n; ++i) m.dof_parent.push_back(i - 1);
   Eigen::Matrix3d Ra_parent = Eigen::Matrix3d::Identity();
   for (int i = 0; i < n; ++i) {
@@ -317,61 +404,23 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   m.tip_origin = Ra_parent.transpose() * spec.tip_origin;
 
   // frame choice (model.hpp): turn F_{i-1} about its z axis so that its x axis is normal to joint i's axis
-  // too. With u = E_i z (joint i's axis in F_{i-1}), Rz(phi)^T u has no x component for
-  // (cos phi, sin phi) = (-u_y, u_x) / |(u_x, u_y)|. turn[i + 1] is F_i before <- F_i after (i = -1: the
-  // base); the last link keeps its frame.
-  std::vector<Eigen::Matrix3d> turn(static_cast<std::size_t>(n) + 1, Eigen::Matrix3d::Identity());
-  for (int i = 0; i < n; ++i) {
-    const Eigen::Vector3d u = m.E[static_cast<std::size_t>(i)].col(2);
-    const double r = std::hypot(u.x(), u.y());
-    if (r > 0.0) {
-      Eigen::Matrix3d& T = turn[static_cast<std::size_t>(i)];
-      const double c = -u.y() / r, sn = u.x() / r;
-      T << c, -sn, 0.0, sn, c, 0.0, 0.0, 0.0, 1.0;
-    }
-  }
+  // too (frameTurns, each link's child the next joint); the last link keeps its frame
+  std::vector<int> next(static_cast<std::size_t>(n) + 1, -1);
+  for (int i = 0; i < n; ++i) next[static_cast<std::size_t>(i)] = i;
+  const std::vector<Eigen::Matrix3d> turn = frameTurns(m.E, next);
   for (int i = 0; i < n; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const Eigen::Matrix3d& before = turn[ui];     // F_{i-1}
     const Eigen::Matrix3d& after = turn[ui + 1];  // F_i
-    const Eigen::Matrix3d Et = before.transpose() * m.E[ui] * after;
-    // Et = Rx(alpha) Rz(theta0) = [[c0, -s0, 0], [ca s0, ca c0, -sa], [sa s0, sa c0, ca]] up to rounding
-    const double norm_a = std::hypot(Et(2, 2), Et(1, 2));
-    const double norm_t = std::hypot(Et(0, 0), Et(0, 1));
     JointConstants<double> jc;
-    jc.cos_alpha = Et(2, 2) / norm_a;
-    jc.sin_alpha = -Et(1, 2) / norm_a;
-    jc.cos_theta0 = Et(0, 0) / norm_t;
-    jc.sin_theta0 = -Et(0, 1) / norm_t;
-    jc.theta0 = std::atan2(jc.sin_theta0, jc.cos_theta0);
-    Eigen::Matrix3d Rx, Rz;
-    Rx << 1.0, 0.0, 0.0, 0.0, jc.cos_alpha, -jc.sin_alpha, 0.0, jc.sin_alpha, jc.cos_alpha;
-    Rz << jc.cos_theta0, -jc.sin_theta0, 0.0, jc.sin_theta0, jc.cos_theta0, 0.0, 0.0, 0.0, 1.0;
-    const Eigen::Matrix3d E = Rx * Rz;
-    if (!((E - Et).cwiseAbs().maxCoeff() < 1e-8)) {
-      throw std::logic_error(where(spec.joints[ui]) + ": internal error: the joint rotation has no DH form");
-    }
-    m.E[ui] = E;
+    m.E[ui] = rotationConstants(before.transpose() * m.E[ui] * after, false, where(spec.joints[ui]), jc);
     m.s[ui] = before.transpose() * m.s[ui];
     m.com[ui] = after.transpose() * m.com[ui];
     m.inertia[ui] = after.transpose() * m.inertia[ui] * after;
     m.inertia[ui] = 0.5 * (m.inertia[ui] + m.inertia[ui].transpose()).eval();
     m.axis_rotation[ui] = m.axis_rotation[ui] * after;
     jc.s = m.s[ui];
-    jc.m = m.mass[ui];
-    jc.h = jc.m * m.com[ui];
-    jc.I_o = Sym3<double>::fromMatrix(
-        m.inertia[ui] +
-        jc.m * (m.com[ui].squaredNorm() * Eigen::Matrix3d::Identity() - m.com[ui] * m.com[ui].transpose()));
-    {
-      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(m.inertia[ui]);
-      const Eigen::Vector3d l = es.eigenvalues();  // ascending
-      const Eigen::Matrix3d& u = es.eigenvectors();
-      jc.lambda = l[0];
-      jc.dv.col(0) = m.com[ui];
-      jc.dv.col(1) = std::sqrt(std::max(0.0, l[1] - l[0])) * u.col(1);
-      jc.dv.col(2) = std::sqrt(std::max(0.0, l[2] - l[0])) * u.col(2);
-    }
+    inertialConstants(m.mass[ui], m.com[ui], m.inertia[ui], jc);
     jc.armature = m.armature[ui];
     jc.revolute = m.type[ui] == JointType::Revolute;
     m.has_prismatic = m.has_prismatic || !jc.revolute;

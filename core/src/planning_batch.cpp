@@ -9,6 +9,7 @@
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 
 namespace denoc {
 

@@ -13,6 +13,7 @@
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 #include "fixed_step.hpp"
 #include "format.hpp"
 #include "manifold_step.hpp"

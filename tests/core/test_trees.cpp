@@ -182,6 +182,81 @@ TEST(TreeDynamics, ExternalWrenchesAreJacobianTransposes) {
   }
 }
 
+// The local recursions (tree_local.hpp: the serial steps over the parent index, each body in its own frame)
+// against the world-axes recursions of tree.hpp (a different formulation: every quantity about the world
+// origin), on random trees with prismatic joints, massless links and every root; the further children's
+// turns gamma are exercised (checked).
+TEST(TreeDynamics, TheLocalRecursionsAgreeWithTheWorldAxesRecursions) {
+  std::mt19937_64 rng(21);
+  int turned = 0;
+  for (const testing::TreeCase& c : testing::treeCases({1, 2, 5, 12, 30, 64})) {
+    const Model model = buildModel(randomTreeSpec(c.n, 900 + static_cast<std::uint32_t>(c.n), c.root));
+    Data local(model), world(model);
+    const int nv = model.nv;
+    for (const JointConstants<double>& jc : model.joint) turned += jc.turned ? 1 : 0;
+    const std::string what =
+        "n = " + std::to_string(c.n) + ", root " + std::to_string(static_cast<int>(c.root));
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd q = randomConfiguration(model, rng);
+      const Eigen::VectorXd v = testing::randomStateVector(nv, rng, 2.0);
+      const Eigen::VectorXd a = testing::randomStateVector(nv, rng, 3.0);
+      for (bool gravity : {true, false}) {
+        Eigen::VectorXd tau_local(nv), tau_world(nv);
+        detail::treeLocalRnea<double>(model, local, q, v, a.data(), gravity, tau_local);
+        detail::treePlacements<double>(model, world, q);
+        detail::treeForwardSweep<double>(model, world, v, a.data(), gravity, nullptr, 0);
+        detail::treeBackwardSweep<double>(model, world, a.data(), tau_world);
+        EXPECT_TRUE(near(tau_local, tau_world, 1e-12, what + ": tau"));
+        detail::treeLocalRnea<double>(model, local, q, v, nullptr, gravity, tau_local);
+        detail::treeForwardSweep<double>(model, world, v, nullptr, gravity, nullptr, 0);
+        detail::treeBackwardSweep<double>(model, world, nullptr, tau_world);
+        // a floor of 1 N m: a joint with no velocity-product torque is 0 in one and 1e-18 in the other
+        EXPECT_TRUE(near(tau_local, tau_world, 1e-12, what + ": bias", 1.0));
+      }
+      const Eigen::VectorXd tau = testing::randomStateVector(nv, rng, 5.0);
+      ASSERT_EQ(detail::treeLocalForward<double>(model, local, q, v, tau), -1) << what;
+      detail::treePlacements<double>(model, world, q);
+      ASSERT_EQ(detail::treeAba<double>(model, world, v, tau, nullptr, 0), -1) << what;
+      EXPECT_TRUE(near(local.qdd, world.qdd, 1e-10, what + ": qdd"));
+      EXPECT_TRUE(near(local.D, world.D, 1e-10, what + ": pivots"));
+    }
+  }
+  EXPECT_GT(turned, 20) << "the random trees should have further children, whose frames need a turn";
+}
+
+TEST(TreeModel, BodyFramesHaveTheTreeParameters) {
+  // E_i = Rz(gamma_i) Rx(alpha_i) Rz(theta0_i), with gamma_i = 0 for a body's first child (and under a fixed
+  // root for the root's first child); the frames keep the placements: the URDF link frames' poses are the
+  // KDL-checked ones (test_urdf_trees.cpp), here the constants' consistency
+  for (const testing::TreeCase& c : testing::treeCases({5, 12, 30})) {
+    const Model model = buildModel(randomTreeSpec(c.n, 950 + static_cast<std::uint32_t>(c.n), c.root));
+    std::vector<int> first(static_cast<std::size_t>(model.n) + 1, -1);
+    for (int i = model.n - 1; i >= 0; --i)
+      first[static_cast<std::size_t>(model.parent[static_cast<std::size_t>(i)] + 1)] = i;
+    for (int i = 0; i < model.n; ++i) {
+      const auto ui = static_cast<std::size_t>(i);
+      const JointConstants<double>& jc = model.joint[ui];
+      const Eigen::Matrix3d G =
+          Eigen::AngleAxisd(std::atan2(jc.sin_gamma, jc.cos_gamma), Eigen::Vector3d::UnitZ())
+              .toRotationMatrix();
+      const Eigen::Matrix3d A =
+          Eigen::AngleAxisd(std::atan2(jc.sin_alpha, jc.cos_alpha), Eigen::Vector3d::UnitX())
+              .toRotationMatrix();
+      const Eigen::Matrix3d T = Eigen::AngleAxisd(jc.theta0, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+      EXPECT_TRUE(near(model.E[ui], Eigen::Matrix3d(G * A * T), 1e-12, "E of joint " + std::to_string(i)));
+      const int p = model.parent[ui];
+      const bool first_child = first[static_cast<std::size_t>(p + 1)] == i;
+      if (first_child && (p >= 0 || model.root == RootJoint::Fixed)) {
+        EXPECT_FALSE(jc.turned) << "joint " << i << " is its parent's first child";
+      }
+      // a body is a branch point when a child other than the next joint hangs from it
+      bool later = false;
+      for (int k = i + 2; k < model.n; ++k) later = later || model.parent[static_cast<std::size_t>(k)] == i;
+      EXPECT_EQ(model.branch_point[ui] != 0, later) << "joint " << i;
+    }
+  }
+}
+
 TEST(TreeDynamics, ASerialChainOnTheTreeRecursionsGivesTheSerialNumbers) {
   std::mt19937_64 rng(3);
   for (int n : {1, 3, 7, 20}) {

@@ -17,6 +17,17 @@
 
 namespace denoc {
 
+namespace detail {
+/// What the forward sweep of the inverse dynamics carries from link i-1 (a tree: the parent) to link i, in
+/// F_{i-1}: angular velocity w, angular acceleration wd, acceleration a of the origin O_{i-1}, and K = Wd +
+/// W W with W the cross-product matrix of w (so that the acceleration of a point r of the link is a + K r).
+template <typename S>
+struct MotionState {
+  Eigen::Matrix<S, 3, 1> w, wd, a;
+  Eigen::Matrix<S, 3, 3> K;
+};
+}  // namespace detail
+
 /// What the O(n) recursions keep per joint between their sweeps, one record per joint, contiguous (scratch:
 /// see DataTpl).
 template <typename S>
@@ -235,7 +246,8 @@ struct DataTpl {
   // ---------------------------------------------------------------------------------------------------
   // Trees (algorithm/tree.hpp: world axes about the world origin; docs/trees.md)
   // ---------------------------------------------------------------------------------------------------
-  // results: every tree function (with R0, O0, p0 above for the joints' bodies)
+  // results: every tree function (with R0, O0, p0 above for the joints' bodies, in world axes; the local
+  // inverse and forward dynamics of tree_local.hpp use them as scratch in F_{-1} instead)
   Mat3 root_R;  // world <- root link frame
   Vec3 root_p;  // root link origin in the world
   Mat6 root_S;  // [6 x nr, in 6 x 6] the root's velocity columns: t_root = root_S v_root
@@ -257,6 +269,13 @@ struct DataTpl {
   std::vector<Vec6> tr_U;              // [n + 1] IA_i p_i
   std::vector<Mat6> tr_B;              // [n + 1] computeConvectiveMatrix: the subtree sums of B_i (tree.hxx)
   VecX tr_x;                           // [nv] a solve's right-hand side, then its solution
+  // the local recursions over the parent index (algorithm/tree_local.hxx; per joint: work above, and the
+  // root link's record in tl_root)
+  std::vector<detail::MotionState<S>> tl_state;  // [n + 1] each body's motion in its frame (n: the root)
+  std::vector<SymInertia6<S>> tl_Mh;             // [n + 1] articulated inertias, common frame (F_{-1})
+  std::vector<Vec6> tl_eta;                      // [n + 1] subtree sums eta of the elimination
+  std::vector<Vec6> tl_mu;                       // [n + 1] mu_k = p_k qdd_k + mu_parent
+  JointWork<S> tl_root;                          // the root link's wrench (f, n in F_{-1} about its origin)
   // the derivatives over a tree (algorithm/tree_derivatives.hxx; composite inertias in tr_Mc, subtree
   // wrenches in tr_w)
   std::vector<TreeDerivativeWork<S>> tdw;      // [nv] per velocity coordinate
@@ -362,6 +381,26 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
     tr_B.assign(un + 1, Mat6::Zero());
   }
   tr_x = VecX::Zero(nv);
+  {
+    detail::MotionState<S> rest;
+    rest.w.setZero();
+    rest.wd.setZero();
+    rest.a.setZero();
+    rest.K.setZero();
+    tl_state.assign(un + 1, rest);
+    SymInertia6<S> zero6;
+    zero6.setZero();
+    tl_Mh.assign(un + 1, zero6);
+    tl_eta.assign(un + 1, Vec6::Zero());
+    tl_mu.assign(un + 1, Vec6::Zero());
+    tl_root.s_q.setZero();
+    tl_root.f.setZero();
+    tl_root.n.setZero();
+    tl_root.M = RigidInertia<S>{S(0), Vec3::Zero(), Sym3<S>::zero()};
+    tl_root.psi.setZero();
+    tl_root.inv_mh = S(0);
+    tl_root.tau_hat = S(0);
+  }
   {
     const Vec6 z = Vec6::Zero();
     tdw.assign(static_cast<std::size_t>(nv), TreeDerivativeWork<S>{z, z, z, z, z, z, z, z, Vec3::Zero()});

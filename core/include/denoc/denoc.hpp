@@ -14,6 +14,7 @@
 #include "denoc/algorithm/operational_space.hpp"
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/batch.hpp"
 #include "denoc/configuration.hpp"

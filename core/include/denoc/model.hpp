@@ -20,9 +20,12 @@
 // Trees (docs/trees.md). A model whose joints do not form one chain from a fixed base (JointSpec::parent),
 // whose root joint is floating or planar (ModelSpec::root), or one of whose links has a rotational inertia
 // that is only positive semi-definite (a point mass, a thin rod) is a tree model (`serial` false): its
-// recursions run in world axes about the world origin over the parent index, and every body frame F_i is the
-// link frame turned so that z is the joint axis (E_i is then a general rotation). A serial chain keeps the
-// frames above and its own recursions.
+// recursions run over the parent index. Its body frames are chosen as above, F_p's x axis normal to joint
+// p's axis and to the axis of p's first child (the internal base frame F_{-1} likewise for a fixed root; a
+// floating or planar root's F_{-1} is the root link's frame); a further child c of p needs a turn gamma_c
+// about F_p's z axis first: E_c = Rz(gamma_c) Rx(alpha_c) Rz(theta0_c). Inverse and forward dynamics without
+// external wrenches run the serial recursions' local steps over the parent index (algorithm/tree_local.hxx);
+// the other tree functions work in world axes about the world origin (algorithm/tree.hxx).
 #pragma once
 
 #include <cstddef>
@@ -155,10 +158,18 @@ struct JointConstants {
   Mat3 dv = Mat3::Zero();
   S armature = S(0);
   bool revolute = true;
+  // trees: a turn gamma_i about the parent's z axis before Rx(alpha_i), E_i = Rz(gamma_i) Rx(alpha_i)
+  // Rz(theta0_i) (Khalil and Kleinfinger's tree parameters); `turned` false: gamma_i = 0 (every serial
+  // joint, and a tree's first child of each body)
+  S cos_gamma = S(1), sin_gamma = S(0);
+  bool turned = false;
 
   template <typename S2>
   JointConstants<S2> cast() const {
     JointConstants<S2> j;
+    j.cos_gamma = S2(cos_gamma);
+    j.sin_gamma = S2(sin_gamma);
+    j.turned = turned;
     j.cos_alpha = S2(cos_alpha);
     j.sin_alpha = S2(sin_alpha);
     j.theta0 = S2(theta0);
@@ -213,13 +224,17 @@ struct ModelTpl {
   // trees (docs/trees.md). For a serial chain: nq = nv = nu = n, nr = nqr = 0, serial true.
   bool serial = true;  // the serial recursions apply (fixed root, parent[i] = i - 1, links PD)
   RootJoint root = RootJoint::Fixed;
-  int nq = 0, nv = 0, nu = 0;    // configuration, velocity and actuated sizes
-  int nqr = 0, nr = 0;           // the root's coordinates in q (0, 7, 3) and in v (0, 6, 3)
-  std::vector<int> dof_parent;   // [nv] lambda(k): the velocity coordinate that k's body hangs from, -1
+  int nq = 0, nv = 0, nu = 0;   // configuration, velocity and actuated sizes
+  int nqr = 0, nr = 0;          // the root's coordinates in q (0, 7, 3) and in v (0, 6, 3)
+  std::vector<int> dof_parent;  // [nv] lambda(k): the velocity coordinate that k's body hangs from, -1
+  // [n + 1] 1 where a body (index n: the root link) has a child other than the next joint: the local sweeps
+  // (algorithm/tree_local.hxx) keep its motion for that child
+  std::vector<unsigned char> branch_point;
   int depth = 0;                 // largest number of joints on a path from the root
   S root_mass = S(0);            // root link (floating, planar): mass, mass center and inertia about it,
   Vec3 root_com = Vec3::Zero();  // in the root link frame
   Mat3 root_inertia = Mat3::Zero();
+  JointConstants<S> root_joint;  // the root link's m, h and I_o in F_{-1} (zero for a fixed root)
 
   // user-facing metadata
   std::vector<Eigen::Matrix3d> axis_rotation;  // user link frame <- F_i
@@ -240,10 +255,12 @@ struct ModelTpl {
     m.nqr = nqr;
     m.nr = nr;
     m.dof_parent = dof_parent;
+    m.branch_point = branch_point;
     m.depth = depth;
     m.root_mass = S2(root_mass);
     m.root_com = root_com.template cast<S2>();
     m.root_inertia = root_inertia.template cast<S2>();
+    m.root_joint = root_joint.template cast<S2>();
     for (int i = 0; i < n; ++i) {
       m.E.push_back(E[i].template cast<S2>());
       m.s.push_back(s[i].template cast<S2>());

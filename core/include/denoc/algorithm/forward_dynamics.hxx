@@ -46,7 +46,7 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
     const JointConstants<S>& jc = joint[k];
     JointWork<S>& wk = work[k];
     const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, c[k], s[k]};
-    idForwardStep(jc, R, wk, state, S(q[k]), S(qd[k]), S(0), k == 0);
+    idForwardStep(jc, R, wk, state, state, S(q[k]), S(qd[k]), S(0), k == 0);
     placeCommon(R, wk.s_q, k == 0, R0, O);
     p[k] = jointVector<S>(jc.revolute, R0, O);
     wk.M = linkInertiaCommon(jc, R0, O);

@@ -6,18 +6,27 @@
 namespace denoc {
 namespace detail {
 
-/// Placement of F_i in the common frame from that of F_{i-1}: R0_i = R0_{i-1} R_i (24 multiplications with
-/// R_i = Rx(alpha_i) Rz(theta_i)), O_i = O_{i-1} + R0_{i-1} s_i. For i = 0, R0_{-1} = 1 and O_{-1} = 0.
-template <typename S>
-DENOC_INLINE void placeCommon(const JointRotation<S>& R, const typename Types<S>::Vec3& s_q, bool first,
+/// Placement of F_i in the common frame from that of F_{i-1} (a tree: of the parent's frame), R0_in and
+/// O_in: R0_i = R0_{i-1} R_i (24 multiplications with R_i = Rx(alpha_i) Rz(theta_i)), O_i = O_{i-1} +
+/// R0_{i-1} s_i. For i = 0 (first), R0_{-1} = 1 and O_{-1} = 0. The outputs may be the inputs.
+template <typename S, typename Rot>
+DENOC_INLINE void placeCommon(const Rot& R, const typename Types<S>::Vec3& s_q, bool first,
+                              const typename Types<S>::Mat3& R0_in, const typename Types<S>::Vec3& O_in,
                               typename Types<S>::Mat3& R0, typename Types<S>::Vec3& O) {
   if (first) {
     R0 = R.matrix();
     O = s_q;
   } else {
-    O += R0 * s_q;
-    R0 = R.rightOf(R0);
+    O = O_in + R0_in * s_q;
+    R0 = R.rightOf(R0_in);
   }
+}
+
+/// placeCommon in place: (R0, O) of F_{i-1} become those of F_i.
+template <typename S>
+DENOC_INLINE void placeCommon(const JointRotation<S>& R, const typename Types<S>::Vec3& s_q, bool first,
+                              typename Types<S>::Mat3& R0, typename Types<S>::Vec3& O) {
+  placeCommon<S>(R, s_q, first, R0, O, R0, O);
 }
 
 /// p_i in the common frame: [e_i; O_i x e_i] (revolute) or [0; e_i] (prismatic), e_i = R0_i z.

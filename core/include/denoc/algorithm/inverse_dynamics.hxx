@@ -6,39 +6,50 @@
 namespace denoc {
 namespace detail {
 
-/// What the forward sweep of the inverse dynamics carries from link i-1 to link i, in F_{i-1}: angular
-/// velocity w, angular acceleration wd, acceleration a of the origin O_{i-1}, and K = Wd + W W with W the
-/// cross-product matrix of w (so that the acceleration of a point r of the link is a + K r).
+/// A link's motion (w, wd, the acceleration a of its origin, all in its frame) into `state` with K = Wd + W
+/// W, and its Newton-Euler wrench about its origin into wk.f, wk.n (eq. 8 at O_i): force m a + K h, moment
+/// I_o wd + w x I_o w + h x a, with h = m d the first moment and I_o the inertia about the origin.
 template <typename S>
-struct MotionState {
-  typename Types<S>::Vec3 w, wd, a;
-  typename Types<S>::Mat3 K;
-};
+DENOC_INLINE void linkMotion(const JointConstants<S>& jc, const typename Types<S>::Vec3& w,
+                             const typename Types<S>::Vec3& wd, const typename Types<S>::Vec3& a,
+                             MotionState<S>& state, JointWork<S>& wk) {
+  // K = Wd + W W, W W = w w^T - |w|^2 1
+  const S xx = w.x() * w.x(), yy = w.y() * w.y(), zz = w.z() * w.z();
+  const S xy = w.x() * w.y(), xz = w.x() * w.z(), yz = w.y() * w.z();
+  state.K << -(yy + zz), xy - wd.z(), xz + wd.y(),  //
+      xy + wd.z(), -(xx + zz), yz - wd.x(),         //
+      xz - wd.y(), yz + wd.x(), -(xx + yy);
+  wk.f = jc.m * a + state.K * jc.h;
+  wk.n = jc.I_o * wd + w.cross(jc.I_o * w) + jc.h.cross(a);
+  state.w = w;
+  state.wd = wd;
+  state.a = a;
+}
 
 /// Forward step of the inverse dynamics at joint i (section 5.1 in F_i about O_i): from the motion of link
-/// i-1 (unused for i = 0, where the base is at rest with acceleration `state.a`) and the joint rotation R_i,
-/// the motion of link i into `state` and link i's Newton-Euler wrench about O_i into wk.f, wk.n; also
-/// wk.s_q.
+/// i-1 (a tree: the parent; `in`, of which only `in.a` is read for i = 0, where the base is at rest) and the
+/// joint rotation R_i (JointRotation, or a tree's TreeJointRotation), the motion of link i into `out` (which
+/// may be `in`) and link i's Newton-Euler wrench about O_i into wk.f, wk.n; also wk.s_q.
 ///   t_i = B_{i,i-1} t_{i-1} + p_i qd_i,
 ///   tdot_i = B_{i,i-1} tdot_{i-1} + Bdot_{i,i-1} t_{i-1} + p_i qdd_i + Omega_i p_i qd_i      (eq. 12, 31)
 /// whose linear part at O_i is a_{i-1} + K_{i-1} s_i (then rotated into F_i by R_i^T), and
 ///   w_i^link = M_i tdot_i + Mdot_i t_i: force m a + K h, moment I_o wd + w x I_o w + h x a   (eq. 8 at O_i)
 /// with h = m d the first moment and I_o the inertia about O_i. 83 multiplications (56 for i = 0).
-template <typename S>
-DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, const JointRotation<S>& R, JointWork<S>& wk,
-                                MotionState<S>& state, const S& q_i, const S& qd_i, const S& qdd_i,
-                                bool first) {
+template <typename S, typename Rot>
+DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, const Rot& R, JointWork<S>& wk,
+                                const MotionState<S>& in, MotionState<S>& state, const S& q_i, const S& qd_i,
+                                const S& qdd_i, bool first) {
   using Vec3 = typename Types<S>::Vec3;
-  wk.s_q = jointOffset(jc, R, q_i);
+  wk.s_q = jointOffset<S>(jc, R, q_i);
   Vec3 w, wd, a;
   if (first) {
     w.setZero();
     wd.setZero();
-    a = R.transposeTimes(state.a);
+    a = R.transposeTimes(in.a);
   } else {
-    w = R.transposeTimes(state.w);
-    wd = R.transposeTimes(state.wd);
-    a = R.transposeTimes(Vec3(state.a + state.K * wk.s_q));
+    w = R.transposeTimes(in.w);
+    wd = R.transposeTimes(in.wd);
+    a = R.transposeTimes(Vec3(in.a + in.K * wk.s_q));
     if (jc.revolute) {
       // Omega_i p_i qd_i: w_{i-1} x z qd_i
       wd.x() += w.y() * qd_i;
@@ -56,25 +67,15 @@ DENOC_INLINE void idForwardStep(const JointConstants<S>& jc, const JointRotation
   } else {
     a.z() += qdd_i;
   }
-  // K_i = Wd_i + W_i W_i, W_i W_i = w_i w_i^T - |w_i|^2 1
-  const S xx = w.x() * w.x(), yy = w.y() * w.y(), zz = w.z() * w.z();
-  const S xy = w.x() * w.y(), xz = w.x() * w.z(), yz = w.y() * w.z();
-  state.K << -(yy + zz), xy - wd.z(), xz + wd.y(),  //
-      xy + wd.z(), -(xx + zz), yz - wd.x(),         //
-      xz - wd.y(), yz + wd.x(), -(xx + yy);
-  wk.f = jc.m * a + state.K * jc.h;
-  wk.n = jc.I_o * wd + w.cross(jc.I_o * w) + jc.h.cross(a);
-  state.w = w;
-  state.wd = wd;
-  state.a = a;
+  linkMotion(jc, w, wd, a, state, wk);
 }
 
 /// Backward step of the inverse dynamics: w_i += B_{i+1,i}^T w_{i+1} (R = R_{i+1}, child = record of joint
-/// i+1, or null for the last joint), i.e. the child's force rotated into
+/// i+1, or null for the last joint; a tree: one child's), i.e. the child's force rotated into
 /// F_i, its moment rotated and moved from O_{i+1} to O_i (22 multiplications). Returns tau_i = p_i^T w_i
 /// without armature: the z component of the moment (revolute) or of the force (prismatic).
-template <typename S>
-DENOC_INLINE S idBackwardStep(const JointConstants<S>& jc, JointWork<S>& wk, const JointRotation<S>& R,
+template <typename S, typename Rot>
+DENOC_INLINE S idBackwardStep(const JointConstants<S>& jc, JointWork<S>& wk, const Rot& R,
                               const JointWork<S>* child) {
   using Vec3 = typename Types<S>::Vec3;
   if (child) {
@@ -104,7 +105,7 @@ DENOC_FLATTEN void rnea(const ModelTpl<S>& model, DataTpl<S>& data,
   state.a = gravity ? Vec3(-model.gravity_base) : Vec3::Zero();
   for (int i = 0; i < n; ++i) {
     const JointRotation<S> R{joint[i].cos_alpha, joint[i].sin_alpha, c[i], s[i]};
-    idForwardStep(joint[i], R, work[i], state, S(q[i]), S(qd[i]), qdd ? qdd[i] : S(0), i == 0);
+    idForwardStep(joint[i], R, work[i], state, state, S(q[i]), S(qd[i]), qdd ? qdd[i] : S(0), i == 0);
   }
 
   // backward sweep; the environment's wrench on the last link is moved from the tip frame to O_{n-1}

@@ -31,9 +31,8 @@ DENOC_INLINE void jointAngles(const ModelTpl<S>& model, DataTpl<S>& data,
 }
 
 /// O_i in F_{i-1}: s_i, moved along the joint axis R_i z by q_i for a prismatic joint.
-template <typename S>
-DENOC_INLINE typename Types<S>::Vec3 jointOffset(const JointConstants<S>& jc, const JointRotation<S>& R,
-                                                 const S& q_i) {
+template <typename S, typename Rot>
+DENOC_INLINE typename Types<S>::Vec3 jointOffset(const JointConstants<S>& jc, const Rot& R, const S& q_i) {
   if (jc.revolute) return jc.s;
   return jc.s + R.axis() * q_i;
 }

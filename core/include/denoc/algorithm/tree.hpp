@@ -106,6 +106,24 @@ template <typename S>
 void checkWrenches(const ModelTpl<S>& model, const ExternalWrenchTpl<S>* wrenches, int count,
                    const char* function);
 
+/// The local recursions of tree_local.hpp (defined there).
+/// Inverse dynamics (a != nullptr) or the bias (a == nullptr: zero accelerations) with or without gravity on
+/// checked arguments: tau_out (nv entries). Uses data.work, data.tl_state, data.tl_root and the joint
+/// angles.
+template <typename S>
+void treeLocalRnea(const ModelTpl<S>& model, DataTpl<S>& data,
+                   const Eigen::Ref<const typename Types<S>::VecX>& q,
+                   const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a, bool gravity,
+                   typename Types<S>::VecX& tau_out);
+
+/// O(n) forward dynamics on checked arguments: data.qdd, the pivots in data.D (mh_k; the root's Cholesky
+/// pivots first). Returns the first velocity coordinate whose pivot is not positive and finite, or -1.
+template <typename S>
+int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
+                     const Eigen::Ref<const typename Types<S>::VecX>& q,
+                     const Eigen::Ref<const typename Types<S>::VecX>& v,
+                     const Eigen::Ref<const typename Types<S>::VecX>& tau);
+
 /// Refuses a model whose inertia matrix is singular at the neutral configuration (ModelError naming the
 /// joint that moves no mass), for the models the tree builder makes (core/src/model.cpp).
 void checkNeutralInertia(const ModelTpl<double>& model);

@@ -34,12 +34,60 @@ RigidInertia<S> worldInertia(const S& m, const typename Types<S>::Vec3& c, const
   return M;
 }
 
+/// The rotation world <- root link of a floating root from q's quaternion [qx qy qz qw] (q[3..6]), divided
+/// by its norm.
+template <typename S>
+DENOC_INLINE typename Types<S>::Mat3 floatingRootRotation(
+    const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  using std::sqrt;
+  const S x = q[3], y = q[4], z = q[5], w = q[6];
+  const S inv = S(1) / sqrt(x * x + y * y + z * z + w * w);
+  const S qx = x * inv, qy = y * inv, qz = z * inv, qw = w * inv;
+  typename Types<S>::Mat3 R;
+  R << S(1) - S(2) * (qy * qy + qz * qz), S(2) * (qx * qy - qz * qw), S(2) * (qx * qz + qy * qw),
+      S(2) * (qx * qy + qz * qw), S(1) - S(2) * (qx * qx + qz * qz), S(2) * (qy * qz - qx * qw),
+      S(2) * (qx * qz - qy * qw), S(2) * (qy * qz + qx * qw), S(1) - S(2) * (qx * qx + qy * qy);
+  return R;
+}
+
+/// Solves the root's nr x nr block H x = b in place by Cholesky (H's lower triangle overwritten, b becomes
+/// x), the pivots into D[0..nr). Returns the first coordinate whose pivot is not positive and finite, or -1.
+template <typename S, typename Vec>
+int rootBlockSolve(typename Types<S>::Mat6& H, typename Types<S>::Vec6& b, int nr, Vec& D) {
+  for (int j = 0; j < nr; ++j) {
+    S djj = H(j, j);
+    for (int k = 0; k < j; ++k) djj -= H(j, k) * H(j, k);
+    if constexpr (std::is_floating_point_v<S>) {
+      if (!(djj > S(0) && djj <= std::numeric_limits<S>::max())) return j;
+    }
+    using std::sqrt;
+    const S ljj = sqrt(djj);
+    H(j, j) = ljj;
+    for (int r = j + 1; r < nr; ++r) {
+      S x = H(r, j);
+      for (int k = 0; k < j; ++k) x -= H(r, k) * H(j, k);
+      H(r, j) = x / ljj;
+    }
+    D[j] = djj;
+  }
+  for (int r = 0; r < nr; ++r) {
+    S x = b[r];
+    for (int k = 0; k < r; ++k) x -= H(r, k) * b[k];
+    b[r] = x / H(r, r);
+  }
+  for (int r = nr - 1; r >= 0; --r) {
+    S x = b[r];
+    for (int k = r + 1; k < nr; ++k) x -= H(k, r) * b[k];
+    b[r] = x / H(r, r);
+  }
+  return -1;
+}
+
 template <typename S>
 void treePlacements(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& q) {
   using std::cos;
   using std::sin;
-  using std::sqrt;
   using Vec3 = typename Types<S>::Vec3;
   using Mat3 = typename Types<S>::Mat3;
   using Vec6 = typename Types<S>::Vec6;
@@ -47,13 +95,8 @@ void treePlacements(const ModelTpl<S>& model, DataTpl<S>& data,
   // the root link
   data.root_S.setZero();
   if (model.root == RootJoint::Floating) {
-    const S x = q[3], y = q[4], z = q[5], w = q[6];
-    const S inv = S(1) / sqrt(x * x + y * y + z * z + w * w);
-    const S qx = x * inv, qy = y * inv, qz = z * inv, qw = w * inv;
-    Mat3& R = data.root_R;
-    R << S(1) - S(2) * (qy * qy + qz * qz), S(2) * (qx * qy - qz * qw), S(2) * (qx * qz + qy * qw),
-        S(2) * (qx * qy + qz * qw), S(1) - S(2) * (qx * qx + qz * qz), S(2) * (qy * qz - qx * qw),
-        S(2) * (qx * qz - qy * qw), S(2) * (qy * qz + qx * qw), S(1) - S(2) * (qx * qx + qy * qy);
+    data.root_R = floatingRootRotation<S>(q);
+    const Mat3& R = data.root_R;
     data.root_p = Vec3(q[0], q[1], q[2]);
     for (int a = 0; a < 3; ++a) {
       const Vec3 e = R.col(a);
@@ -338,33 +381,7 @@ int treeAba(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const t
       for (int c = 0; c < nr; ++c) H(c, a) = data.root_S.col(c).dot(Fa);
       b[a] = tau[a] - data.root_S.col(a).dot(rhs);
     }
-    // Cholesky of the nr x nr block in place (its pivots checked)
-    for (int j = 0; j < nr; ++j) {
-      S djj = H(j, j);
-      for (int k = 0; k < j; ++k) djj -= H(j, k) * H(j, k);
-      if constexpr (std::is_floating_point_v<S>) {
-        if (!(djj > S(0) && djj <= std::numeric_limits<S>::max())) return j;
-      }
-      using std::sqrt;
-      const S ljj = sqrt(djj);
-      H(j, j) = ljj;
-      for (int r = j + 1; r < nr; ++r) {
-        S x = H(r, j);
-        for (int k = 0; k < j; ++k) x -= H(r, k) * H(j, k);
-        H(r, j) = x / ljj;
-      }
-      data.D[j] = djj;
-    }
-    for (int r = 0; r < nr; ++r) {
-      S x = b[r];
-      for (int k = 0; k < r; ++k) x -= H(r, k) * b[k];
-      b[r] = x / H(r, r);
-    }
-    for (int r = nr - 1; r >= 0; --r) {
-      S x = b[r];
-      for (int k = r + 1; k < nr; ++k) x -= H(k, r) * b[k];
-      b[r] = x / H(r, r);
-    }
+    if (const int bad_root = rootBlockSolve<S>(H, b, nr, data.D); bad_root >= 0) return bad_root;
     for (int a = 0; a < nr; ++a) {
       data.qdd[a] = b[a];
       ar += data.root_S.col(a) * b[a];
@@ -471,9 +488,13 @@ const typename Types<S>::VecX& treeInverseDynamics(const ModelTpl<S>& model, Dat
   checkVector(model, v, function, model.serial ? "qd" : "v");
   checkVector(model, a, function, model.serial ? "qdd" : "a");
   checkWrenches(model, wrenches, count, function);
-  treePlacements(model, data, q);
-  treeForwardSweep(model, data, v, a.data(), true, wrenches, count);
-  treeBackwardSweep(model, data, a.data(), data.tau);
+  if (count == 0) {
+    treeLocalRnea<S>(model, data, q, v, a.data(), true, data.tau);
+  } else {
+    treePlacements(model, data, q);
+    treeForwardSweep(model, data, v, a.data(), true, wrenches, count);
+    treeBackwardSweep(model, data, a.data(), data.tau);
+  }
   checkOutput<S>(data.tau, function, "tau");
   return data.tau;
 }
@@ -486,9 +507,7 @@ void treeBias(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const
   checkData(model, data, function, true);
   checkConfigurationVector(model, q, function, "q");
   checkVector(model, v, function, "v");
-  treePlacements(model, data, q);
-  treeForwardSweep<S>(model, data, v, nullptr, gravity, nullptr, 0);
-  treeBackwardSweep<S>(model, data, nullptr, out);
+  treeLocalRnea<S>(model, data, q, v, nullptr, gravity, out);
   checkOutput<S>(out, function, "bias");
 }
 
@@ -504,8 +523,14 @@ const typename Types<S>::VecX& treeForwardDynamics(const ModelTpl<S>& model, Dat
   checkVector(model, v, function, model.serial ? "qd" : "v");
   checkVector(model, tau, function, "tau");
   checkWrenches(model, wrenches, count, function);
-  treePlacements(model, data, q);
-  if (const int k = treeAba(model, data, v, tau, wrenches, count); k >= 0) {
+  int k = -1;
+  if (count == 0) {
+    k = treeLocalForward<S>(model, data, q, v, tau);
+  } else {
+    treePlacements(model, data, q);
+    k = treeAba(model, data, v, tau, wrenches, count);
+  }
+  if (k >= 0) {
     throw NumericalError(
         std::string(function) + ": pivot of velocity coordinate " + std::to_string(k) +
         " is not positive and finite: the inertia matrix is not numerically positive definite "

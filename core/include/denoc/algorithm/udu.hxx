@@ -43,16 +43,7 @@ DENOC_INLINE void eliminationStep(SymInertia6<S>& Mh, const RigidInertia<S>& Mk,
                                   const typename Types<S>::Vec6& p, const S& armature,
                                   typename Types<S>::Vec6& psi, S& mh, S& inv_mh) {
   // Mh_k = M_k + (Mh_{k+1} - psi_hat psi^T): [[I, h x], [(h x)^T, m 1]]
-  Mh.A += Mk.I;
-  Mh.H(0, 1) -= Mk.h.z();
-  Mh.H(0, 2) += Mk.h.y();
-  Mh.H(1, 0) += Mk.h.z();
-  Mh.H(1, 2) -= Mk.h.x();
-  Mh.H(2, 0) -= Mk.h.y();
-  Mh.H(2, 1) += Mk.h.x();
-  Mh.L.xx += Mk.m;
-  Mh.L.yy += Mk.m;
-  Mh.L.zz += Mk.m;
+  Mh.addRigid(Mk);
   const typename Types<S>::Vec6 psi_hat = Mh * p;
   mh = p.dot(psi_hat) + armature;
   inv_mh = S(1) / mh;

@@ -1,0 +1,273 @@
+// The local recursions over the parent index of tree_local.hpp (eq. TL.1-TL.5 of docs/algorithms.md).
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "denoc/algorithm/check.hpp"
+
+namespace denoc {
+namespace detail {
+
+/// R_i of a tree's joint at the angle whose cosine and sine are c, s.
+template <typename S>
+DENOC_INLINE TreeJointRotation<S> treeRotation(const JointConstants<S>& jc, const S& c, const S& s) {
+  return TreeJointRotation<S>{JointRotation<S>{jc.cos_alpha, jc.sin_alpha, c, s}, jc.cos_gamma, jc.sin_gamma,
+                              jc.turned};
+}
+
+/// The root link's motion in F_{-1} into data.tl_state[n] and, for a moving root, its Newton-Euler wrench
+/// about its origin into data.tl_root (eq. TL.1); a (nv entries) null: zero accelerations.
+template <typename S>
+DENOC_INLINE void rootMotion(const ModelTpl<S>& model, DataTpl<S>& data,
+                             const Eigen::Ref<const typename Types<S>::VecX>& q,
+                             const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a, bool gravity) {
+  using std::cos;
+  using std::sin;
+  using Vec3 = typename Types<S>::Vec3;
+  MotionState<S>& root = data.tl_state[static_cast<std::size_t>(model.n)];
+  if (model.root == RootJoint::Fixed) {
+    // at rest: its children read only the acceleration of its origin (idForwardStep's first step)
+    root.a = gravity ? Vec3(-model.gravity_base) : Vec3::Zero();
+    return;
+  }
+  Vec3 w, wd, acc, g_root;
+  if (model.root == RootJoint::Floating) {
+    const typename Types<S>::Mat3 R = floatingRootRotation<S>(q);
+    w = v.template head<3>();
+    const Vec3 vl = v.template segment<3>(3);
+    wd = a ? Vec3(a[0], a[1], a[2]) : Vec3::Zero();
+    acc = (a ? Vec3(a[3], a[4], a[5]) : Vec3::Zero()) + w.cross(vl);
+    if (gravity) g_root = R.transpose() * model.gravity;
+  } else {
+    const S c = cos(q[2]), s = sin(q[2]);
+    w = Vec3(S(0), S(0), v[2]);
+    wd = Vec3(S(0), S(0), a ? a[2] : S(0));
+    acc = a ? Vec3(c * a[0] + s * a[1], c * a[1] - s * a[0], S(0)) : Vec3::Zero();
+    if (gravity) {
+      const Vec3& g = model.gravity;
+      g_root = Vec3(c * g.x() + s * g.y(), c * g.y() - s * g.x(), g.z());
+    }
+  }
+  if (gravity) acc -= g_root;
+  linkMotion(model.root_joint, w, wd, acc, root, data.tl_root);
+}
+
+/// The root's generalized force from its wrench [n; f] about its origin in F_{-1} (eq. TL.2): nr entries of
+/// out.
+template <typename S, typename Out>
+DENOC_INLINE void rootForce(const ModelTpl<S>& model, const Eigen::Ref<const typename Types<S>::VecX>& q,
+                            const typename Types<S>::Vec3& n, const typename Types<S>::Vec3& f, Out& out) {
+  using std::cos;
+  using std::sin;
+  if (model.root == RootJoint::Floating) {
+    for (int k = 0; k < 3; ++k) {
+      out[k] = n[k];
+      out[3 + k] = f[k];
+    }
+  } else if (model.root == RootJoint::Planar) {
+    const S c = cos(q[2]), s = sin(q[2]);
+    out[0] = c * f.x() - s * f.y();
+    out[1] = s * f.x() + c * f.y();
+    out[2] = n.z();
+  }
+}
+
+/// The forward sweep of the inverse dynamics over the parent index (eq. TL.1): every body's motion into
+/// data.tl_state and its Newton-Euler wrench into data.work (the root's into data.tl_root).
+template <typename S>
+DENOC_INLINE void treeLocalForwardSweep(const ModelTpl<S>& model, DataTpl<S>& data,
+                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                        const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a,
+                                        bool gravity) {
+  const int n = model.n, nr = model.nr, nqr = model.nqr;
+  const bool fixed = model.root == RootJoint::Fixed;
+  jointAngles(model, data, q.segment(nqr, n));
+  rootMotion(model, data, q, v, a, gravity);
+  const JointConstants<S>* joint = model.joint.data();
+  const int* parent = model.parent.data();
+  const S* c = data.cos_theta.data();
+  const S* s = data.sin_theta.data();
+  MotionState<S>* state = data.tl_state.data();
+  // the parent's motion is the previous body's but after a branch: kept in registers, stored only at the
+  // branch points, for their further children
+  const unsigned char* branch_point = model.branch_point.data();
+  MotionState<S> cur = state[n];
+  for (int i = 0; i < n; ++i) {
+    const int p = parent[i];
+    if (p != i - 1) cur = state[p < 0 ? n : p];
+    idForwardStep(joint[i], treeRotation(joint[i], c[i], s[i]), data.work[i], cur, cur, S(q[nqr + i]),
+                  S(v[nr + i]), a ? a[nr + i] : S(0), fixed && p < 0);
+    if (branch_point[i]) state[i] = cur;
+  }
+}
+
+/// Adds body i's wrench (data.work[i], about O_i in F_i) into its parent's (eq. TL.2); a fixed root takes
+/// none.
+template <typename S>
+DENOC_INLINE void pushWrench(const ModelTpl<S>& model, DataTpl<S>& data, int i) {
+  const int p = model.parent[static_cast<std::size_t>(i)];
+  if (p < 0 && model.root == RootJoint::Fixed) return;
+  const JointConstants<S>& jc = model.joint[static_cast<std::size_t>(i)];
+  const auto R = treeRotation(jc, data.cos_theta[i], data.sin_theta[i]);
+  if (p < 0) {
+    idBackwardStep(model.root_joint, data.tl_root, R, &data.work[i]);
+  } else {
+    idBackwardStep(model.joint[static_cast<std::size_t>(p)], data.work[p], R, &data.work[i]);
+  }
+}
+
+template <typename S>
+DENOC_FLATTEN void treeLocalRnea(const ModelTpl<S>& model, DataTpl<S>& data,
+                                 const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                 const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a, bool gravity,
+                                 typename Types<S>::VecX& tau_out) {
+  const int n = model.n, nr = model.nr;
+  treeLocalForwardSweep(model, data, q, v, a, gravity);
+  for (int i = n - 1; i >= 0; --i) {
+    const JointWork<S>& wk = data.work[i];
+    const JointConstants<S>& jc = model.joint[static_cast<std::size_t>(i)];
+    S tau = jc.revolute ? wk.n.z() : wk.f.z();
+    if (a) tau += jc.armature * a[nr + i];
+    tau_out[nr + i] = tau;
+    pushWrench(model, data, i);
+  }
+  rootForce(model, q, data.tl_root.n, data.tl_root.f, tau_out);
+}
+
+template <typename S>
+DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+  using std::cos;
+  using std::sin;
+  using Vec3 = typename Types<S>::Vec3;
+  using Vec6 = typename Types<S>::Vec6;
+  using Mat6 = typename Types<S>::Mat6;
+  const int n = model.n, nr = model.nr;
+  const bool fixed = model.root == RootJoint::Fixed;
+  const JointConstants<S>* joint = model.joint.data();
+  const int* parent = model.parent.data();
+  const unsigned char* branch_point = model.branch_point.data();
+  JointWork<S>* work = data.work.data();
+  Vec6* p0 = data.p0.data();
+  SymInertia6<S>* Mh = data.tl_Mh.data();
+  Vec6* eta = data.tl_eta.data();
+  Vec6* mu = data.tl_mu.data();
+
+  // pass 1, root to leaves: the forward sweep of the inverse dynamics with qdd = 0, and each body's
+  // placement, p_k and link inertia M_k in the common frame F_{-1}
+  treeLocalForwardSweep<S>(model, data, q, v, nullptr, true);
+  const S* c = data.cos_theta.data();
+  const S* s = data.sin_theta.data();
+  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // the previous body's, as in pass 1's sweep
+  Vec3 O = Vec3::Zero();
+  for (int i = 0; i < n; ++i) {
+    const int p = parent[i];
+    const JointConstants<S>& jc = joint[i];
+    if (p != i - 1 && p >= 0) {
+      R0 = data.R0[p];
+      O = data.O0[p];
+    }
+    placeCommon<S>(treeRotation(jc, c[i], s[i]), work[i].s_q, p < 0, R0, O, R0, O);
+    if (branch_point[i]) {
+      data.R0[i] = R0;
+      data.O0[i] = O;
+    }
+    p0[i] = jointVector<S>(jc.revolute, R0, O);
+    work[i].M = linkInertiaCommon(jc, R0, O);
+    if (branch_point[i]) {
+      Mh[i].setZero();
+      eta[i].setZero();
+    }
+  }
+  Mh[n].setZero();
+  eta[n].setZero();
+
+  // pass 2, leaves to root (eq. TL.3): phi_k = tau_k - p_k^T w_k from the backward sweep; the elimination
+  // step on the children's sum Mh_k; tauh_k = phi_k - p_k^T eta_k with eta_k the children's sum; both sums
+  // passed to the parent. The sums of a body whose parent is the previous joint stay in registers (acc,
+  // acc_eta), as in the serial route; the others are added into the parent's record (a branch point's).
+  int bad = -1;
+  SymInertia6<S> acc;
+  acc.setZero();
+  Vec6 acc_eta = Vec6::Zero();
+  for (int i = n - 1; i >= 0; --i) {
+    JointWork<S>& wk = work[i];
+    const JointConstants<S>& jc = joint[i];
+    const S phi = tau[nr + i] - (jc.revolute ? wk.n.z() : wk.f.z());
+    pushWrench(model, data, i);
+    if (branch_point[i]) {
+      acc += Mh[i];
+      acc_eta += eta[i];
+    }
+    eliminationStep(acc, wk.M, p0[i], jc.armature, wk.psi, data.D[nr + i], wk.inv_mh);
+    if constexpr (std::is_floating_point_v<S>) {
+      if (!(data.D[nr + i] > S(0) && data.D[nr + i] <= std::numeric_limits<S>::max()) && bad < 0)
+        bad = nr + i;
+    }
+    wk.tau_hat = phi - p0[i].dot(acc_eta);
+    acc_eta += wk.psi * wk.tau_hat;
+    const int p = parent[i];
+    if (p == i - 1 && p >= 0) continue;  // the previous joint's: kept in registers
+    if (p >= 0 || !fixed) {
+      const int up = p < 0 ? n : p;
+      Mh[up] += acc;
+      eta[up] += acc_eta;
+    }
+    acc.setZero();
+    acc_eta.setZero();
+  }
+  if (bad >= 0) return bad;
+
+  // the moving root (eq. TL.4): (S^T Mh_r S) qdd_r = tau_r - S^T (w_r + eta_r), mu_r = S qdd_r
+  mu[n].setZero();
+  if (!fixed) {
+    Mh[n].addRigid(RigidInertia<S>{model.root_joint.m, model.root_joint.h, model.root_joint.I_o});
+    Vec6 w_r;
+    w_r << data.tl_root.n, data.tl_root.f;
+    w_r += eta[n];
+    Mat6 H = Mh[n].dense();
+    Vec6 b = Vec6::Zero();
+    if (model.root == RootJoint::Floating) {  // S_r = 1
+      b = tau.template head<6>() - w_r;
+      if (const int k = rootBlockSolve<S>(H, b, 6, data.D); k >= 0) return k;
+      mu[n] = b;
+    } else {  // the columns [0; Rz(yaw)^T e_x], [0; Rz(yaw)^T e_y], [e_z; 0]
+      const S cy = cos(q[2]), sy = sin(q[2]);
+      Mat6 Sr = Mat6::Zero();
+      Sr.col(0).template tail<3>() = Vec3(cy, -sy, S(0));
+      Sr.col(1).template tail<3>() = Vec3(sy, cy, S(0));
+      Sr(2, 2) = S(1);
+      const Mat6 Md = H;
+      for (int j = 0; j < 3; ++j) {
+        const Vec6 F = Md * Sr.col(j);
+        for (int k = 0; k < 3; ++k) H(k, j) = Sr.col(k).dot(F);
+        b[j] = tau[j] - Sr.col(j).dot(w_r);
+      }
+      if (const int k = rootBlockSolve<S>(H, b, 3, data.D); k >= 0) return k;
+      for (int j = 0; j < 3; ++j) mu[n] += Sr.col(j) * b[j];
+    }
+    for (int j = 0; j < nr; ++j) data.qdd[j] = b[j];
+  }
+
+  // pass 3, root to leaves (eq. TL.5): qdd_k = tauh_k / mh_k - psi_k^T mu_parent, mu_k = p_k qdd_k +
+  // mu_parent (the previous joint's mu in registers, the branch points' stored)
+  Vec6 cur_mu = mu[n];
+  for (int i = 0; i < n; ++i) {
+    const JointWork<S>& wk = work[i];
+    const int p = parent[i];
+    if (p != i - 1) cur_mu = mu[p < 0 ? n : p];
+    S qdd = wk.tau_hat * wk.inv_mh;
+    if (p >= 0 || !fixed) qdd -= wk.psi.dot(cur_mu);
+    data.qdd[nr + i] = qdd;
+    cur_mu += p0[i] * qdd;
+    if (branch_point[i]) mu[i] = cur_mu;
+  }
+  return -1;
+}
+
+}  // namespace detail
+}  // namespace denoc
