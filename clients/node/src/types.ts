@@ -348,7 +348,7 @@ export interface SimulateInput {
   qd0: Numbers;
   /** End time, s. */
   tEnd: number;
-  /** A tree model: 'rk4' only. */
+  /** 'dopri5' (default) or 'rk4'; a tree model takes both on its configuration manifold. */
   integrator?: Integrator;
   /** 'saha' (default) or 'cholesky'. */
   route?: ForwardRoute;
