@@ -352,12 +352,14 @@ TEST_F(ServerTrees, FullFactorEqualsTheCore) {
   req.set_bias(true);
   req.set_gravity_torque(true);
   req.set_inverse(true);
+  req.set_convective(true);
   v1::FullFactorResponse resp;
   {
     grpc::ClientContext ctx;
     const grpc::Status st = stub_->FullFactor(&ctx, req, &resp);
     ASSERT_TRUE(st.ok()) << st.error_message();
   }
+  ASSERT_EQ(resp.convective_size(), count * 324);
   Data d(m);
   for (int k = 0; k < count; ++k) {
     const auto o = static_cast<std::size_t>(k);
@@ -377,10 +379,12 @@ TEST_F(ServerTrees, FullFactorEqualsTheCore) {
     const Eigen::VectorXd g = inverseDynamics(m, d, q, zero, zero);
     test::expectClose(resp.bias().data() + o * 18, bias.data(), 18, "bias", 1e-11);
     test::expectClose(resp.gravity_torque().data() + o * 18, g.data(), 18, "g", 1e-11);
+    // the convective matrix: the core's bit for bit, and C v = bias - g
+    const RowMajor C = computeConvectiveMatrix(m, d, q, v);
+    const Eigen::Map<const RowMajor> Cs(resp.convective().data() + o * 324, 18, 18);
+    EXPECT_EQ(RowMajor(Cs), C) << "state " << k;
+    test::expectClose(Eigen::VectorXd(Cs * v).data(), Eigen::VectorXd(bias - g).data(), 18, "C v", 1e-11);
   }
-  req.set_convective(true);
-  grpc::ClientContext ctx;
-  expectRefused(stub_->FullFactor(&ctx, req, &resp), grpc::StatusCode::INVALID_ARGUMENT, "convective");
 }
 
 // Several frames in one Kinematics call (links of the core and fixed frames, some turned against their

@@ -316,7 +316,7 @@ export interface FullFactorInput extends BatchShape {
   q: Batch;
   /** Required with convective or bias. */
   qd?: Batch;
-  /** Also C(q, qd) (serial chains only). */
+  /** Also C(q, qd) (nv x nv per state, trees too). */
   convective?: boolean;
   /** Also C(q, qd) qd + g(q). */
   bias?: boolean;

@@ -268,8 +268,16 @@ describe('trees: Solo-12 under a floating root', { timeout: 600_000 }, () => {
     const zero = new Float64Array(COUNT * NV);
     expectClose(f.bias!, (await client.inverseDynamics(solo.modelId, { q, qd, qdd: zero })).tau, 'bias = ID(q, qd, 0)');
     expectClose(f.gravityTorque!, (await client.inverseDynamics(solo.modelId, { q, qd: zero, qdd: zero })).tau, 'g(q)');
-    // the convective matrix is for serial chains: refused naming itself
-    await rejectsWith(client.fullFactor(solo.modelId, { q, qd, convective: true }), Status.INVALID_ARGUMENT, /convective/);
+    // the convective matrix C(q, qd) of the tree (nv x nv): C qd is the bias less g
+    const fc = await client.fullFactor(solo.modelId, { q, qd, convective: true });
+    assert.equal(fc.convective!.length, COUNT * NV * NV);
+    for (let k = 0; k < COUNT; k++) {
+      const C = stateOf(fc.convective!, k, NV * NV);
+      const v = stateOf(qd, k, NV);
+      const Cv = Array.from({ length: NV }, (_, r) => v.reduce((sum, x, j) => sum + C[r * NV + j]! * x, 0));
+      const velocityTerms = Array.from({ length: NV }, (_, r) => f.bias![k * NV + r]! - f.gravityTorque![k * NV + r]!);
+      expectClose(Cv, velocityTerms, `C qd = bias - g, state ${k}`, 1e-10);
+    }
   });
 
   it('external wrenches on the feet: tau changes by -J^T w (world and local axes, per state and shared)', async () => {
