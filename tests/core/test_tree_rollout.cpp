@@ -259,6 +259,18 @@ TEST(TreeRollout, AWeightlessFloatingRobotConservesMomentumAndKeepsAUnitQuaterni
   }
 }
 
+/// A random start on a model's manifold: q0 by randomConfiguration, v0 uniform in [-1, 1].
+struct Start {
+  Eigen::VectorXd q0, v0;
+};
+
+Start randomStart(const Model& model, std::mt19937_64& rng) {
+  Start s;
+  s.q0 = randomConfiguration(model, rng);
+  s.v0 = testing::randomStateVector(model.nv, rng, 1.0);
+  return s;
+}
+
 /// RK4 at the step h, or Dormand-Prince at rtol = atol = tol.
 SimulationOptions integratorOptions(Integrator integrator, double h, double tol) {
   SimulationOptions o;
@@ -290,8 +302,7 @@ TEST(TreeSimulator, AWeightlessFloatingRobotConservesEnergyAndMomentum) {
       const Model model = buildModel(weightlessFloatingSpec(n, 700 + static_cast<std::uint32_t>(n)));
       Data data(model);
       std::mt19937_64 rng(6);
-      const Eigen::VectorXd q0 = randomConfiguration(model, rng),
-                            v0 = testing::randomStateVector(model.nv, rng, 1.0);
+      const auto [q0, v0] = randomStart(model, rng);
       SimulationOptions o = base;
       o.t_end = 1.0;
       o.dt_out = 0.1;
@@ -339,8 +350,7 @@ TEST(TreeSimulator, ABranchedTreeUnderGravityConservesEnergyUnderEveryRoot) {
         const Model model = buildModel(spec);
         ASSERT_FALSE(model.serial);
         std::mt19937_64 rng(7);
-        const Eigen::VectorXd q0 = randomConfiguration(model, rng),
-                              v0 = testing::randomStateVector(model.nv, rng, 1.0);
+        const auto [q0, v0] = randomStart(model, rng);
         SimulationOptions o = base;
         o.t_end = 1.0;
         o.dt_out = 0.05;
@@ -363,8 +373,7 @@ TEST(TreeSimulator, TheZeroTorqueRK4RolloutIsTheSimulatorsRunBitForBit) {
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     const Model model = buildModel(randomTreeSpec(6, 90, root));
     std::mt19937_64 rng(9);
-    const Eigen::VectorXd q0 = randomConfiguration(model, rng),
-                          v0 = testing::randomStateVector(model.nv, rng, 1.0);
+    const auto [q0, v0] = randomStart(model, rng);
     const double h = 1.0 / 1024.0;
     const std::size_t T = 64;
     SimulationOptions o;
@@ -412,8 +421,7 @@ TEST(TreeDormandPrince, AgreesWithRK4AtASmallStepUnderEveryRoot) {
   for (RootJoint root : {RootJoint::Floating, RootJoint::Planar, RootJoint::Fixed}) {
     const Model model = buildModel(randomTreeSpec(6, 910, root));
     std::mt19937_64 rng(12);
-    const Eigen::VectorXd q0 = randomConfiguration(model, rng),
-                          v0 = testing::randomStateVector(model.nv, rng, 1.0);
+    const auto [q0, v0] = randomStart(model, rng);
     SimulationOptions rk4 = integratorOptions(Integrator::RK4, 1e-4, 0.0);
     rk4.t_end = 0.6;
     rk4.dt_out = 0.1;
@@ -494,8 +502,7 @@ TEST(TreeDormandPrince, RunsWithoutHeapAllocation) {
   for (RootJoint root : {RootJoint::Floating, RootJoint::Planar, RootJoint::Fixed}) {
     const Model model = buildModel(randomTreeSpec(5, 920, root));
     std::mt19937_64 rng(14);
-    const Eigen::VectorXd q0 = randomConfiguration(model, rng),
-                          v0 = testing::randomStateVector(model.nv, rng, 1.0);
+    const Start start = randomStart(model, rng);
     Simulator sim(model);
     SimulationOptions o = integratorOptions(Integrator::DormandPrince45, 0.0, 1e-9);
     o.t_end = 0.3;
@@ -507,7 +514,7 @@ TEST(TreeDormandPrince, RunsWithoutHeapAllocation) {
       return true;
     };
     SimulationStats stats;
-    EXPECT_EQ(testing::allocationsIn([&] { stats = sim.run(q0, v0, o, callback); }), 0)
+    EXPECT_EQ(testing::allocationsIn([&] { stats = sim.run(start.q0, start.v0, o, callback); }), 0)
         << testing::rootName(root);
     EXPECT_EQ(stats.samples, 31u);
     EXPECT_GT(stats.steps, 10);
