@@ -284,6 +284,28 @@ const char* integratorName(Integrator integrator) {
   return integrator == Integrator::RK4 ? "RK4" : "Dormand-Prince";
 }
 
+/// The integrators of the conservation tests and the relative error each must keep: RK4 at the step h
+/// to 1e-8, Dormand-Prince at rtol = atol = 1e-12 to 1e-9.
+struct Scheme {
+  SimulationOptions options;
+  double bound;
+};
+
+std::vector<Scheme> conservationSchemes(double h) {
+  return {{integratorOptions(Integrator::RK4, h, 0.0), 1e-8},
+          {integratorOptions(Integrator::DormandPrince45, 0.0, 1e-12), 1e-9}};
+}
+
+/// A run of 1 s from a random start (drawn with `seed`, kept in `start`), sampled every dt_out.
+SimulationResult runFromRandomStart(const Model& model, std::uint64_t seed, SimulationOptions o,
+                                    double dt_out, Start& start) {
+  std::mt19937_64 rng(seed);
+  start = randomStart(model, rng);
+  o.t_end = 1.0;
+  o.dt_out = dt_out;
+  return simulate(model, start.q0, start.v0, o);
+}
+
 /// The largest distance of a sampled floating root's quaternion from unit norm.
 double worstQuaternionNorm(const SimulationResult& r) {
   double worst = 0.0;
@@ -295,22 +317,17 @@ double worstQuaternionNorm(const SimulationResult& r) {
 TEST(TreeSimulator, AWeightlessFloatingRobotConservesEnergyAndMomentum) {
   // RK4 at 0.5 ms, and Dormand-Prince at tight tolerances: the energy, the angular momentum about the world
   // origin and the linear momentum, each relative to its own size
-  for (const SimulationOptions& base : {integratorOptions(Integrator::RK4, 5e-4, 0.0),
-                                        integratorOptions(Integrator::DormandPrince45, 0.0, 1e-12)}) {
-    const double bound = base.integrator == Integrator::RK4 ? 1e-8 : 1e-9;
+  for (const Scheme& scheme : conservationSchemes(5e-4)) {
+    const Integrator integrator = scheme.options.integrator;
     for (int n : {4, 12}) {
       const Model model = buildModel(weightlessFloatingSpec(n, 700 + static_cast<std::uint32_t>(n)));
       Data data(model);
-      std::mt19937_64 rng(6);
-      const auto [q0, v0] = randomStart(model, rng);
-      SimulationOptions o = base;
-      o.t_end = 1.0;
-      o.dt_out = 0.1;
-      const SimulationResult r = simulate(model, q0, v0, o);
+      Start start;
+      const SimulationResult r = runFromRandomStart(model, 6, scheme.options, 0.1, start);
       ASSERT_EQ(r.q.cols(), model.nq);
       ASSERT_EQ(r.qd.cols(), model.nv);
       Eigen::VectorXd x0(model.nq + model.nv);
-      x0 << q0, v0;
+      x0 << start.q0, start.v0;
       Eigen::Matrix<double, 6, 1> h0, h;
       const double e0 = momentumAndEnergy(model, data, x0, h0);
       ASSERT_GT(h0.head<3>().norm(), 0.1);
@@ -329,38 +346,32 @@ TEST(TreeSimulator, AWeightlessFloatingRobotConservesEnergyAndMomentum) {
       std::printf(
           "%s, n = %d: worst relative errors over 1 s: energy %.3g, angular momentum %.3g, linear "
           "momentum %.3g; quaternion norm %.3g (%lld steps, %lld rejected)\n",
-          integratorName(o.integrator), n, worst_e, worst_angular, worst_linear, worst_norm,
+          integratorName(integrator), n, worst_e, worst_angular, worst_linear, worst_norm,
           static_cast<long long>(r.stats.steps), static_cast<long long>(r.stats.rejected));
-      const std::string what = std::string(integratorName(o.integrator)) + ", n = " + std::to_string(n);
-      EXPECT_LT(worst_e, bound) << what;
-      EXPECT_LT(worst_angular, bound) << what;
-      EXPECT_LT(worst_linear, bound) << what;
+      const std::string what = std::string(integratorName(integrator)) + ", n = " + std::to_string(n);
+      EXPECT_LT(worst_e, scheme.bound) << what;
+      EXPECT_LT(worst_angular, scheme.bound) << what;
+      EXPECT_LT(worst_linear, scheme.bound) << what;
       EXPECT_LT(worst_norm, 1e-15) << what;
     }
   }
 }
 
 TEST(TreeSimulator, ABranchedTreeUnderGravityConservesEnergyUnderEveryRoot) {
-  for (const SimulationOptions& base : {integratorOptions(Integrator::RK4, 2.5e-4, 0.0),
-                                        integratorOptions(Integrator::DormandPrince45, 0.0, 1e-12)}) {
-    const double bound = base.integrator == Integrator::RK4 ? 1e-8 : 1e-9;
+  for (const Scheme& scheme : conservationSchemes(2.5e-4)) {
+    const Integrator integrator = scheme.options.integrator;
     for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
       for (int n : {5, 12}) {
-        ModelSpec spec = randomTreeSpec(n, 800 + static_cast<std::uint32_t>(n), root);
-        const Model model = buildModel(spec);
+        const Model model = buildModel(randomTreeSpec(n, 800 + static_cast<std::uint32_t>(n), root));
         ASSERT_FALSE(model.serial);
-        std::mt19937_64 rng(7);
-        const auto [q0, v0] = randomStart(model, rng);
-        SimulationOptions o = base;
-        o.t_end = 1.0;
-        o.dt_out = 0.05;
-        const SimulationResult r = simulate(model, q0, v0, o);
+        Start start;
+        const SimulationResult r = runFromRandomStart(model, 7, scheme.options, 0.05, start);
         const double scale = std::abs(r.kinetic[0]) + std::abs(r.potential[0]) + 1.0;
         const double drift = (r.energy.array() - r.energy[0]).abs().maxCoeff() / scale;
         std::printf("%s, %s root, n = %d: worst energy drift %.3g (relative to |T| + |V| + 1 J)\n",
-                    integratorName(o.integrator), testing::rootName(root), n, drift);
-        EXPECT_LT(drift, bound) << integratorName(o.integrator) << ", " << testing::rootName(root)
-                                << ", n = " << n;
+                    integratorName(integrator), testing::rootName(root), n, drift);
+        EXPECT_LT(drift, scheme.bound)
+            << integratorName(integrator) << ", " << testing::rootName(root) << ", n = " << n;
         if (root == RootJoint::Floating) {
           EXPECT_LT(worstQuaternionNorm(r), 1e-15);
         }
