@@ -589,12 +589,6 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
   if (out.convective || out.bias)
     detail::checkBatch(kFn, model, count, {{qd, "qd (needed for convective and bias)"}});
   const Model& m = *model;
-  if (!m.serial && out.convective) {
-    throw std::invalid_argument(std::string(kFn) +
-                                ": the convective matrix C(q, qd) (FullFactorBatchOutput::convective) is "
-                                "derived for serial chains and not available for a tree model; the bias "
-                                "C(q, qd) qd + g(q) is (docs/trees.md)");
-  }
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   const double per_entry = 8.0 + (m.nv <= kDenseUDUMaxDof ? 0.5 * m.nv : 0.0) + (out.inverse ? 8.0 : 0.0) +
                            (out.convective ? 10.0 : 0.0);

@@ -1,6 +1,8 @@
 // The fixed-step schemes of integrator.hpp on the configuration manifold of a tree model (docs/trees.md), for
 // the Simulator (simulate.cpp) and the rollouts (rollout.cpp): one step of the state x = [q (nq); v (nv)]
-// with the acceleration a(t, q, v) given by the caller. A serial chain keeps fixed_step.hpp.
+// with the acceleration a(t, q, v) given by the caller. A serial chain keeps fixed_step.hpp. The Simulator's
+// Dormand-Prince 5(4) runs its stages in the same chart with the same maps (integrateChart, chartVelocity):
+// its coordinates are (xi, v) from (0, v) at the step's start, moved to the step's end once it is accepted.
 //
 // The chart at q: xi (nv) names the configuration G(q, xi) = integrateConfiguration(q, xi, 1) (the root link
 // turned by exp(xi_w) about its own axes and its origin moved by R xi_p, every other coordinate moved by xi).

@@ -185,11 +185,6 @@ void validateSimulation(const Model& model, const Eigen::Ref<const Eigen::Vector
     checkVec(q0, model.nq, "q0", kMaxPosition, " (nq: the root's coordinates, then one per joint)");
     checkConfiguration(model, q0, "simulate", "q0");
     checkVec(qd0, model.nv, "qd0", kMaxStateValue, " (nv: the root's velocity, then one per joint)");
-    if (o.integrator == Integrator::DormandPrince45) {
-      bad("integrator",
-          "Dormand-Prince 5(4) is not available for a tree model in this version (its error control "
-          "is not defined on the configuration manifold); Integrator::RK4 is");
-    }
     if (o.route == ForwardRoute::Fixman) {
       bad("route", "ForwardRoute::Fixman is derived for serial chains; a tree model takes Saha or Cholesky");
     }
@@ -259,8 +254,11 @@ Simulator::Simulator(std::shared_ptr<const Model> model)
   n_ = model_->n;
   nq_ = model_->nq;
   nv_ = model_->nv;
-  const Eigen::Index m = nq_ + nv_;
-  for (Eigen::VectorXd* v : {&y_, &y_new_, &y_tmp_, &y_err_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
+  y_ = Eigen::VectorXd::Zero(nq_ + nv_);
+  // Dormand-Prince's coordinates: a serial chain's state y_ itself (2n), a tree's (dq, v) in the chart (2nv)
+  const Eigen::Index m = model_->serial ? nq_ + nv_ : 2 * nv_;
+  if (!model_->serial) z_ = Eigen::VectorXd::Zero(m);
+  for (Eigen::VectorXd* v : {&z_new_, &z_tmp_, &z_err_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
     *v = Eigen::VectorXd::Zero(m);
   }
   tau_ = Eigen::VectorXd::Zero(nv_);  // a tree's: [0 (the root, unactuated); joint torques]
@@ -307,6 +305,26 @@ bool Simulator::accelTree(double t, const Eigen::Ref<const Eigen::VectorXd>& q,
   return a.allFinite();
 }
 
+bool Simulator::dopriSlope(double t, const Eigen::Ref<const Eigen::VectorXd>& z, Eigen::VectorXd& k) {
+  if (model_->serial) return rhs(t, z, k);
+  // a tree: z = (dq, v) in the chart at q = y_.head(nq) (manifold_step.hpp), k = (Phi(dq, v), a) with a at
+  // the configuration G(q, dq)
+  detail::integrateChart(*model_, y_.data(), z.data(), manifold_.qs.data());
+  if (!accelTree(t, manifold_.qs, z.tail(nv_), manifold_.a)) return false;
+  detail::chartVelocity(*model_, z.data(), z.data() + nv_, k.data());
+  k.tail(nv_) = manifold_.a;
+  return true;
+}
+
+void Simulator::moveChart() {
+  // y_ = (G(q, dq), v) and the new chart starts there: dq = 0, whose chart velocity Phi(0, v) is v; the
+  // acceleration of k1_ (the last stage's, FSAL) was taken at this very configuration and velocity
+  detail::integrateChart(*model_, y_.data(), z_.data(), y_.data());
+  y_.tail(nv_) = z_.tail(nv_);
+  z_.head(nv_).setZero();
+  detail::chartVelocity(*model_, z_.data(), z_.data() + nv_, k1_.data());
+}
+
 void Simulator::countStep() {
   const std::int64_t taken = stats_.steps + stats_.rejected;
   if (opt_->stop && taken % kSimulationStopPoll == 0 && opt_->stop->stopRequested()) {
@@ -349,34 +367,35 @@ void Simulator::advanceRK4(double t_target) {
   }
 }
 
-double Simulator::errorNorm() const {
+double Simulator::errorNorm(const Eigen::VectorXd& z) const {
   double sum = 0.0;
-  for (Eigen::Index i = 0; i < y_.size(); ++i) {
-    const double sc = opt_->atol + opt_->rtol * std::max(std::abs(y_[i]), std::abs(y_new_[i]));
-    const double r = y_err_[i] / sc;
+  for (Eigen::Index i = 0; i < z.size(); ++i) {
+    const double sc = opt_->atol + opt_->rtol * std::max(std::abs(z[i]), std::abs(z_new_[i]));
+    const double r = z_err_[i] / sc;
     sum += r * r;
   }
-  return std::sqrt(sum / static_cast<double>(y_.size()));
+  return std::sqrt(sum / static_cast<double>(z.size()));
 }
 
 void Simulator::initialStepDOPRI() {
   // Hairer, Norsett and Wanner, Solving ODEs I, section II.4: h0 from the sizes of y and f(y), refined
-  // with one explicit Euler step's change of f. k1_ holds f(t, y).
+  // with one explicit Euler step's change of f. k1_ holds f(t, y) (Dormand-Prince's coordinates z).
+  const Eigen::VectorXd& z = dopriState();
   const auto norm = [&](const Eigen::VectorXd& v) {
     double s = 0.0;
     for (Eigen::Index i = 0; i < v.size(); ++i) {
-      const double r = v[i] / (opt_->atol + opt_->rtol * std::abs(y_[i]));
+      const double r = v[i] / (opt_->atol + opt_->rtol * std::abs(z[i]));
       s += r * r;
     }
     return std::sqrt(s / static_cast<double>(v.size()));
   };
-  const double d0 = norm(y_);
+  const double d0 = norm(z);
   const double d1 = norm(k1_);
   double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
   h0 = std::min(h0, opt_->max_step);
-  y_tmp_ = y_ + h0 * k1_;
+  z_tmp_ = z + h0 * k1_;
   double h1;
-  if (rhs(t_ + h0, y_tmp_, k2_)) {
+  if (dopriSlope(t_ + h0, z_tmp_, k2_)) {
     k3_ = k2_ - k1_;
     const double d2 = norm(k3_) / h0;
     const double dm = std::max(d1, d2);
@@ -389,6 +408,7 @@ void Simulator::initialStepDOPRI() {
 
 void Simulator::advanceDOPRI(double t_target) {
   const SimulationOptions& o = *opt_;
+  Eigen::VectorXd& z = dopriState();
   while (t_ < t_target) {
     countStep();
     double h = std::min(h_, o.max_step);
@@ -397,31 +417,32 @@ void Simulator::advanceDOPRI(double t_target) {
       h = t_target - t_;
       clamped = true;
     }
-    // k1_ = f(t, y) from the previous step (FSAL)
+    // k1_ = f(t, z) from the previous step (FSAL)
     bool ok = true;
-    y_tmp_ = y_ + (h * a21) * k1_;
-    ok = ok && rhs(t_ + c2 * h, y_tmp_, k2_);
-    y_tmp_ = y_ + h * (a31 * k1_ + a32 * k2_);
-    ok = ok && rhs(t_ + c3 * h, y_tmp_, k3_);
-    y_tmp_ = y_ + h * (a41 * k1_ + a42 * k2_ + a43 * k3_);
-    ok = ok && rhs(t_ + c4 * h, y_tmp_, k4_);
-    y_tmp_ = y_ + h * (a51 * k1_ + a52 * k2_ + a53 * k3_ + a54 * k4_);
-    ok = ok && rhs(t_ + c5 * h, y_tmp_, k5_);
-    y_tmp_ = y_ + h * (a61 * k1_ + a62 * k2_ + a63 * k3_ + a64 * k4_ + a65 * k5_);
-    ok = ok && rhs(t_ + h, y_tmp_, k6_);
-    y_new_ = y_ + h * (a71 * k1_ + a73 * k3_ + a74 * k4_ + a75 * k5_ + a76 * k6_);
-    ok = ok && rhs(t_ + h, y_new_, k7_);
+    z_tmp_ = z + (h * a21) * k1_;
+    ok = ok && dopriSlope(t_ + c2 * h, z_tmp_, k2_);
+    z_tmp_ = z + h * (a31 * k1_ + a32 * k2_);
+    ok = ok && dopriSlope(t_ + c3 * h, z_tmp_, k3_);
+    z_tmp_ = z + h * (a41 * k1_ + a42 * k2_ + a43 * k3_);
+    ok = ok && dopriSlope(t_ + c4 * h, z_tmp_, k4_);
+    z_tmp_ = z + h * (a51 * k1_ + a52 * k2_ + a53 * k3_ + a54 * k4_);
+    ok = ok && dopriSlope(t_ + c5 * h, z_tmp_, k5_);
+    z_tmp_ = z + h * (a61 * k1_ + a62 * k2_ + a63 * k3_ + a64 * k4_ + a65 * k5_);
+    ok = ok && dopriSlope(t_ + h, z_tmp_, k6_);
+    z_new_ = z + h * (a71 * k1_ + a73 * k3_ + a74 * k4_ + a75 * k5_ + a76 * k6_);
+    ok = ok && dopriSlope(t_ + h, z_new_, k7_);
     double err = std::numeric_limits<double>::infinity();
     if (ok) {
-      y_err_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
-      err = errorNorm();
+      z_err_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
+      err = errorNorm(z);
       if (!std::isfinite(err)) err = std::numeric_limits<double>::infinity();
     }
     const double factor = err == 0.0 ? o.max_factor : o.safety * std::pow(err, -0.2);
     if (err <= 1.0) {
       t_ = clamped ? t_target : t_ + h;
-      y_.swap(y_new_);
+      z.swap(z_new_);
       k1_.swap(k7_);  // FSAL
+      if (!model_->serial) moveChart();
       ++stats_.steps;
       const double h_next = h * std::clamp(factor, o.min_factor, last_rejected_ ? 1.0 : o.max_factor);
       // a step shortened to reach an output time does not shrink the next one
@@ -453,10 +474,15 @@ void Simulator::start(const Eigen::Ref<const Eigen::VectorXd>& q0,
   sample_count_ = SampleTimes(options).count;
   y_.head(nq_) = q0;
   y_.tail(nv_) = qd0;
+  if (!model_->serial) {  // Dormand-Prince's chart at q0: dq = 0
+    z_.head(nv_).setZero();
+    z_.tail(nv_) = qd0;
+  }
   try {
     if (options.integrator == Integrator::DormandPrince45) {
       integrating(t_, [&] {
-        if (!rhs(t_, y_, k1_)) throw DivergenceError("simulate: non-finite accelerations at t = 0");
+        if (!dopriSlope(t_, dopriState(), k1_))
+          throw DivergenceError("simulate: non-finite accelerations at t = 0");
         if (options.initial_step > 0.0) {
           h_ = std::min(options.initial_step, options.max_step);
         } else {

@@ -411,11 +411,6 @@ BatchInput validateFullFactor(Registry& registry, const Limits& limits, const v1
   const std::uint64_t n = req.dof();
   const std::uint64_t square = checkedProduct(in.total, n, "count*dof*dof");
   const Model& m = *in.entry->model;
-  if (req.convective() && !m.serial) {
-    fail(ErrorCode::InvalidArgument,
-         "convective: the convective matrix C(q, qd) of FullFactor is for serial "
-         "chains; this model is a tree (bias gives C qd + g)");
-  }
   checkPositions(req.q(), "q", req.count(), m);
   const bool need_qd = req.convective() || req.bias();
   if (need_qd || req.qd_size() != 0) {

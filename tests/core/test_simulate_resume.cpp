@@ -1,8 +1,9 @@
 // A simulation delivered piecewise (Simulator::start, then advance() a few samples at a time, the way the
 // service streams a run as its client reads) against the same run in one piece: bit for bit the same
-// samples and statistics whatever the piece size, on random chains with torque schedules and damping, with
-// both integrators; the pieces of two runs interleaved on two simulators; a free fall delivered one sample
-// at a time conserving energy (the physics, independently of any other run); stops and errors ending a run.
+// samples and statistics whatever the piece size, on random chains and trees (floating and planar roots)
+// with torque schedules and damping, with both integrators; the pieces of two runs interleaved on two
+// simulators; a free fall delivered one sample at a time conserving energy (the physics, independently of
+// any other run); stops and errors ending a run.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "denoc/dh.hpp"
 #include "denoc/simulate.hpp"
 #include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
 
 namespace denoc {
 namespace {
@@ -61,12 +63,18 @@ void expectSame(const Recorded& a, const Recorded& b, const std::string& what) {
 
 TEST(SimulatePiecewise, AnyPieceSizeGivesTheRunBitForBit) {
   for (const Integrator integrator : {Integrator::RK4, Integrator::DormandPrince45}) {
-    for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
       const int n = 2 + static_cast<int>(seed) * 2;
-      const Model model = buildModel(testing::randomChainSpec(n, seed * 7919u));
+      // seeds 5 and 6: trees under a floating and a planar root (on the manifold; Dormand-Prince's chart
+      // moves on with every step)
+      const Model model =
+          buildModel(seed <= 4 ? testing::randomChainSpec(n, seed * 7919u)
+                               : testing::randomTreeSpec(
+                                     n, seed * 7919u, seed == 5 ? RootJoint::Floating : RootJoint::Planar));
       std::mt19937 rng(seed);
-      const Eigen::VectorXd q0 = testing::randomVectorX(rng, n, 1.0),
-                            qd0 = testing::randomVectorX(rng, n, 0.5);
+      Eigen::VectorXd q0 = testing::randomVectorX(rng, model.nq, 1.0);
+      if (model.root == RootJoint::Floating) q0.segment<4>(3).normalize();
+      const Eigen::VectorXd qd0 = testing::randomVectorX(rng, model.nv, 0.5);
       const SimulationOptions o = driven(n, integrator, seed);
       Recorded whole;
       Simulator one(model);

@@ -3,10 +3,12 @@
 // bit for bit what the single-state function gives state by state, whatever the SIMD width asked for (trees
 // run state by state: BatchStats reports width 1). Every array is sized exactly to its stride (q: nq per
 // state; v, a, tau: nv; matrices nv x nv; Jacobians 6 x nv), so a wrong stride reads or writes past the end
-// (AddressSanitizer reports it; without it, the values differ). Fixman's route, the convective matrix and the
-// operational-space inertia are refused for a tree before any state, naming themselves.
+// (AddressSanitizer reports it; without it, the values differ). The convective matrix against the batch's
+// own bias and gravity (C v = bias - g) and the rate of its inertia matrix along the motion (Idot - 2C
+// skew). Fixman's route and a frame beyond the tree are refused before any state, naming themselves.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -129,7 +131,7 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
       const TreeStates s = randomStates(m, count, 100 + count);
       ASSERT_EQ(s.q.size(), count * static_cast<std::size_t>(m.nq));
       // single-state oracles
-      std::vector<double> id, id_w, fd_saha, fd_chol, I, U, D, logdet, Minv, bias, g;
+      std::vector<double> id, id_w, fd_saha, fd_chol, I, U, D, logdet, Minv, C, bias, g;
       {
         Data d(m);
         for (std::size_t k = 0; k < count; ++k) {
@@ -145,6 +147,7 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
           append(D, d.D);
           logdet.push_back(d.log_det);
           appendRowMajor(Minv, computeInverseInertia(m, d, qk));
+          appendRowMajor(C, computeConvectiveMatrix(m, d, qk, vk));
           append(bias, computeBias(m, d, qk, vk));
           append(g, computeGravity(m, d, qk));
         }
@@ -173,7 +176,7 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
         EXPECT_TRUE(sameBits(out, fd_chol)) << "forwardDynamicsBatch Cholesky, " << what;
 
         std::vector<double> oI(count * nv * nv), oU(count * nv * nv), oD(count * nv), oL(count),
-            oMinv(count * nv * nv), oBias(count * nv), oG(count * nv);
+            oMinv(count * nv * nv), oC(count * nv * nv), oBias(count * nv), oG(count * nv);
         FullFactorBatchOutput ff;
         ff.inertia = oI.data();
         ff.u = oU.data();
@@ -185,12 +188,14 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
         EXPECT_TRUE(sameBits(oD, D)) << "fullFactorBatch D, " << what;
         EXPECT_TRUE(sameBits(oL, logdet)) << "fullFactorBatch log det, " << what;
         ff.inverse = oMinv.data();
+        ff.convective = oC.data();
         ff.bias = oBias.data();
         ff.gravity_torque = oG.data();
         std::fill(oI.begin(), oI.end(), -1.0);
         fullFactorBatch(pool, c.model, count, s.q.data(), s.v.data(), ff, o);
         EXPECT_TRUE(sameBits(oI, I)) << "fullFactorBatch I with the options, " << what;
         EXPECT_TRUE(sameBits(oMinv, Minv)) << "fullFactorBatch inverse, " << what;
+        EXPECT_TRUE(sameBits(oC, C)) << "fullFactorBatch convective, " << what;
         EXPECT_TRUE(sameBits(oBias, bias)) << "fullFactorBatch bias, " << what;
         EXPECT_TRUE(sameBits(oG, g)) << "fullFactorBatch gravity, " << what;
       }
@@ -341,7 +346,7 @@ void expectRefused(F&& f, std::initializer_list<const char*> parts) {
   }
 }
 
-TEST(TreeBatch, SerialOnlyRoutesAreRefusedByName) {
+TEST(TreeBatch, SerialOnlyRoutesAndFramesBeyondTheTreeAreRefusedByName) {
   BatchPool pool(2);
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     const auto model = std::make_shared<const Model>(buildModel(testing::randomTreeSpec(4, 9, root)));
@@ -349,22 +354,13 @@ TEST(TreeBatch, SerialOnlyRoutesAreRefusedByName) {
     const std::size_t count = 3;
     const TreeStates s = randomStates(m, count, 1);
     const auto nv = static_cast<std::size_t>(m.nv);
-    std::vector<double> out(count * nv), I(count * nv * nv), U(count * nv * nv), D(count * nv), L(count),
-        C(count * nv * nv);
+    std::vector<double> out(count * nv);
     expectRefused(
         [&] {
           forwardDynamicsBatch(pool, model, ForwardRoute::Fixman, count, s.q.data(), s.v.data(), s.tau.data(),
                                out.data());
         },
         {"forwardDynamicsBatch", "Fixman", "tree model"});
-    FullFactorBatchOutput ff;
-    ff.inertia = I.data();
-    ff.u = U.data();
-    ff.d = D.data();
-    ff.log_det = L.data();
-    ff.convective = C.data();
-    expectRefused([&] { fullFactorBatch(pool, model, count, s.q.data(), s.v.data(), ff); },
-                  {"fullFactorBatch", "convective", "tree model"});
     FrameQuery query;
     FrameBatchOutput fo;
     // a frame beyond the root link
@@ -373,6 +369,57 @@ TEST(TreeBatch, SerialOnlyRoutesAreRefusedByName) {
     expectRefused([&] { frameBatch(pool, model, count, s.q.data(), nullptr, query, fo); },
                   {"frameBatch", "frame is"});
   }
+}
+
+TEST(TreeBatch, TheConvectiveMatrixIsTheBiasLessGravityAndIdotMinusTwoCIsSkew) {
+  // the batch's C against the batch's other outputs: C v = bias - g (the velocity terms of the inverse
+  // dynamics), and the rate of I along the motion (central differences of the batch's I at integrate(q, +-h
+  // v)) less 2 C is skew
+  BatchPool pool(2);
+  double worst_bias = 0.0, worst_skew = 0.0;
+  for (const Case& c : treeCases()) {
+    const Model& m = *c.model;
+    const std::size_t count = 5, nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+    const TreeStates s = randomStates(m, count, 7);
+    const double h = 1e-6;
+    std::vector<double> qp, qm;
+    for (std::size_t k = 0; k < count; ++k) {
+      const CMap qk(s.q.data() + k * nq, m.nq), vk(s.v.data() + k * nv, m.nv);
+      append(qp, integrateConfiguration(m, qk, vk, h));
+      append(qm, integrateConfiguration(m, qk, vk, -h));
+    }
+    std::vector<double> I(count * nv * nv), Ip(count * nv * nv), Im(count * nv * nv), U(count * nv * nv),
+        D(count * nv), L(count), C(count * nv * nv), bias(count * nv), g(count * nv);
+    FullFactorBatchOutput ff;
+    ff.inertia = Ip.data();
+    ff.u = U.data();
+    ff.d = D.data();
+    ff.log_det = L.data();
+    fullFactorBatch(pool, c.model, count, qp.data(), nullptr, ff);
+    ff.inertia = Im.data();
+    fullFactorBatch(pool, c.model, count, qm.data(), nullptr, ff);
+    ff.inertia = I.data();
+    ff.convective = C.data();
+    ff.bias = bias.data();
+    ff.gravity_torque = g.data();
+    fullFactorBatch(pool, c.model, count, s.q.data(), s.v.data(), ff);
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto o = static_cast<std::ptrdiff_t>(k * nv * nv);
+      const Eigen::Map<const RowMajor> Ck(C.data() + o, m.nv, m.nv), Ipk(Ip.data() + o, m.nv, m.nv),
+          Imk(Im.data() + o, m.nv, m.nv);
+      const CMap vk(s.v.data() + k * nv, m.nv), bk(bias.data() + k * nv, m.nv), gk(g.data() + k * nv, m.nv);
+      const Eigen::VectorXd velocity_terms = bk - gk;
+      const double e_bias = (Ck * vk - velocity_terms).norm() / std::max(1.0, velocity_terms.norm());
+      const Eigen::MatrixXd N = (Ipk - Imk) / (2.0 * h) - 2.0 * Ck;
+      const double e_skew = (N + N.transpose()).norm() / std::max(1.0, Ck.norm());
+      worst_bias = std::max(worst_bias, e_bias);
+      worst_skew = std::max(worst_skew, e_skew);
+      EXPECT_LT(e_bias, 1e-12) << c.name << ", state " << k << ": C v against bias - g";
+      EXPECT_LT(e_skew, 1e-6) << c.name << ", state " << k << ": Idot - 2C skew";
+    }
+  }
+  std::printf("worst relative errors: |C v - (bias - g)| %.3g, |(Idot - 2C) + (Idot - 2C)^T| %.3g\n",
+              worst_bias, worst_skew);
 }
 
 TEST(TreeBatch, BadStatesNameTheState) {

@@ -4,17 +4,18 @@
 // registered from its URDF; its ModelInfo (the tree, nq, nv, nu, the frames with the feet merged by fixed
 // joints); inverse and forward dynamics with external wrenches on the feet; the full factor; several frames
 // with the centre of mass and the centroidal map; derivatives and rollouts in the tangent space; the stream
-// with wrenches; a payload on a named link; simulation on the manifold; derivatives and rollouts with
-// external wrenches (feet as fixed frames, links, the root link; per state or per rollout and shared). Then
-// hostile shapes: quaternions of norm 0 and 1e300, nq/nv mismatches, unknown frames, wrenches on missing
-// links, bodies and depth over the limits, each refused by name while the server stays healthy. A serial
-// arm's answer is bit for bit the core's.
+// with wrenches; a payload on a named link; simulation on the manifold (RK4 and DOPRI5, the core's samples);
+// derivatives and rollouts with external wrenches (feet as fixed frames, links, the root link; per state or
+// per rollout and shared). Then hostile shapes: quaternions of norm 0 and 1e300, nq/nv mismatches, unknown
+// frames, wrenches on missing links, bodies and depth over the limits, each refused by name while the
+// server stays healthy. A serial arm's answer is bit for bit the core's.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
 #include <functional>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "denoc/algorithm/centroidal.hpp"
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
@@ -351,12 +352,14 @@ TEST_F(ServerTrees, FullFactorEqualsTheCore) {
   req.set_bias(true);
   req.set_gravity_torque(true);
   req.set_inverse(true);
+  req.set_convective(true);
   v1::FullFactorResponse resp;
   {
     grpc::ClientContext ctx;
     const grpc::Status st = stub_->FullFactor(&ctx, req, &resp);
     ASSERT_TRUE(st.ok()) << st.error_message();
   }
+  ASSERT_EQ(resp.convective_size(), count * 324);
   Data d(m);
   for (int k = 0; k < count; ++k) {
     const auto o = static_cast<std::size_t>(k);
@@ -376,10 +379,12 @@ TEST_F(ServerTrees, FullFactorEqualsTheCore) {
     const Eigen::VectorXd g = inverseDynamics(m, d, q, zero, zero);
     test::expectClose(resp.bias().data() + o * 18, bias.data(), 18, "bias", 1e-11);
     test::expectClose(resp.gravity_torque().data() + o * 18, g.data(), 18, "g", 1e-11);
+    // the convective matrix: the core's bit for bit, and C v = bias - g
+    const RowMajor C = computeConvectiveMatrix(m, d, q, v);
+    const Eigen::Map<const RowMajor> Cs(resp.convective().data() + o * 324, 18, 18);
+    EXPECT_EQ(RowMajor(Cs), C) << "state " << k;
+    test::expectClose(Eigen::VectorXd(Cs * v).data(), Eigen::VectorXd(bias - g).data(), 18, "C v", 1e-11);
   }
-  req.set_convective(true);
-  grpc::ClientContext ctx;
-  expectRefused(stub_->FullFactor(&ctx, req, &resp), grpc::StatusCode::INVALID_ARGUMENT, "convective");
 }
 
 // Several frames in one Kinematics call (links of the core and fixed frames, some turned against their
@@ -899,7 +904,8 @@ TEST_F(ServerTrees, StreamPayloadAndSimulationOnATree) {
     expectNear(out.result(), want.data(), 18, "stream tau");
   }
 
-  // a simulation on the manifold (RK4): q has nq values, the quaternion stays unit; DOPRI5 is refused
+  // a simulation on the manifold, RK4 and DOPRI5: q has nq values, the quaternion stays unit, the samples
+  // are the core's Simulator's bit for bit, and the two integrators agree
   v1::SimulateRequest sim;
   sim.set_model_id(id_);
   sim.set_dof(18);
@@ -907,32 +913,47 @@ TEST_F(ServerTrees, StreamPayloadAndSimulationOnATree) {
   sim.mutable_qd0()->Add(s.v.begin(), s.v.end());
   sim.set_t_end(0.05);
   sim.set_dt_out(0.01);
-  sim.set_integrator(v1::INTEGRATOR_RK4);
-  sim.set_step(1e-3);
-  {
+  sim.set_step(1e-4);
+  sim.set_rtol(1e-10);
+  sim.set_atol(1e-10);
+  SimulationResult runs[2];
+  for (const v1::Integrator integrator : {v1::INTEGRATOR_RK4, v1::INTEGRATOR_DOPRI5}) {
+    sim.set_integrator(integrator);
     grpc::ClientContext ctx;
     auto reader = stub_->Simulate(&ctx, sim);
     v1::SimulateResponse batch;
-    int samples = 0;
+    std::vector<double> qs, vs;
     while (reader->Read(&batch)) {
       ASSERT_EQ(batch.q_size(), static_cast<int>(batch.count()) * 19);
       ASSERT_EQ(batch.qd_size(), static_cast<int>(batch.count()) * 18);
       for (std::uint32_t k = 0; k < batch.count(); ++k) {
-        EXPECT_NEAR(Eigen::Map<const Eigen::Vector4d>(batch.q().data() + 19 * k + 3).norm(), 1.0, 1e-12);
+        EXPECT_NEAR(Eigen::Map<const Eigen::Vector4d>(batch.q().data() + 19 * k + 3).norm(), 1.0, 1e-15);
       }
-      samples += static_cast<int>(batch.count());
+      qs.insert(qs.end(), batch.q().begin(), batch.q().end());
+      vs.insert(vs.end(), batch.qd().begin(), batch.qd().end());
     }
     const grpc::Status st = reader->Finish();
     ASSERT_TRUE(st.ok()) << st.error_message();
-    EXPECT_EQ(samples, 6);
+    SimulationOptions o;
+    o.integrator = integrator == v1::INTEGRATOR_RK4 ? Integrator::RK4 : Integrator::DormandPrince45;
+    o.t_end = 0.05;
+    o.dt_out = 0.01;
+    o.step = 1e-4;
+    o.rtol = o.atol = 1e-10;
+    SimulationResult& want = runs[integrator == v1::INTEGRATOR_RK4 ? 0 : 1];
+    want = simulate(m, q, v, o);
+    ASSERT_EQ(qs.size(), static_cast<std::size_t>(want.q.size()));
+    EXPECT_EQ(want.stats.samples, 6u);
+    const RowMajor wq = want.q, wv = want.qd;
+    EXPECT_EQ(qs, std::vector<double>(wq.data(), wq.data() + wq.size())) << v1::Integrator_Name(integrator);
+    EXPECT_EQ(vs, std::vector<double>(wv.data(), wv.data() + wv.size())) << v1::Integrator_Name(integrator);
   }
-  sim.set_integrator(v1::INTEGRATOR_DOPRI5);
-  grpc::ClientContext ctx;
-  auto reader = stub_->Simulate(&ctx, sim);
-  v1::SimulateResponse batch;
-  while (reader->Read(&batch)) {
+  for (Eigen::Index k = 0; k < runs[0].t.size(); ++k) {
+    const Eigen::VectorXd dq =
+        differenceConfiguration(m, runs[0].q.row(k).transpose(), runs[1].q.row(k).transpose());
+    EXPECT_LT(dq.norm(), 1e-8) << "sample " << k;
+    EXPECT_LT((runs[0].qd.row(k) - runs[1].qd.row(k)).norm(), 1e-8) << "sample " << k;
   }
-  expectRefused(reader->Finish(), grpc::StatusCode::INVALID_ARGUMENT, "Dormand-Prince");
 }
 
 TEST_F(ServerTrees, HostileShapesAreRefusedByName) {

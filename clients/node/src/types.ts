@@ -316,7 +316,7 @@ export interface FullFactorInput extends BatchShape {
   q: Batch;
   /** Required with convective or bias. */
   qd?: Batch;
-  /** Also C(q, qd) (serial chains only). */
+  /** Also C(q, qd) (nv x nv per state, trees too). */
   convective?: boolean;
   /** Also C(q, qd) qd + g(q). */
   bias?: boolean;
@@ -348,7 +348,7 @@ export interface SimulateInput {
   qd0: Numbers;
   /** End time, s. */
   tEnd: number;
-  /** A tree model: 'rk4' only. */
+  /** 'dopri5' (default) or 'rk4'; a tree model takes both on its configuration manifold. */
   integrator?: Integrator;
   /** 'saha' (default) or 'cholesky'. */
   route?: ForwardRoute;

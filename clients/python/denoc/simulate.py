@@ -26,10 +26,11 @@ class Simulation:
         """Integrates the equations of motion from (q0, qd0) at t = 0 to ``t_end`` on the server and yields
         :class:`SimulationBatch` objects as they are streamed, in time order (the last has ``last=True``).
 
-        ``integrator``: ``'dopri5'`` (adaptive, ``rtol``/``atol``) or ``'rk4'`` (fixed ``step``; the only
-        one for a tree model). ``q0`` has nq values, ``qd0`` nv. Samples at 0, ``dt_out``, ..., ``t_end`` or
-        at ``sample_times``. Torque of the nu actuated joints: none (zero), a constant ``torque`` (nu
-        values), or with ``torque_times`` (k values) a (k, nu) ``torque`` schedule, piecewise linear.
+        ``integrator``: ``'dopri5'`` (adaptive, ``rtol``/``atol``) or ``'rk4'`` (fixed ``step``); a tree
+        model takes both on its configuration manifold. ``q0`` has nq values, ``qd0`` nv. Samples at 0,
+        ``dt_out``, ..., ``t_end`` or at ``sample_times``. Torque of the nu actuated joints: none (zero), a
+        constant ``torque`` (nu values), or with ``torque_times`` (k values) a (k, nu) ``torque`` schedule,
+        piecewise linear.
         ``damping``: nu viscous coefficients. Zero tuning values mean the server's
         defaults (docs/simulation.md). A run that stops part way raises :class:`denoc.AbortedError`
         after the batches before it were yielded.

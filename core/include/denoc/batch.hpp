@@ -8,7 +8,7 @@
 // (Model::nq, Model::nv). For a serial chain nq = nv = n, so the layouts are count x n and count x n x n.
 // A tree model runs state by state (width 1): the SIMD kernels instantiate the serial recursions only
 // (docs/batches.md, "Trees"). What stays derived for serial chains is refused for a tree before any state,
-// naming itself: ForwardRoute::Fixman and FullFactorBatchOutput::convective.
+// naming itself: ForwardRoute::Fixman.
 //
 // How a batch runs. The states [0, count) are cut into contiguous chunks of at least `grain` states each
 // (a multiple of the SIMD width), at most kChunksPerThread per thread. The calling thread asks the workers
@@ -257,8 +257,8 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
                           double* qdd, const BatchOptions& options = {});
 
 /// computeFullFactor (and the optional outputs) for each of `count` states. q: count x nq; qd: count x nv,
-/// or null when neither convective nor bias is asked for. Throws as inverseDynamicsBatch, and
-/// std::invalid_argument for the convective matrix with a tree model.
+/// or null when neither convective nor bias is asked for. Throws as inverseDynamicsBatch. The convective
+/// matrix of a tree model is computeConvectiveMatrix's (the tree's, nv x nv) state by state.
 void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                      const double* q, const double* qd, const FullFactorBatchOutput& out,
                      const BatchOptions& options = {});

@@ -2,7 +2,9 @@
 //   qdd = I(q)^-1 (tau(t) - damping .* qd - C(q, qd) qd - g(q))
 // from t = 0 with fixed-step classical Runge-Kutta (RK4) or the adaptive embedded Dormand-Prince 5(4) pair
 // (FSAL, error control on (q, qd) with rtol/atol), and reports t, q, qd and the mechanical energy at the
-// requested output times. Output times are hit exactly: steps are shortened to land on them.
+// requested output times. Output times are hit exactly: steps are shortened to land on them. A tree model
+// (docs/trees.md) takes both on its configuration manifold: each step in the chart at the step's start,
+// Dormand-Prince's error control on the chart's coordinates (dq, v) (docs/simulation.md, "Tree models").
 //
 // A Simulator owns its integrator state and a denoc::Data; create one per model (and per thread) and reuse
 // it: after the checks at the start of a run, stepping performs no heap allocation.
@@ -77,9 +79,9 @@ struct SimulationOptions {
   // into equal steps no longer than this.
   double step = 1e-3;  // s, > 0
 
-  // Dormand-Prince: error control on every component of (q, qd) with the weights atol + rtol * |y_i|,
-  // root-mean-square norm; step factor safety * err^(-1/5) clamped to [min_factor, max_factor]
-  // (max 1 right after a rejection).
+  // Dormand-Prince: error control on every component of (q, qd) (a tree model: of (dq, v) in the chart at
+  // the step's start) with the weights atol + rtol * |y_i|, root-mean-square norm; step factor
+  // safety * err^(-1/5) clamped to [min_factor, max_factor] (max 1 right after a rejection).
   double rtol = 1e-8;         // > 0
   double atol = 1e-10;        // > 0
   double initial_step = 0.0;  // s; 0: chosen automatically (Hairer, Norsett and Wanner II.4)
@@ -189,11 +191,18 @@ class Simulator {
   bool rhs(double t, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::VectorXd& dy);
   bool accelTree(double t, const Eigen::Ref<const Eigen::VectorXd>& q,
                  const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::VectorXd& a);
+  /// Dormand-Prince's right side at its coordinates z: rhs() for a serial chain; for a tree z = (dq, v) in
+  /// the chart at y_'s configuration, k = (the chart velocity of v, the acceleration at G(q, dq)).
+  bool dopriSlope(double t, const Eigen::Ref<const Eigen::VectorXd>& z, Eigen::VectorXd& k);
+  /// A tree, after an accepted Dormand-Prince step: y_ to the step's end and the chart moved there.
+  void moveChart();
+  /// Dormand-Prince's coordinates: y_ (q, qd) for a serial chain, z_ (dq, v) for a tree.
+  Eigen::VectorXd& dopriState() { return model_->serial ? y_ : z_; }
   void advanceRK4(double t_target);
   void advanceDOPRI(double t_target);
   void initialStepDOPRI();
   void countStep();
-  double errorNorm() const;
+  double errorNorm(const Eigen::VectorXd& z) const;
 
   std::shared_ptr<const Model> owner_;
   const Model* model_;
@@ -207,10 +216,13 @@ class Simulator {
   double h_ = 0.0;  // Dormand-Prince: the proposed next step
   bool last_rejected_ = false;
   SimulationStats stats_;
-  Eigen::VectorXd y_, y_new_, y_tmp_, y_err_, tau_;
-  Eigen::VectorXd k1_, k2_, k3_, k4_, k5_, k6_, k7_;  // Dormand-Prince stages
-  FixedStepWork fixed_;                               // RK4 stages (a serial chain)
-  ManifoldStepWork manifold_;                         // RK4 stages on the manifold (a tree model)
+  Eigen::VectorXd y_, tau_;  // the state (q, v)
+  // Dormand-Prince: a tree's coordinates (dq, v) in the chart at y_'s configuration (a serial chain's are
+  // y_), the trial, stage and error vectors in them, and the stages' slopes
+  Eigen::VectorXd z_, z_new_, z_tmp_, z_err_;
+  Eigen::VectorXd k1_, k2_, k3_, k4_, k5_, k6_, k7_;
+  FixedStepWork fixed_;        // RK4 stages (a serial chain)
+  ManifoldStepWork manifold_;  // stages on the manifold (a tree model)
 };
 
 /// Convenience: a Simulator for one run.
