@@ -184,8 +184,8 @@ TEST(TreeDynamics, ExternalWrenchesAreJacobianTransposes) {
 
 // The local recursions (tree_local.hpp: the serial steps over the parent index, each body in its own frame)
 // against the world-axes recursions of tree.hpp (a different formulation: every quantity about the world
-// origin), on random trees with prismatic joints, massless links and every root; the further children's
-// turns gamma are exercised (checked).
+// origin; M by composite bodies too), on random trees with prismatic joints, massless links and every root;
+// the further children's turns gamma are exercised (checked).
 TEST(TreeDynamics, TheLocalRecursionsAgreeWithTheWorldAxesRecursions) {
   std::mt19937_64 rng(21);
   int turned = 0;
@@ -213,6 +213,10 @@ TEST(TreeDynamics, TheLocalRecursionsAgreeWithTheWorldAxesRecursions) {
         // a floor of 1 N m: a joint with no velocity-product torque is 0 in one and 1e-18 in the other
         EXPECT_TRUE(near(tau_local, tau_world, 1e-12, what + ": bias", 1.0));
       }
+      detail::treeLocalCrba<double>(model, local, q);
+      detail::treePlacements<double>(model, world, q);
+      detail::treeCrba<double>(model, world);
+      EXPECT_TRUE(near(local.M, world.M, 1e-12, what + ": M"));
       const Eigen::VectorXd tau = testing::randomStateVector(nv, rng, 5.0);
       ASSERT_EQ(detail::treeLocalForward<double>(model, local, q, v, tau), -1) << what;
       detail::treePlacements<double>(model, world, q);

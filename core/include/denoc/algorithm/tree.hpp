@@ -124,6 +124,11 @@ int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
                      const Eigen::Ref<const typename Types<S>::VecX>& v,
                      const Eigen::Ref<const typename Types<S>::VecX>& tau);
 
+/// The inertia matrix by composite bodies in the root's frame (TL.6) on checked arguments: data.M.
+template <typename S>
+void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
+                   const Eigen::Ref<const typename Types<S>::VecX>& q);
+
 /// Refuses a model whose inertia matrix is singular at the neutral configuration (ModelError naming the
 /// joint that moves no mass), for the models the tree builder makes (core/src/model.cpp).
 void checkNeutralInertia(const ModelTpl<double>& model);

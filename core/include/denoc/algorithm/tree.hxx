@@ -546,8 +546,7 @@ const typename Types<S>::MatX& treeInertiaMatrix(const ModelTpl<S>& model, DataT
                                                  const char* function) {
   checkData(model, data, function, true);
   checkConfigurationVector(model, q, function, "q");
-  treePlacements(model, data, q);
-  treeCrba(model, data);
+  treeLocalCrba<S>(model, data, q);
   checkOutput<S>(data.M, function, "M");
   return data.M;
 }

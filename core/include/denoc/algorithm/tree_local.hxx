@@ -136,6 +136,95 @@ DENOC_FLATTEN void treeLocalRnea(const ModelTpl<S>& model, DataTpl<S>& data,
   rootForce(model, q, data.tl_root.n, data.tl_root.f, tau_out);
 }
 
+/// The placements of every body in F_{-1} (R0, O kept at the branch points), its column p_k (data.p0) and
+/// link inertia (data.work[k].M) in that common frame, from the joint angles in data (pass 1 of TL.3 and
+/// of TL.6). s_q: the offsets of the inverse dynamics' sweep when it ran (forward dynamics), else null.
+template <typename S>
+DENOC_INLINE void treeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
+                                       const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                       bool offsets_ready) {
+  const int n = model.n, nqr = model.nqr;
+  const int* parent = model.parent.data();
+  const unsigned char* branch_point = model.branch_point.data();
+  const S* c = data.cos_theta.data();
+  const S* s = data.sin_theta.data();
+  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // the previous body's
+  typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
+  for (int i = 0; i < n; ++i) {
+    const int p = parent[i];
+    const JointConstants<S>& jc = model.joint[static_cast<std::size_t>(i)];
+    JointWork<S>& wk = data.work[i];
+    if (p != i - 1 && p >= 0) {
+      R0 = data.R0[p];
+      O = data.O0[p];
+    }
+    const auto R = treeRotation(jc, c[i], s[i]);
+    if (!offsets_ready) wk.s_q = jointOffset<S>(jc, R, S(q[nqr + i]));
+    placeCommon<S>(R, wk.s_q, p < 0, R0, O, R0, O);
+    if (branch_point[i]) {
+      data.R0[i] = R0;
+      data.O0[i] = O;
+    }
+    data.p0[i] = jointVector<S>(jc.revolute, R0, O);
+    wk.M = linkInertiaCommon(jc, R0, O);
+  }
+}
+
+/// The root's columns S_r in F_{-1} (TL.4): the identity (floating), [0; Rz^T e_x], [0; Rz^T e_y], [e_z; 0]
+/// (planar), nothing for a fixed root.
+template <typename S>
+DENOC_INLINE typename Types<S>::Mat6 rootColumns(const ModelTpl<S>& model,
+                                                 const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  using std::cos;
+  using std::sin;
+  typename Types<S>::Mat6 Sr = Types<S>::Mat6::Zero();
+  if (model.root == RootJoint::Floating) {
+    Sr.setIdentity();
+  } else if (model.root == RootJoint::Planar) {
+    const S cy = cos(q[2]), sy = sin(q[2]);
+    Sr(3, 0) = cy;
+    Sr(4, 0) = -sy;
+    Sr(3, 1) = sy;
+    Sr(4, 1) = cy;
+    Sr(2, 2) = S(1);
+  }
+  return Sr;
+}
+
+/// The inertia matrix by composite bodies in the common frame F_{-1} (eq. TL.6) on checked arguments:
+/// Mc_k = M_k + the children's Mc, I_jk = p_j^T Mc_k p_k for j on k's path, I_rk = S_r^T Mc_k p_k, I_rr =
+/// S_r^T Mc_r S_r; data.M, both triangles, zero off the ancestor pairs.
+template <typename S>
+DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
+                                 const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  using Vec6 = typename Types<S>::Vec6;
+  const int n = model.n, nr = model.nr, nv = model.nv;
+  const bool fixed = model.root == RootJoint::Fixed;
+  const int* parent = model.parent.data();
+  jointAngles(model, data, q.segment(model.nqr, n));
+  treeCommonPlacements(model, data, q, false);
+  RigidInertia<S>* Mc = data.tr_Mc.data();
+  for (int i = 0; i < n; ++i) Mc[i] = data.work[i].M;
+  Mc[n] = RigidInertia<S>{model.root_joint.m, model.root_joint.h, model.root_joint.I_o};
+  const typename Types<S>::Mat6 Sr = rootColumns(model, q);
+  S* M = data.M.data();  // column-major nv x nv
+  data.M.setZero();
+  for (int i = n - 1; i >= 0; --i) {
+    const int p = parent[i];
+    if (p >= 0 || !fixed) Mc[p < 0 ? n : p] += Mc[i];
+    const Vec6& pi = data.p0[i];
+    const Vec6 F = Mc[i] * pi;
+    const int ci = nr + i;
+    M[ci + ci * nv] = pi.dot(F) + model.joint[static_cast<std::size_t>(i)].armature;
+    for (int j = p; j >= 0; j = parent[j]) M[nr + j + ci * nv] = M[ci + (nr + j) * nv] = data.p0[j].dot(F);
+    for (int a = 0; a < nr; ++a) M[a + ci * nv] = M[ci + a * nv] = Sr.col(a).dot(F);
+  }
+  for (int a = 0; a < nr; ++a) {
+    const Vec6 F = Mc[n] * Vec6(Sr.col(a));
+    for (int b = 0; b <= a; ++b) M[a + b * nv] = M[b + a * nv] = Sr.col(b).dot(F);
+  }
+}
+
 template <typename S>
 DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
@@ -160,24 +249,8 @@ DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
   // pass 1, root to leaves: the forward sweep of the inverse dynamics with qdd = 0, and each body's
   // placement, p_k and link inertia M_k in the common frame F_{-1}
   treeLocalForwardSweep<S>(model, data, q, v, nullptr, true);
-  const S* c = data.cos_theta.data();
-  const S* s = data.sin_theta.data();
-  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // the previous body's, as in pass 1's sweep
-  Vec3 O = Vec3::Zero();
+  treeCommonPlacements(model, data, q, true);
   for (int i = 0; i < n; ++i) {
-    const int p = parent[i];
-    const JointConstants<S>& jc = joint[i];
-    if (p != i - 1 && p >= 0) {
-      R0 = data.R0[p];
-      O = data.O0[p];
-    }
-    placeCommon<S>(treeRotation(jc, c[i], s[i]), work[i].s_q, p < 0, R0, O, R0, O);
-    if (branch_point[i]) {
-      data.R0[i] = R0;
-      data.O0[i] = O;
-    }
-    p0[i] = jointVector<S>(jc.revolute, R0, O);
-    work[i].M = linkInertiaCommon(jc, R0, O);
     if (branch_point[i]) {
       Mh[i].setZero();
       eta[i].setZero();
@@ -235,12 +308,8 @@ DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
       b = tau.template head<6>() - w_r;
       if (const int k = rootBlockSolve<S>(H, b, 6, data.D); k >= 0) return k;
       mu[n] = b;
-    } else {  // the columns [0; Rz(yaw)^T e_x], [0; Rz(yaw)^T e_y], [e_z; 0]
-      const S cy = cos(q[2]), sy = sin(q[2]);
-      Mat6 Sr = Mat6::Zero();
-      Sr.col(0).template tail<3>() = Vec3(cy, -sy, S(0));
-      Sr.col(1).template tail<3>() = Vec3(sy, cy, S(0));
-      Sr(2, 2) = S(1);
+    } else {
+      const Mat6 Sr = rootColumns(model, q);
       const Mat6 Md = H;
       for (int j = 0; j < 3; ++j) {
         const Vec6 F = Md * Sr.col(j);
