@@ -405,13 +405,19 @@ def test_hostile_shapes_name_their_field(client, solo):
         client.kinematics(solo, q, links=["base_link"] * (info.max_frames + 1))
     with pytest.raises((denoc.ResourceExhaustedError, denoc.InvalidArgumentError), match="max_wrenches"):
         client.inverse_dynamics(solo, q, wrenches=[("base_link", np.zeros(6))] * (info.max_wrenches + 1))
-    # what a tree does not have: Fixman's route, the operational-space inertia, the adaptive integrator
+    # what a tree does not have: Fixman's route, the operational-space inertia
     with pytest.raises(denoc.InvalidArgumentError, match="FIXMAN"):
         client.forward_dynamics(solo, q, route="fixman")
     with pytest.raises(denoc.InvalidArgumentError, match="lambda"):
         client.kinematics(solo, q, lambda_=True)
-    with pytest.raises(denoc.InvalidArgumentError, match="integrator"):
-        list(client.simulate(solo, q, t_end=0.1))
+    # the adaptive integrator (the default) runs a tree on its manifold: beside RK4 at a small step, the
+    # quaternion unit
+    dopri = client.simulate_all(solo, q, t_end=0.1, dt_out=0.05, rtol=1e-10, atol=1e-10)
+    rk4 = client.simulate_all(solo, q, t_end=0.1, dt_out=0.05, integrator="rk4", step=1e-4)
+    assert dopri.q.shape == rk4.q.shape == (3, solo.nq)
+    np.testing.assert_allclose(dopri.q, rk4.q, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(np.linalg.norm(dopri.q[:, 3:7], axis=1), 1.0, rtol=0, atol=1e-12)
+    assert dopri.steps > 0 and abs(dopri.q[-1, 2] - q[2]) > 1e-3  # it moved: the base falls
     with pytest.raises(denoc.InvalidArgumentError, match="root"):
         client.register_urdf(SOLO, root="spherical")
     with pytest.raises(denoc.InvalidArgumentError, match="fixed root"):
