@@ -138,7 +138,8 @@ DENOC_FLATTEN void treeLocalRnea(const ModelTpl<S>& model, DataTpl<S>& data,
 
 /// The placements of every body in F_{-1} (R0, O kept at the branch points), its column p_k (data.p0) and
 /// link inertia (data.work[k].M) in that common frame, from the joint angles in data (pass 1 of TL.3 and
-/// of TL.6). s_q: the offsets of the inverse dynamics' sweep when it ran (forward dynamics), else null.
+/// of TL.6). offsets_ready: data.work[k].s_q hold the joint offsets already (the inverse dynamics' sweep ran,
+/// as in forward dynamics).
 template <typename S>
 DENOC_INLINE void treeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
@@ -230,9 +231,6 @@ DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                                    const Eigen::Ref<const typename Types<S>::VecX>& v,
                                    const Eigen::Ref<const typename Types<S>::VecX>& tau) {
-  using std::cos;
-  using std::sin;
-  using Vec3 = typename Types<S>::Vec3;
   using Vec6 = typename Types<S>::Vec6;
   using Mat6 = typename Types<S>::Mat6;
   const int n = model.n, nr = model.nr;
