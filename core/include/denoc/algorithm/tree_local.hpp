@@ -1,5 +1,5 @@
-// Inverse and O(n) forward dynamics of a tree model on the serial recursions' own steps, run over the parent
-// index (docs/algorithms.md, "Trees on the serial steps", eq. TL.1-TL.5).
+// Inverse and O(n) forward dynamics and the inertia matrix of a tree model on the serial recursions' own
+// steps, run over the parent index (docs/algorithms.md, "Trees on the serial steps", eq. TL.1-TL.6).
 //
 // Every body keeps the serial chain's frame (model.hpp): F_i has z along joint i's axis and F_p's x axis is
 // normal to joint p's axis and to its first child's; a further child c turns first by gamma_c about F_p's z,

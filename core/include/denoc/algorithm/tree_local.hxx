@@ -1,4 +1,4 @@
-// The local recursions over the parent index of tree_local.hpp (eq. TL.1-TL.5 of docs/algorithms.md).
+// The local recursions over the parent index of tree_local.hpp (eq. TL.1-TL.6 of docs/algorithms.md).
 #pragma once
 
 #include <cmath>
