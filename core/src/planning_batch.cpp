@@ -9,7 +9,6 @@
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
-#include "denoc/algorithm/tree_local.hpp"
 
 namespace denoc {
 

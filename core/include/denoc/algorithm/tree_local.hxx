@@ -54,6 +54,12 @@ DENOC_INLINE void rootMotion(const ModelTpl<S>& model, DataTpl<S>& data,
   linkMotion(model.root_joint, w, wd, acc, root, data.tl_root);
 }
 
+/// The root link's inertia about its origin in F_{-1} (zero for a fixed root).
+template <typename S>
+DENOC_INLINE RigidInertia<S> rootLinkInertia(const ModelTpl<S>& model) {
+  return RigidInertia<S>{model.root_joint.m, model.root_joint.h, model.root_joint.I_o};
+}
+
 /// The root's generalized force from its wrench [n; f] about its origin in F_{-1} (eq. TL.2): nr entries of
 /// out.
 template <typename S, typename Out>
@@ -206,7 +212,7 @@ DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
   treeCommonPlacements(model, data, q, false);
   RigidInertia<S>* Mc = data.tr_Mc.data();
   for (int i = 0; i < n; ++i) Mc[i] = data.work[i].M;
-  Mc[n] = RigidInertia<S>{model.root_joint.m, model.root_joint.h, model.root_joint.I_o};
+  Mc[n] = rootLinkInertia(model);
   const typename Types<S>::Mat6 Sr = rootColumns(model, q);
   S* M = data.M.data();  // column-major nv x nv
   data.M.setZero();
@@ -296,7 +302,7 @@ DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
   // the moving root (eq. TL.4): (S^T Mh_r S) qdd_r = tau_r - S^T (w_r + eta_r), mu_r = S qdd_r
   mu[n].setZero();
   if (!fixed) {
-    Mh[n].addRigid(RigidInertia<S>{model.root_joint.m, model.root_joint.h, model.root_joint.I_o});
+    Mh[n].addRigid(rootLinkInertia(model));
     Vec6 w_r;
     w_r << data.tl_root.n, data.tl_root.f;
     w_r += eta[n];
