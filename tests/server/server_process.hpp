@@ -244,17 +244,22 @@ inline bool newConnectionServed(const std::string& address, const ChannelSetup& 
   return stub->ListModels(context(5s).get(), {}, &list).ok();
 }
 
-/// The seconds until a new connection made with `setup` was served (polled every 200 ms), or a negative
-/// number when none was within `timeout`.
-inline double secondsUntilServed(const std::string& address, const ChannelSetup& setup,
-                                 std::chrono::seconds timeout) {
+/// The seconds until a new connection made with `setup` was served (`served` true) or refused (false), polled
+/// every 200 ms, or a negative number when none was within `timeout`.
+inline double secondsUntilServedIs(bool served, const std::string& address, const ChannelSetup& setup,
+                                   std::chrono::seconds timeout) {
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < timeout) {
-    if (newConnectionServed(address, setup))
+    if (newConnectionServed(address, setup) == served)
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::this_thread::sleep_for(200ms);
   }
   return -1;
+}
+
+inline double secondsUntilServed(const std::string& address, const ChannelSetup& setup,
+                                 std::chrono::seconds timeout) {
+  return secondsUntilServedIs(true, address, setup, timeout);
 }
 
 /// A unary call of `method` with `bytes` as its body, sent as they are (e.g. a message that does not parse).
