@@ -392,9 +392,8 @@ Plan plan(const char* function, const Model& m, std::size_t count, const BatchOp
   }
   Plan p;
   p.width = o.width == SimdWidth::Auto ? detail::defaultLanes() : static_cast<int>(o.width);
-  if (o.width == SimdWidth::Auto && m.n > auto_w8_max_dof) p.width = std::min(p.width, 4);
-  if (m.n > lanes_max_dof) p.width = 1;
-  if (!m.serial) p.width = 1;  // the lane kernels run the serial recursions (docs/batches.md, "Trees")
+  if (o.width == SimdWidth::Auto && m.nv > auto_w8_max_dof) p.width = std::min(p.width, 4);
+  if (m.nv > lanes_max_dof) p.width = 1;
   // a batch smaller than the width: a narrower one wastes fewer lanes
   while (p.width > 1 && count < static_cast<std::size_t>(p.width)) p.width /= 2;
   if (p.width > 1) cost_ns /= 0.5 * p.width;  // lanes: roughly W / 2 times faster per state

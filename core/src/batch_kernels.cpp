@@ -26,6 +26,7 @@
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/simd/lanes.hpp"
 
@@ -43,11 +44,11 @@ template <int W>
 struct LaneWs final : LaneWorkspace {
   ModelTpl<L<W>> model;
   DataTpl<L<W>> data;
-  LVecX<W> a, b, c;                   // lane-interleaved inputs
+  LVecX<W> a, b, c;                   // lane-interleaved inputs: q (nq), then two of nv
   typename Types<L<W>>::Vec6 wrench;  // tip wrench
   LVecX<W> row;                       // a row of U (scatterExplicitU)
 
-  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.n), b(m.n), c(m.n), row(m.n) {
+  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.nq), b(m.nv), c(m.nv), row(m.n) {
     width = W;
   }
 };
@@ -208,6 +209,21 @@ DENOC_INLINE bool allPositive(const L<W>* v, std::size_t n) {
   return positive;
 }
 
+/// Whether every lane's configuration q (nq lane values, within kMaxPosition already) passes the rest of
+/// checkConfigurationVector: a floating root's quaternion q[3..7) of norm within kQuaternionTolerance of 1,
+/// computed lane by lane as the single-state check computes it.
+template <int W>
+DENOC_INLINE bool rootQuaternionsValid(const Model& m, const LVecX<W>& q) {
+  if (m.root != RootJoint::Floating) return true;
+  bool valid = true;
+  for (int l = 0; l < W; ++l) {
+    const double x = q[3][l], y = q[4][l], z = q[5][l], w = q[6][l];
+    const double norm = std::sqrt(x * x + y * y + z * z + w * w);
+    valid &= std::abs(norm - 1.0) <= kQuaternionTolerance;
+  }
+  return valid;
+}
+
 /// Writes lanes 0..valid-1 of the lane values v[i * stride], i < count, to out[l * out_stride + i]: one
 /// transposed row of W entries per lane at a time; the entries left over (count not a multiple of W) as the
 /// last W entries again (overlapping the block before: the same values written twice), or lane by lane for
@@ -292,19 +308,26 @@ template <int W>
 DENOC_INLINE std::size_t inverseDynamicsLanes(const Model& m, Data&, LaneWorkspace& base, const IdArrays& x,
                                               std::size_t begin, std::size_t end) {
   auto& ws = static_cast<LaneWs<W>&>(base);
-  const std::size_t n = static_cast<std::size_t>(m.n);
+  const std::size_t nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    Bits<W> bad = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) |
-                  gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) |
-                  gather<W>(x.qdd, n, k, last, ws.c, kMaxStateValue);
+    Bits<W> bad = gather<W>(x.q, nq, k, last, ws.a, kMaxPosition) |
+                  gather<W>(x.qd, nv, k, last, ws.b, kMaxStateValue) |
+                  gather<W>(x.qdd, nv, k, last, ws.c, kMaxStateValue);
     if (x.tip_wrench) bad |= gather<W>(x.tip_wrench, 6, k, last, ws.wrench, kMaxStateValue);
-    if (!noneBeyond<W>(bad)) return k;
-    // inverseDynamics (inverse_dynamics.hxx) without its checks, done above
-    rnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), x.tip_wrench ? &ws.wrench : nullptr, true,
-               ws.data.tau);
-    if (!allZero(finiteSum(ws.data.tau.data(), n))) return k;
-    scatter<W>(ws.data.tau.data(), n, x.tau, k, last + 1 - k);
+    if (!noneBeyond<W>(bad) || !rootQuaternionsValid<W>(m, ws.a)) return k;
+    // inverseDynamics (inverse_dynamics.hxx, or a tree's treeInverseDynamics with the tip wrench as a
+    // Local wrench on frame n) without its checks, done above
+    if (m.serial) {
+      rnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), x.tip_wrench ? &ws.wrench : nullptr, true,
+                 ws.data.tau);
+    } else {
+      const ExternalWrenchTpl<L<W>> tip{m.n, ws.wrench, ReferenceFrame::Local};
+      treeLocalRnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), true, ws.data.tau, &tip,
+                          x.tip_wrench ? 1 : 0);
+    }
+    if (!allZero(finiteSum(ws.data.tau.data(), nv))) return k;
+    scatter<W>(ws.data.tau.data(), nv, x.tau, k, last + 1 - k);
   }
   return end;
 }
@@ -313,19 +336,58 @@ template <int W>
 DENOC_INLINE std::size_t forwardDynamicsLanes(const Model& m, Data&, LaneWorkspace& base, const FdArrays& x,
                                               std::size_t begin, std::size_t end) {
   auto& ws = static_cast<LaneWs<W>&>(base);
-  const std::size_t n = static_cast<std::size_t>(m.n);
+  const std::size_t nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    const Bits<W> bad = gather<W>(x.q, n, k, last, ws.a, kMaxPosition) |
-                        gather<W>(x.qd, n, k, last, ws.b, kMaxStateValue) |
-                        gather<W>(x.tau, n, k, last, ws.c, kMaxStateValue);
-    if (!noneBeyond<W>(bad)) return k;
-    // forwardDynamics (forward_dynamics.hxx) without its checks
-    forwardDynamicsSaha<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c);
-    if (!allPositive(ws.data.D.data(), n) || !allZero(finiteSum(ws.data.qdd.data(), n))) return k;
-    scatter<W>(ws.data.qdd.data(), n, x.qdd, k, last + 1 - k);
+    const Bits<W> bad = gather<W>(x.q, nq, k, last, ws.a, kMaxPosition) |
+                        gather<W>(x.qd, nv, k, last, ws.b, kMaxStateValue) |
+                        gather<W>(x.tau, nv, k, last, ws.c, kMaxStateValue);
+    if (!noneBeyond<W>(bad) || !rootQuaternionsValid<W>(m, ws.a)) return k;
+    // forwardDynamics (forward_dynamics.hxx, or a tree's treeForwardDynamics without external wrenches)
+    // without its checks; every pivot (a moving root's Cholesky pivots among them) is checked below
+    if (m.serial) {
+      forwardDynamicsSaha<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c);
+    } else {
+      treeLocalForwardInline<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c, nullptr, 0);
+    }
+    if (!allPositive(ws.data.D.data(), nv) || !allZero(finiteSum(ws.data.qdd.data(), nv))) return k;
+    scatter<W>(ws.data.qdd.data(), nv, x.qdd, k, last + 1 - k);
   }
   return end;
+}
+
+/// A tree's computeFullFactor (treeFullFactor: I(q) by composite bodies, its factor on the tree's sparsity
+/// with log det) and, when asked, computeInverseInertia (treeInverseInertia: the two sparse solves on each
+/// unit vector) for the group of states whose q is in ws.a, written to rows k..k + valid - 1. False when a
+/// pivot or an output is not finite (pivots: not positive), the outputs then unspecified.
+template <int W>
+DENOC_INLINE bool treeFullFactorGroup(LaneWs<W>& ws, const FfArrays& x, std::size_t k, std::size_t valid) {
+  DataTpl<L<W>>& data = ws.data;
+  const std::size_t nv = static_cast<std::size_t>(ws.model.nv);
+  treeLocalCrba<L<W>>(ws.model, data, ws.a);
+  treeFactor<L<W>>(ws.model, data);
+  if (!allPositive(data.D.data(), nv) || !allZero(finiteSum(data.D.data(), nv))) return false;
+  // I is symmetric bit for bit (TL.6 writes one value to both triangles); U is read row by row
+  const Vec<W> written =
+      scatterSymmetric<W>(data.M, nv, x.inertia, k, valid) + scatterMatrix<W>(data.U, nv, x.u, k, valid);
+  if (!allZero(L<W>(written))) return false;
+  scatter<W>(data.D.data(), nv, x.d, k, valid);
+  for (std::size_t l = 0; l < valid; ++l) {
+    const double log_det = data.log_det[static_cast<int>(l)];
+    if (!(log_det - log_det == 0.0)) return false;
+    x.log_det[k + l] = log_det;
+  }
+  if (x.inverse) {
+    for (std::size_t j = 0; j < nv; ++j) {
+      data.tr_x.setZero();
+      data.tr_x[static_cast<Eigen::Index>(j)] = L<W>(1.0);
+      treeSolve<L<W>>(ws.model, data, data.tr_x);
+      data.Minv.col(static_cast<Eigen::Index>(j)) = data.tr_x;
+    }
+    // not symmetric bit for bit (one solve per column): written as the single-state copy writes it
+    if (!allZero(L<W>(scatterMatrix<W>(data.Minv, nv, x.inverse, k, valid)))) return false;
+  }
+  return true;
 }
 
 template <int W>
@@ -336,7 +398,13 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
     const std::size_t valid = last + 1 - k;
-    if (!noneBeyond<W>(gather<W>(x.q, n, k, last, ws.a, kMaxPosition))) return k;
+    if (!noneBeyond<W>(gather<W>(x.q, static_cast<std::size_t>(m.nq), k, last, ws.a, kMaxPosition)) ||
+        !rootQuaternionsValid<W>(m, ws.a))
+      return k;
+    if (!m.serial) {
+      if (!treeFullFactorGroup<W>(ws, x, k, valid)) return k;
+      continue;
+    }
     // computeFullFactor (udu.hxx) without its checks, done below; log det below. Above kDenseUDUMaxDof,
     // fullFactor without explicitU: U is written to the output directly from p_i and psi_j, never formed
     // in lanes (W n x n lane values the outputs would be copied from)

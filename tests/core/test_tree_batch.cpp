@@ -1,25 +1,29 @@
 // The batch engine on tree models (denoc/batch.hpp, denoc/planning_batch.hpp): for random trees under every
 // root (fixed, floating, planar) and a serial chain built on the tree recursions, every batch function gives
-// bit for bit what the single-state function gives state by state, whatever the SIMD width asked for (trees
-// run state by state: BatchStats reports width 1). Every array is sized exactly to its stride (q: nq per
-// state; v, a, tau: nv; matrices nv x nv; Jacobians 6 x nv), so a wrong stride reads or writes past the end
-// (AddressSanitizer reports it; without it, the values differ). The convective matrix against the batch's
-// own bias and gravity (C v = bias - g) and the rate of its inertia matrix along the motion (Idot - 2C
-// skew). Fixman's route and a frame beyond the tree are refused before any state, naming themselves.
+// bit for bit what the single-state function gives state by state, whatever the SIMD width asked for.
+// Inverse dynamics (with a tip wrench too), Saha's forward dynamics and the full factor run in SIMD lanes,
+// every state of them (BatchStats says so); the other calls run state by state at width 1. Every array is
+// sized exactly to its stride (q: nq per state; v, a, tau: nv; matrices nv x nv; Jacobians 6 x nv), so a
+// wrong stride reads or writes past the end (AddressSanitizer reports it; without it, the values differ). The
+// convective matrix against the batch's own bias and gravity (C v = bias - g) and the rate of its inertia
+// matrix along the motion (Idot - 2C skew). Fixman's route and a frame beyond the tree are refused before any
+// state, naming themselves.
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "denoc/batch.hpp"
 #include "denoc/configuration.hpp"
 #include "denoc/denoc.hpp"
 #include "denoc/planning_batch.hpp"
+#include "support/batch_states.hpp"
 #include "support/random_chain.hpp"
 #include "support/random_tree.hpp"
 
@@ -54,15 +58,25 @@ TreeStates randomStates(const Model& m, std::size_t count, std::uint64_t seed) {
   return s;
 }
 
-/// Bit for bit equality of two arrays of doubles (NaN equal to NaN of the same bits).
+/// Bit for bit equality of two arrays of doubles (NaN equal to NaN of the same bits): what the state-by-state
+/// batches give.
 ::testing::AssertionResult sameBits(const std::vector<double>& got, const std::vector<double>& want) {
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "sizes " << got.size() << " and " << want.size();
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (std::memcmp(&got[i], &want[i], sizeof(double)) != 0)
-      return ::testing::AssertionFailure() << "entry " << i << ": " << got[i] << " != " << want[i];
-  }
-  return ::testing::AssertionSuccess();
+  return testing::sameStates(got, want, 1, 0.0);
+}
+
+/// What the SIMD lanes give: the same bits, unless the build fuses multiply-adds (kLaneTolerance).
+::testing::AssertionResult sameLanes(const std::vector<double>& got, const std::vector<double>& want,
+                                     std::size_t per_state) {
+  return testing::sameStates(got, want, per_state, testing::kLaneTolerance);
+}
+
+/// The width a lane kernel runs at when `asked` is asked for a batch of `count` states: the default width for
+/// Auto (trees here have at most kLanesFullFactorAutoW8MaxDof coordinates), halved while the batch is
+/// smaller.
+SimdWidth laneWidth(SimdWidth asked, std::size_t count) {
+  int w = static_cast<int>(asked == SimdWidth::Auto ? defaultSimdWidth() : asked);
+  while (w > 1 && count < static_cast<std::size_t>(w)) w /= 2;
+  return static_cast<SimdWidth>(w);
 }
 
 void append(std::vector<double>& out, const Eigen::VectorXd& x) {
@@ -158,22 +172,32 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
             c.name + ", count " + std::to_string(count) + ", width " + std::to_string(static_cast<int>(w));
         BatchStats stats;
         const BatchOptions o = options(w, &stats);
+        // the lanes compute every state of the calls they take (inverse dynamics, Saha's forward dynamics,
+        // the full factor), none refused; the others run state by state
+        const SimdWidth lanes = laneWidth(w, count);
+        const auto expectRun = [&](bool in_lanes, const std::string& call) {
+          const bool wide = in_lanes && lanes != SimdWidth::Scalar;
+          EXPECT_EQ(stats.width, wide ? lanes : SimdWidth::Scalar) << call << ", " << what;
+          EXPECT_EQ(stats.lane_states, wide ? count : 0u) << call << ", " << what;
+          EXPECT_EQ(stats.single_states, wide ? 0u : count) << call << ", " << what;
+        };
         std::vector<double> out(count * nv, -1.0);
         inverseDynamicsBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), out.data(), nullptr,
                              o);
-        EXPECT_TRUE(sameBits(out, id)) << "inverseDynamicsBatch, " << what;
-        EXPECT_EQ(stats.width, SimdWidth::Scalar) << what;
-        EXPECT_EQ(stats.lane_states, 0u) << what;
-        EXPECT_EQ(stats.single_states, count) << what;
+        EXPECT_TRUE(sameLanes(out, id, nv)) << "inverseDynamicsBatch, " << what;
+        expectRun(true, "inverseDynamicsBatch");
         inverseDynamicsBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), out.data(),
                              s.wrench.data(), o);
-        EXPECT_TRUE(sameBits(out, id_w)) << "inverseDynamicsBatch with a tip wrench, " << what;
+        EXPECT_TRUE(sameLanes(out, id_w, nv)) << "inverseDynamicsBatch with a tip wrench, " << what;
+        expectRun(true, "inverseDynamicsBatch with a tip wrench");
         forwardDynamicsBatch(pool, c.model, ForwardRoute::Saha, count, s.q.data(), s.v.data(), s.tau.data(),
                              out.data(), o);
-        EXPECT_TRUE(sameBits(out, fd_saha)) << "forwardDynamicsBatch Saha, " << what;
+        EXPECT_TRUE(sameLanes(out, fd_saha, nv)) << "forwardDynamicsBatch Saha, " << what;
+        expectRun(true, "forwardDynamicsBatch Saha");
         forwardDynamicsBatch(pool, c.model, ForwardRoute::Cholesky, count, s.q.data(), s.v.data(),
                              s.tau.data(), out.data(), o);
         EXPECT_TRUE(sameBits(out, fd_chol)) << "forwardDynamicsBatch Cholesky, " << what;
+        expectRun(false, "forwardDynamicsBatch Cholesky");
 
         std::vector<double> oI(count * nv * nv), oU(count * nv * nv), oD(count * nv), oL(count),
             oMinv(count * nv * nv), oC(count * nv * nv), oBias(count * nv), oG(count * nv);
@@ -183,18 +207,20 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
         ff.d = oD.data();
         ff.log_det = oL.data();
         fullFactorBatch(pool, c.model, count, s.q.data(), nullptr, ff, o);
-        EXPECT_TRUE(sameBits(oI, I)) << "fullFactorBatch I, " << what;
-        EXPECT_TRUE(sameBits(oU, U)) << "fullFactorBatch U, " << what;
-        EXPECT_TRUE(sameBits(oD, D)) << "fullFactorBatch D, " << what;
-        EXPECT_TRUE(sameBits(oL, logdet)) << "fullFactorBatch log det, " << what;
+        EXPECT_TRUE(sameLanes(oI, I, nv * nv)) << "fullFactorBatch I, " << what;
+        EXPECT_TRUE(sameLanes(oU, U, nv * nv)) << "fullFactorBatch U, " << what;
+        EXPECT_TRUE(sameLanes(oD, D, nv)) << "fullFactorBatch D, " << what;
+        EXPECT_TRUE(sameLanes(oL, logdet, 1)) << "fullFactorBatch log det, " << what;
+        expectRun(true, "fullFactorBatch");
         ff.inverse = oMinv.data();
         ff.convective = oC.data();
         ff.bias = oBias.data();
         ff.gravity_torque = oG.data();
         std::fill(oI.begin(), oI.end(), -1.0);
         fullFactorBatch(pool, c.model, count, s.q.data(), s.v.data(), ff, o);
-        EXPECT_TRUE(sameBits(oI, I)) << "fullFactorBatch I with the options, " << what;
-        EXPECT_TRUE(sameBits(oMinv, Minv)) << "fullFactorBatch inverse, " << what;
+        EXPECT_TRUE(sameLanes(oI, I, nv * nv)) << "fullFactorBatch I with the options, " << what;
+        EXPECT_TRUE(sameLanes(oMinv, Minv, nv * nv)) << "fullFactorBatch inverse, " << what;
+        expectRun(true, "fullFactorBatch with the options");
         EXPECT_TRUE(sameBits(oC, C)) << "fullFactorBatch convective, " << what;
         EXPECT_TRUE(sameBits(oBias, bias)) << "fullFactorBatch bias, " << what;
         EXPECT_TRUE(sameBits(oG, g)) << "fullFactorBatch gravity, " << what;
@@ -422,23 +448,62 @@ TEST(TreeBatch, TheConvectiveMatrixIsTheBiasLessGravityAndIdotMinusTwoCIsSkew) {
               worst_bias, worst_skew);
 }
 
-TEST(TreeBatch, BadStatesNameTheState) {
+TEST(TreeBatch, BadStatesNameTheStateAtEveryWidth) {
+  // a floating root's quaternion just beyond kQuaternionTolerance of unit norm in state 4 and just within
+  // it in the others: the lanes refuse exactly the states the single-state check refuses (their group is
+  // computed again state by state, which names the state); the states within the tolerance are answered
   BatchPool pool(2);
   const auto model =
       std::make_shared<const Model>(buildModel(testing::randomTreeSpec(5, 21, RootJoint::Floating)));
   const Model& m = *model;
-  const std::size_t count = 6;
+  const std::size_t count = 11, nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   TreeStates s = randomStates(m, count, 3);
-  s.q[4 * static_cast<std::size_t>(m.nq) + 3] *= 1.5;  // state 4: a quaternion of norm far from 1
-  std::vector<double> out(count * static_cast<std::size_t>(m.nv));
-  try {
-    inverseDynamicsBatch(pool, model, count, s.q.data(), s.v.data(), s.a.data(), out.data());
-    ADD_FAILURE() << "not refused";
-  } catch (const BatchError& e) {
-    EXPECT_EQ(e.state(), 4u);
-    EXPECT_NE(std::string(e.what()).find("inverseDynamicsBatch: state 4: inverseDynamics: q[3..7)"),
-              std::string::npos)
-        << e.what();
+  for (std::size_t k = 0; k < count; ++k) {
+    const double scale = k == 4 ? 1.0 + 1.5 * kQuaternionTolerance : 1.0 - 0.5 * kQuaternionTolerance;
+    for (std::size_t j = 3; j < 7; ++j) s.q[k * nq + j] *= scale;
+  }
+  const std::vector<std::pair<std::string, std::function<void(const double*, double*, const BatchOptions&)>>>
+      calls{{"inverseDynamicsBatch",
+             [&](const double* q, double* out, const BatchOptions& o) {
+               inverseDynamicsBatch(pool, model, count, q, s.v.data(), s.a.data(), out, nullptr, o);
+             }},
+            {"forwardDynamicsBatch",
+             [&](const double* q, double* out, const BatchOptions& o) {
+               forwardDynamicsBatch(pool, model, ForwardRoute::Saha, count, q, s.v.data(), s.tau.data(), out,
+                                    o);
+             }},
+            {"fullFactorBatch", [&](const double* q, double* out, const BatchOptions& o) {
+               std::vector<double> U(count * nv * nv), D(count * nv), L(count);
+               FullFactorBatchOutput ff;
+               ff.inertia = out;
+               ff.u = U.data();
+               ff.d = D.data();
+               ff.log_det = L.data();
+               fullFactorBatch(pool, model, count, q, nullptr, ff, o);
+             }}};
+  for (SimdWidth w : widths()) {
+    for (const auto& [name, call] : calls) {
+      const std::string what = name + ", width " + std::to_string(static_cast<int>(w));
+      std::vector<double> out(count * nv * nv);
+      try {
+        call(s.q.data(), out.data(), options(w, nullptr));
+        ADD_FAILURE() << "not refused: " << what;
+      } catch (const BatchError& e) {
+        EXPECT_EQ(e.state(), 4u) << what;
+        EXPECT_NE(std::string(e.what()).find(name + ": state 4: "), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("q[3..7), the root's quaternion, has norm"), std::string::npos)
+            << e.what();
+      }
+      // without state 4, every state is answered in lanes (where the width has them)
+      std::vector<double> q(s.q);
+      std::copy(s.q.begin() + 3 * static_cast<std::ptrdiff_t>(nq),
+                s.q.begin() + 4 * static_cast<std::ptrdiff_t>(nq),
+                q.begin() + 4 * static_cast<std::ptrdiff_t>(nq));
+      BatchStats stats;
+      EXPECT_NO_THROW(call(q.data(), out.data(), options(w, &stats))) << what;
+      EXPECT_EQ(stats.lane_states + stats.single_states, count) << what;
+      EXPECT_EQ(stats.single_states, laneWidth(w, count) == SimdWidth::Scalar ? count : 0u) << what;
+    }
   }
 }
 

@@ -184,8 +184,8 @@ TEST(TreeDynamics, ExternalWrenchesAreJacobianTransposes) {
 
 // The local recursions (tree_local.hpp: the serial steps over the parent index, each body in its own frame)
 // against the world-axes recursions of tree.hpp (a different formulation: every quantity about the world
-// origin; M by composite bodies too), on random trees with prismatic joints, massless links and every root;
-// the further children's turns gamma are exercised (checked).
+// origin; M by composite bodies too), on random trees with prismatic joints, massless links and every root,
+// with and without external wrenches; the further children's turns gamma are exercised (checked).
 TEST(TreeDynamics, TheLocalRecursionsAgreeWithTheWorldAxesRecursions) {
   std::mt19937_64 rng(21);
   int turned = 0;
@@ -223,6 +223,36 @@ TEST(TreeDynamics, TheLocalRecursionsAgreeWithTheWorldAxesRecursions) {
       ASSERT_EQ(detail::treeAba<double>(model, world, v, tau, nullptr, 0), -1) << what;
       EXPECT_TRUE(near(local.qdd, world.qdd, 1e-10, what + ": qdd"));
       EXPECT_TRUE(near(local.D, world.D, 1e-10, what + ": pivots"));
+      // external wrenches (TL.7) on every kind of frame (links, the tip, the root's), in either reference,
+      // about a point off the frame's origin
+      std::vector<ExternalWrench> wrenches;
+      std::vector<int> frames{model.n, model.n + 1};  // the tip and the root's frame
+      if (model.n > 0) {
+        frames.insert(frames.end(),
+                      {0, model.n - 1, static_cast<int>(rng() % static_cast<std::uint64_t>(model.n))});
+      }
+      for (int f : frames) {
+        for (ReferenceFrame reference : {ReferenceFrame::Local, ReferenceFrame::Base}) {
+          ExternalWrench w;
+          w.frame = f;
+          w.reference = reference;
+          w.wrench = testing::randomStateVector(6, rng, 10.0);
+          w.point = testing::randomStateVector(3, rng, 0.5);
+          wrenches.push_back(w);
+        }
+      }
+      const int count = static_cast<int>(wrenches.size());
+      Eigen::VectorXd tau_local(nv), tau_world(nv);
+      detail::treeLocalRnea<double>(model, local, q, v, a.data(), true, tau_local, wrenches.data(), count);
+      detail::treePlacements<double>(model, world, q);
+      detail::treeForwardSweep<double>(model, world, v, a.data(), true, wrenches.data(), count);
+      detail::treeBackwardSweep<double>(model, world, a.data(), tau_world);
+      EXPECT_TRUE(near(tau_local, tau_world, 1e-12, what + ": tau with external wrenches"));
+      ASSERT_EQ(detail::treeLocalForward<double>(model, local, q, v, tau, wrenches.data(), count), -1)
+          << what;
+      detail::treePlacements<double>(model, world, q);
+      ASSERT_EQ(detail::treeAba<double>(model, world, v, tau, wrenches.data(), count), -1) << what;
+      EXPECT_TRUE(near(local.qdd, world.qdd, 1e-10, what + ": qdd with external wrenches"));
     }
   }
   EXPECT_GT(turned, 20) << "the random trees should have further children, whose frames need a turn";

@@ -79,7 +79,9 @@ template <typename S>
 void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<S>::VecX& x);
 
 /// O(n) forward dynamics by articulated bodies in the common frame (eq. T.6) after treePlacements:
-/// data.qdd. Returns the first coordinate whose pivot is not positive and finite, or -1.
+/// data.qdd. Returns the first coordinate whose pivot is not positive and finite, or -1. The public
+/// functions run the local recursions (treeLocalForward); this world-axes formulation is what the tests
+/// check them against (tests/core/test_trees.cpp).
 template <typename S>
 int treeAba(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& v,
             const Eigen::Ref<const typename Types<S>::VecX>& tau, const ExternalWrenchTpl<S>* wrenches,
@@ -108,21 +110,24 @@ void checkWrenches(const ModelTpl<S>& model, const ExternalWrenchTpl<S>* wrenche
 
 /// The local recursions of tree_local.hpp (defined there).
 /// Inverse dynamics (a != nullptr) or the bias (a == nullptr: zero accelerations) with or without gravity on
-/// checked arguments: tau_out (nv entries). Uses data.work, data.tl_state, data.tl_root and the joint
-/// angles.
+/// checked arguments, less the `count` external wrenches' J^T f (eq. TL.7): tau_out (nv entries). Uses
+/// data.work, data.tl_state, data.tl_root and the joint angles.
 template <typename S>
 void treeLocalRnea(const ModelTpl<S>& model, DataTpl<S>& data,
                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                    const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a, bool gravity,
-                   typename Types<S>::VecX& tau_out);
+                   typename Types<S>::VecX& tau_out, const ExternalWrenchTpl<S>* wrenches = nullptr,
+                   int count = 0);
 
-/// O(n) forward dynamics on checked arguments: data.qdd, the pivots in data.D (mh_k; the root's Cholesky
-/// pivots first). Returns the first velocity coordinate whose pivot is not positive and finite, or -1.
+/// O(n) forward dynamics on checked arguments, under `count` external wrenches (eq. TL.7): data.qdd, the
+/// pivots in data.D (mh_k; the root's Cholesky pivots first). Returns the first velocity coordinate whose
+/// pivot is not positive and finite, or -1.
 template <typename S>
 int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
                      const Eigen::Ref<const typename Types<S>::VecX>& q,
                      const Eigen::Ref<const typename Types<S>::VecX>& v,
-                     const Eigen::Ref<const typename Types<S>::VecX>& tau);
+                     const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                     const ExternalWrenchTpl<S>* wrenches = nullptr, int count = 0);
 
 /// The inertia matrix by composite bodies in the root's frame (TL.6) on checked arguments: data.M.
 template <typename S>

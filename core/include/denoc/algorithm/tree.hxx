@@ -280,8 +280,8 @@ int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   int bad = -1;
   for (int k = nv - 1; k >= 0; --k) {
     const S d = U(k, k);
-    if (!(d > S(0) && d <= S(std::numeric_limits<double>::max()))) {
-      if constexpr (std::is_floating_point_v<S>) {
+    if constexpr (std::is_floating_point_v<S>) {
+      if (!(d > S(0) && d <= S(std::numeric_limits<double>::max()))) {
         bad = k;
         break;
       }
@@ -488,13 +488,7 @@ const typename Types<S>::VecX& treeInverseDynamics(const ModelTpl<S>& model, Dat
   checkVector(model, v, function, model.serial ? "qd" : "v");
   checkVector(model, a, function, model.serial ? "qdd" : "a");
   checkWrenches(model, wrenches, count, function);
-  if (count == 0) {
-    treeLocalRnea<S>(model, data, q, v, a.data(), true, data.tau);
-  } else {
-    treePlacements(model, data, q);
-    treeForwardSweep(model, data, v, a.data(), true, wrenches, count);
-    treeBackwardSweep(model, data, a.data(), data.tau);
-  }
+  treeLocalRnea<S>(model, data, q, v, a.data(), true, data.tau, wrenches, count);
   checkOutput<S>(data.tau, function, "tau");
   return data.tau;
 }
@@ -523,14 +517,7 @@ const typename Types<S>::VecX& treeForwardDynamics(const ModelTpl<S>& model, Dat
   checkVector(model, v, function, model.serial ? "qd" : "v");
   checkVector(model, tau, function, "tau");
   checkWrenches(model, wrenches, count, function);
-  int k = -1;
-  if (count == 0) {
-    k = treeLocalForward<S>(model, data, q, v, tau);
-  } else {
-    treePlacements(model, data, q);
-    k = treeAba(model, data, v, tau, wrenches, count);
-  }
-  if (k >= 0) {
+  if (const int k = treeLocalForward<S>(model, data, q, v, tau, wrenches, count); k >= 0) {
     throw NumericalError(
         std::string(function) + ": pivot of velocity coordinate " + std::to_string(k) +
         " is not positive and finite: the inertia matrix is not numerically positive definite "

@@ -19,7 +19,8 @@
 // root's nr equations are solved by a Cholesky factor of S_r^T Mh_r S_r (eq. TL.4), and the forward
 // substitution reads the parent's mu (eq. TL.5). For a chain these are the serial route's operations.
 //
-// External wrenches are applied by the world-axes recursions of tree.hpp, which the callers choose for them.
+// External wrenches on any frame are subtracted from their bodies' wrenches between the forward and the
+// backward sweep, in the body's frame about its origin (eq. TL.7).
 #pragma once
 
 #include "denoc/algorithm/inertia_matrix.hpp"

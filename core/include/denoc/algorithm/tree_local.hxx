@@ -17,14 +17,18 @@ DENOC_INLINE TreeJointRotation<S> treeRotation(const JointConstants<S>& jc, cons
                               jc.turned};
 }
 
+/// cos and sin of a planar root's yaw q[2] by sincos: the same operations on double and in SIMD lanes.
+template <typename S>
+DENOC_INLINE void rootYaw(const Eigen::Ref<const typename Types<S>::VecX>& q, S& c, S& s) {
+  sincos(S(q[2]), s, c);
+}
+
 /// The root link's motion in F_{-1} into data.tl_state[n] and, for a moving root, its Newton-Euler wrench
 /// about its origin into data.tl_root (eq. TL.1); a (nv entries) null: zero accelerations.
 template <typename S>
 DENOC_INLINE void rootMotion(const ModelTpl<S>& model, DataTpl<S>& data,
                              const Eigen::Ref<const typename Types<S>::VecX>& q,
                              const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a, bool gravity) {
-  using std::cos;
-  using std::sin;
   using Vec3 = typename Types<S>::Vec3;
   MotionState<S>& root = data.tl_state[static_cast<std::size_t>(model.n)];
   if (model.root == RootJoint::Fixed) {
@@ -41,7 +45,8 @@ DENOC_INLINE void rootMotion(const ModelTpl<S>& model, DataTpl<S>& data,
     acc = (a ? Vec3(a[3], a[4], a[5]) : Vec3::Zero()) + w.cross(vl);
     if (gravity) g_root = R.transpose() * model.gravity;
   } else {
-    const S c = cos(q[2]), s = sin(q[2]);
+    S c, s;
+    rootYaw<S>(q, c, s);
     w = Vec3(S(0), S(0), v[2]);
     wd = Vec3(S(0), S(0), a ? a[2] : S(0));
     acc = a ? Vec3(c * a[0] + s * a[1], c * a[1] - s * a[0], S(0)) : Vec3::Zero();
@@ -65,15 +70,14 @@ DENOC_INLINE RigidInertia<S> rootLinkInertia(const ModelTpl<S>& model) {
 template <typename S, typename Out>
 DENOC_INLINE void rootForce(const ModelTpl<S>& model, const Eigen::Ref<const typename Types<S>::VecX>& q,
                             const typename Types<S>::Vec3& n, const typename Types<S>::Vec3& f, Out& out) {
-  using std::cos;
-  using std::sin;
   if (model.root == RootJoint::Floating) {
     for (int k = 0; k < 3; ++k) {
       out[k] = n[k];
       out[3 + k] = f[k];
     }
   } else if (model.root == RootJoint::Planar) {
-    const S c = cos(q[2]), s = sin(q[2]);
+    S c, s;
+    rootYaw<S>(q, c, s);
     out[0] = c * f.x() - s * f.y();
     out[1] = s * f.x() + c * f.y();
     out[2] = n.z();
@@ -124,13 +128,78 @@ DENOC_INLINE void pushWrench(const ModelTpl<S>& model, DataTpl<S>& data, int i) 
   }
 }
 
+/// The rotation world <- F_{-1} of the root link: the base rotation (a fixed root), the quaternion's
+/// (floating) or Rz(yaw) (planar).
+template <typename S>
+DENOC_INLINE typename Types<S>::Mat3 rootWorldRotation(const ModelTpl<S>& model,
+                                                       const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if (model.root == RootJoint::Floating) return floatingRootRotation<S>(q);
+  if (model.root == RootJoint::Fixed) return model.base_rotation;
+  S c, s;
+  rootYaw<S>(q, c, s);
+  typename Types<S>::Mat3 R;
+  R << c, -s, S(0), s, c, S(0), S(0), S(0), S(1);
+  return R;
+}
+
+/// Subtracts external wrenches from the bodies' Newton-Euler wrenches (data.work, data.tl_root) between the
+/// forward and the backward sweep (eq. TL.7). Wrench k on frame f (moment m and force f about the point r
+/// of f, in f's axes or the world's) acts on f's body b (the root link for the root's frame, and for the
+/// tip of a model without joints) as
+///   f_b = A f,  n_b = A m + (o + E r) x f_b,
+/// in F_b about O_b: E is F_b <- f's axes and o f's origin in F_b (a link frame: its axis rotation transposed
+/// and 0; the tip: tip_rotation and tip_origin; the root's frame: base_rotation transposed and 0); A = E
+/// for a wrench in f's axes, else F_b <- world, the product of the rotations on b's path (O(depth)). The
+/// root's frame of a fixed root moves nothing: its wrenches are dropped.
+template <typename S>
+void subtractLocalWrenches(const ModelTpl<S>& model, DataTpl<S>& data,
+                           const Eigen::Ref<const typename Types<S>::VecX>& q,
+                           const ExternalWrenchTpl<S>* wrenches, int count) {
+  using Vec3 = typename Types<S>::Vec3;
+  using Mat3 = typename Types<S>::Mat3;
+  const int n = model.n;
+  for (int k = 0; k < count; ++k) {
+    const ExternalWrenchTpl<S>& w = wrenches[k];
+    const int b = frameBody(model, w.frame);
+    if (b < 0 && model.root == RootJoint::Fixed) continue;
+    Mat3 E;
+    Vec3 o = Vec3::Zero();
+    if (w.frame < n) {
+      E = model.axis_rotation[static_cast<std::size_t>(w.frame)].transpose().template cast<S>();
+    } else if (w.frame == n) {
+      E = model.tip_rotation;
+      o = model.tip_origin;
+    } else {
+      E = model.base_rotation.transpose();
+    }
+    Mat3 A = E;
+    if (w.reference == ReferenceFrame::Base) {
+      // world <- F_b = R_root R_{a_1} ... R_b, built from b up: W <- R_j W
+      Mat3 W = Mat3::Identity();
+      for (int j = b; j >= 0; j = model.parent[static_cast<std::size_t>(j)]) {
+        const auto R =
+            treeRotation(model.joint[static_cast<std::size_t>(j)], data.cos_theta[j], data.sin_theta[j]);
+        for (int c = 0; c < 3; ++c) W.col(c) = R * Vec3(W.col(c));
+      }
+      A = (rootWorldRotation<S>(model, q) * W).transpose();
+    }
+    const Vec3 f = A * w.wrench.template tail<3>();
+    const Vec3 m = A * w.wrench.template head<3>() + (o + E * w.point).cross(f);
+    JointWork<S>& body = b < 0 ? data.tl_root : data.work[b];
+    body.f -= f;
+    body.n -= m;
+  }
+}
+
 template <typename S>
 DENOC_FLATTEN void treeLocalRnea(const ModelTpl<S>& model, DataTpl<S>& data,
                                  const Eigen::Ref<const typename Types<S>::VecX>& q,
                                  const Eigen::Ref<const typename Types<S>::VecX>& v, const S* a, bool gravity,
-                                 typename Types<S>::VecX& tau_out) {
+                                 typename Types<S>::VecX& tau_out, const ExternalWrenchTpl<S>* wrenches,
+                                 int count) {
   const int n = model.n, nr = model.nr;
   treeLocalForwardSweep(model, data, q, v, a, gravity);
+  if (count > 0) subtractLocalWrenches(model, data, q, wrenches, count);
   for (int i = n - 1; i >= 0; --i) {
     const JointWork<S>& wk = data.work[i];
     const JointConstants<S>& jc = model.joint[static_cast<std::size_t>(i)];
@@ -182,13 +251,12 @@ DENOC_INLINE void treeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& dat
 template <typename S>
 DENOC_INLINE typename Types<S>::Mat6 rootColumns(const ModelTpl<S>& model,
                                                  const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  using std::cos;
-  using std::sin;
   typename Types<S>::Mat6 Sr = Types<S>::Mat6::Zero();
   if (model.root == RootJoint::Floating) {
     Sr.setIdentity();
   } else if (model.root == RootJoint::Planar) {
-    const S cy = cos(q[2]), sy = sin(q[2]);
+    S cy, sy;
+    rootYaw<S>(q, cy, sy);
     Sr(3, 0) = cy;
     Sr(4, 0) = -sy;
     Sr(3, 1) = sy;
@@ -232,11 +300,16 @@ DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
   }
 }
 
+/// treeLocalForward's body, always inlined: what the SIMD kernels call (batch_kernels.cpp). GCC would not
+/// inline the out-of-line treeLocalForward into a kernel of another instruction set, under flatten or
+/// asked, and the lanes then ran it on the baseline instruction set (measured: no faster than state by
+/// state).
 template <typename S>
-DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
-                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
-                                   const Eigen::Ref<const typename Types<S>::VecX>& v,
-                                   const Eigen::Ref<const typename Types<S>::VecX>& tau) {
+DENOC_INLINE int treeLocalForwardInline(const ModelTpl<S>& model, DataTpl<S>& data,
+                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                        const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                        const ExternalWrenchTpl<S>* wrenches, int count) {
   using Vec6 = typename Types<S>::Vec6;
   using Mat6 = typename Types<S>::Mat6;
   const int n = model.n, nr = model.nr;
@@ -253,6 +326,7 @@ DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
   // pass 1, root to leaves: the forward sweep of the inverse dynamics with qdd = 0, and each body's
   // placement, p_k and link inertia M_k in the common frame F_{-1}
   treeLocalForwardSweep<S>(model, data, q, v, nullptr, true);
+  if (count > 0) subtractLocalWrenches(model, data, q, wrenches, count);
   treeCommonPlacements(model, data, q, true);
   for (int i = 0; i < n; ++i) {
     if (branch_point[i]) {
@@ -340,6 +414,15 @@ DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
     if (branch_point[i]) mu[i] = cur_mu;
   }
   return -1;
+}
+
+template <typename S>
+DENOC_FLATTEN int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& v,
+                                   const Eigen::Ref<const typename Types<S>::VecX>& tau,
+                                   const ExternalWrenchTpl<S>* wrenches, int count) {
+  return treeLocalForwardInline<S>(model, data, q, v, tau, wrenches, count);
 }
 
 }  // namespace detail

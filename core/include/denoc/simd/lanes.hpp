@@ -12,9 +12,9 @@
 // core/src/batch_kernels.cpp and docs/batches.md).
 //
 // What the algorithms may do with it: arithmetic (+ - * / and unary -), construction from a double
-// (broadcast to every lane), sincos through argument-dependent lookup. There are deliberately no comparison
-// operators: a branch on a value would have to agree across lanes, and an algorithm that branches on a
-// value does not compile with this type instead of silently taking one lane's branch for all.
+// (broadcast to every lane), sincos, sqrt and log through argument-dependent lookup. There are deliberately
+// no comparison operators: a branch on a value would have to agree across lanes, and an algorithm that
+// branches on a value does not compile with this type instead of silently taking one lane's branch for all.
 #pragma once
 
 #include <Eigen/Core>
@@ -106,6 +106,13 @@ struct Lanes {
   /// lane with the double function instead).
   friend Lanes log(Lanes a) {
     for (int l = 0; l < W; ++l) a.v[l] = std::log(a.v[l]);
+    return a;
+  }
+
+  /// The square root lane by lane, correctly rounded as std::sqrt is (the tree kernels: a floating root's
+  /// quaternion norm, the Cholesky factor of its 6 x 6 block).
+  friend Lanes sqrt(Lanes a) {
+    for (int l = 0; l < W; ++l) a.v[l] = std::sqrt(a.v[l]);
     return a;
   }
 };
