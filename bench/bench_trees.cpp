@@ -10,6 +10,9 @@
 //   Factor   U D U^T on the tree's sparsity (I(q) given): detail::treeFactor; "dense": Eigen's LLT of the
 //            same I(q) (the dense Cholesky a tree-blind library would run)
 //   Solve    a solve with the factor: detail::treeSolve; "dense": the LLT's solve
+//   IDBatch, FDBatch, FFBatch  inverseDynamicsBatch, forwardDynamicsBatch (Saha), fullFactorBatch (I, U, D,
+//            log det) of the 64 states on the calling thread: "lanes" at the default SIMD width, "loop" at
+//            width 1 (the engine's state-by-state loop); time per batch of 64
 // MODEL: chain<n> (serial recursions), treechain<n> (the same chain on the tree recursions: force_tree),
 // legs<k>x<m> (k branches of m joints under a fixed root), legs<k>x<m>_floating, and the robots of
 // examples/models/trees (solo12, anymal_c, simple_humanoid: floating; baxter: fixed; each also "_fixed" or
@@ -29,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "denoc/batch.hpp"
 #include "denoc/denoc.hpp"
 #include "models.hpp"
 #include "support/mujoco_oracle.hpp"
@@ -48,6 +52,7 @@ struct Case {
   Model model;
   std::unique_ptr<denoc::testing::MujocoOracle> mujoco;  // null for the serial chains
   std::vector<VectorXd> q, v, a, tau;
+  std::vector<double> q_rows, v_rows, a_rows, tau_rows;      // the same states row-major (strides nq, nv)
   std::vector<VectorXd> mj_qpos, mj_qvel, mj_qacc, mj_qfrc;  // the same states in MuJoCo's coordinates
 
   Case(std::string n, Model m, bool with_mujoco) : name(std::move(n)), model(std::move(m)) {
@@ -64,6 +69,13 @@ struct Case {
       v.push_back(x);
       a.push_back(y);
       tau.push_back(denoc::inverseDynamics(model, data, q.back(), x, y));
+      const auto append = [](std::vector<double>& rows, const VectorXd& x) {
+        rows.insert(rows.end(), x.data(), x.data() + x.size());
+      };
+      append(q_rows, q.back());
+      append(v_rows, v.back());
+      append(a_rows, a.back());
+      append(tau_rows, tau.back());
     }
     if (!with_mujoco) return;
     denoc::testing::MujocoOptions options;
@@ -226,6 +238,47 @@ void registerAll() {
           x = c->tau[0];
           llt.solveInPlace(x);
           benchmark::DoNotOptimize(x.data());
+        }
+      });
+    }
+    for (const bool lanes : {true, false}) {
+      const std::string lib = lanes ? "/lanes/" : "/loop/";
+      denoc::BatchOptions o;
+      o.width = lanes ? denoc::SimdWidth::Auto : denoc::SimdWidth::Scalar;
+      o.max_threads = 1;
+      benchmark::RegisterBenchmark(("IDBatch" + lib + name).c_str(), [c, o](benchmark::State& s) {
+        denoc::BatchPool pool(1);
+        const auto model = std::make_shared<const Model>(c->model);
+        std::vector<double> out(c->v_rows.size());
+        for (auto _ : s) {
+          denoc::inverseDynamicsBatch(pool, model, kStates, c->q_rows.data(), c->v_rows.data(),
+                                      c->a_rows.data(), out.data(), nullptr, o);
+          benchmark::DoNotOptimize(out.data());
+        }
+      });
+      benchmark::RegisterBenchmark(("FDBatch" + lib + name).c_str(), [c, o](benchmark::State& s) {
+        denoc::BatchPool pool(1);
+        const auto model = std::make_shared<const Model>(c->model);
+        std::vector<double> out(c->v_rows.size());
+        for (auto _ : s) {
+          denoc::forwardDynamicsBatch(pool, model, denoc::ForwardRoute::Saha, kStates, c->q_rows.data(),
+                                      c->v_rows.data(), c->tau_rows.data(), out.data(), o);
+          benchmark::DoNotOptimize(out.data());
+        }
+      });
+      benchmark::RegisterBenchmark(("FFBatch" + lib + name).c_str(), [c, o](benchmark::State& s) {
+        denoc::BatchPool pool(1);
+        const auto model = std::make_shared<const Model>(c->model);
+        const std::size_t nv = static_cast<std::size_t>(c->model.nv);
+        std::vector<double> I(kStates * nv * nv), U(I.size()), D(kStates * nv), L(kStates);
+        denoc::FullFactorBatchOutput ff;
+        ff.inertia = I.data();
+        ff.u = U.data();
+        ff.d = D.data();
+        ff.log_det = L.data();
+        for (auto _ : s) {
+          denoc::fullFactorBatch(pool, model, kStates, c->q_rows.data(), nullptr, ff, o);
+          benchmark::DoNotOptimize(I.data());
         }
       });
     }

@@ -60,6 +60,25 @@ def main():
         if r != ["—", "—"]:
             print(f"| {what} | {r[0]} | {r[1]} |")
 
+    print("\nBatches of 64 states on one thread, ns per state: the SIMD lanes at the default width, the engine's "
+          "state-by-state loop, and the ratios lanes / loop and lanes / MuJoCo's single call:\n")
+    print("| model | ID lanes | ID loop | lanes / loop | lanes / MuJoCo | FD lanes | FD loop | lanes / loop | "
+          "lanes / MuJoCo | full factor lanes | loop | lanes / loop |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    per_state = 64.0
+    for m in models:
+        row = [m]
+        for algo, single in (("IDBatch", "ID"), ("FDBatch", "FD"), ("FFBatch", None)):
+            lanes, loop = get(algo, "lanes", m), get(algo, "loop", m)
+            lanes = lanes / per_state if lanes else None
+            loop = loop / per_state if loop else None
+            row += [fmt(lanes, 0), fmt(loop, 0), fmt(lanes / loop if lanes and loop else None)]
+            if single:
+                j = get(single, "mujoco", m)
+                row.append(fmt(lanes / j if lanes and j else None))
+        if row[1:] != ["—"] * (len(row) - 1):
+            print("| " + " | ".join(row) + " |")
+
     print("\nThe branch-induced sparsity: U D U^T on the tree's sparsity against Eigen's dense LLT of the same I(q):\n")
     print("| model | factor: tree | dense | dense / tree | solve: tree | dense | dense / tree |")
     print("|---|---|---|---|---|---|---|")
