@@ -18,6 +18,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -28,6 +29,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -186,6 +188,46 @@ TEST(UrdfTrees, EveryFileInTheTreesDirectoryIsCovered) {
     EXPECT_TRUE(listed.count(entry.path().filename().string())) << entry.path() << " has no case";
   }
   EXPECT_EQ(found, static_cast<int>(listed.size()));
+}
+
+// Every robot file of the repository (the arms and hands of examples/models, the trees of
+// examples/models/trees) under each root: it loads with its whole tree moving (n joints, the same under
+// every root; nv = nr + n), or, only where a root coordinate moves no mass of its own, it is refused naming
+// that coordinate (the acrobot's massless root link turned about its y axis moves every mass as its shoulder
+// joint does). Every file loads under a fixed root, every tree under every root. The table is printed
+// (docs/trees.md).
+TEST(UrdfTrees, EveryRobotFileOfTheRepositoryLoadsUnderItsRoots) {
+  int files = 0, everywhere = 0;
+  for (const fs::path& dir : {fs::path(DENOC_MODELS_DIR), kTrees}) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".urdf") continue;
+      ++files;
+      std::string line = entry.path().filename().string() + ":";
+      int roots = 0, n = -1;
+      for (RootJoint root : kRoots) {
+        SCOPED_TRACE(entry.path().filename().string() + ", " + rootName(root) + " root");
+        try {
+          const Model model = load(entry.path(), root);
+          const int nr = root == RootJoint::Floating ? 6 : root == RootJoint::Planar ? 3 : 0;
+          EXPECT_EQ(model.root, root);
+          EXPECT_EQ(model.nv, nr + model.n);
+          if (n >= 0) EXPECT_EQ(model.n, n) << "the same joints under every root";
+          n = model.n;
+          line += std::string(" ") + rootName(root) + " (nv " + std::to_string(model.nv) + ")";
+          ++roots;
+        } catch (const std::exception& e) {
+          const std::string what = e.what();
+          EXPECT_TRUE(root != RootJoint::Fixed && dir != kTrees) << what;
+          EXPECT_NE(what.find("moves no mass or inertia"), std::string::npos) << what;
+          line += std::string(" ") + rootName(root) + " refused (a root coordinate moves no inertia)";
+        }
+      }
+      everywhere += roots == 3 ? 1 : 0;
+      std::printf("%s\n", line.c_str());
+    }
+  }
+  std::printf("%d robot files: %d load under each of the three roots\n", files, everywhere);
+  EXPECT_GE(files, 13);
 }
 
 class UrdfTreeRobot : public ::testing::TestWithParam<TreeRobot> {};
