@@ -428,11 +428,11 @@ TEST(TreeMujoco, ExampleRobots) {
 // whole under every root. Their massless links (root links, sensor frames merged away leave some) are
 // raised to MuJoCo's floor in MuJoCo's copy only (1e-12 kg, 1e-12 kg m^2).
 TEST(TreeMujoco, BranchedRobots) {
-  Checker check;
   const std::string dir = std::string(DENOC_MODELS_DIR) + "/trees/";
   std::uint32_t seed = 700;
   int loaded = 0;
   for (const char* file : {"solo12.urdf", "anymal_c.urdf", "simple_humanoid.urdf", "baxter.urdf"}) {
+    Checker check;  // the worst errors of each robot, under its three roots
     for (const RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
       UrdfOptions urdf;
       urdf.root = root;
@@ -441,9 +441,9 @@ TEST(TreeMujoco, BranchedRobots) {
       compareRandomStates(model, ++seed, 1e-12, std::string(file) + ", " + testing::rootName(root) + " root",
                           check);
     }
+    check.report(file);
   }
   EXPECT_EQ(loaded, 12);
-  check.report("branched robots");
 }
 
 }  // namespace
