@@ -524,13 +524,26 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "inverseDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
   const Model& m = *model;
+  detail::checkBatchWrenches(kFn, m, wrenches);
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  detail::runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), wrenches, options,
-                         [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
-                           OutMap(tau + k * nv, m.nv) = detail::treeInverseDynamics(
-                               m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                               CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
-                         });
+  const int nw = static_cast<int>(wrenches.size());
+  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.nv, 60.0, 0.0));
+  detail::IdArrays arrays{q, qd, qdd, nullptr, tau};
+  arrays.wrenches = wrenches.data();
+  arrays.wrench_count = nw;
+  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
+  runBatch(
+      pool, kFn, model, count, options, p,
+      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+        return kernels.inverse_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
+      },
+      [&](std::size_t k, Data& d) {
+        std::array<ExternalWrench, kMaxBatchWrenches> ws;
+        detail::gatherWrenches(wrenches, k, ws.data());
+        OutMap(tau + k * nv, m.nv) =
+            detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                        CMap(qdd + k * nv, m.nv), ws.data(), nw, "inverseDynamics");
+      });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
@@ -539,13 +552,26 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "forwardDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
   const Model& m = *model;
+  detail::checkBatchWrenches(kFn, m, wrenches);
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  detail::runWrenchBatch(pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), wrenches, options,
-                         [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
-                           OutMap(qdd + k * nv, m.nv) = detail::treeForwardDynamics(
-                               m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                               CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
-                         });
+  const int nw = static_cast<int>(wrenches.size());
+  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.nv, 150.0, 0.0));
+  detail::FdArrays arrays{q, qd, tau, qdd};
+  arrays.wrenches = wrenches.data();
+  arrays.wrench_count = nw;
+  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
+  runBatch(
+      pool, kFn, model, count, options, p,
+      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+        return kernels.forward_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
+      },
+      [&](std::size_t k, Data& d) {
+        std::array<ExternalWrench, kMaxBatchWrenches> ws;
+        detail::gatherWrenches(wrenches, k, ws.data());
+        OutMap(qdd + k * nv, m.nv) =
+            detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                        CMap(tau + k * nv, m.nv), ws.data(), nw, "forwardDynamics");
+      });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/forward_dynamics.hpp"
@@ -44,11 +45,19 @@ template <int W>
 struct LaneWs final : LaneWorkspace {
   ModelTpl<L<W>> model;
   DataTpl<L<W>> data;
-  LVecX<W> a, b, c;                   // lane-interleaved inputs: q (nq), then two of nv
-  typename Types<L<W>>::Vec6 wrench;  // tip wrench
-  LVecX<W> row;                       // a row of U (scatterExplicitU)
+  LVecX<W> a, b, c;                               // lane-interleaved inputs: q (nq), then two of nv
+  typename Types<L<W>>::Vec6 wrench;              // tip wrench
+  LVecX<W> row;                                   // a row of U (scatterExplicitU)
+  std::vector<ExternalWrenchTpl<L<W>>> wrenches;  // a batch's list of external wrenches, gathered
 
-  explicit LaneWs(const Model& m) : model(m.cast<L<W>>()), data(model), a(m.nq), b(m.nv), c(m.nv), row(m.n) {
+  explicit LaneWs(const Model& m)
+      : model(m.cast<L<W>>()),
+        data(model),
+        a(m.nq),
+        b(m.nv),
+        c(m.nv),
+        row(m.n),
+        wrenches(static_cast<std::size_t>(kMaxBatchWrenches)) {
     width = W;
   }
 };
@@ -224,6 +233,32 @@ DENOC_INLINE bool rootQuaternionsValid(const Model& m, const LVecX<W>& q) {
   return valid;
 }
 
+/// The group [k, k + W)'s external wrenches of a batch's list into `out`: each wrench's values gathered into
+/// lanes (state min(k + l, last) in lane l), its frame, reference and point the same in every lane. Returns,
+/// in the sign bit of each lane, whether a value or a point is not within kMaxStateValue (the single-state
+/// check, checkWrenches).
+template <int W>
+DENOC_INLINE Bits<W> gatherWrenchList(std::vector<ExternalWrenchTpl<L<W>>>& out, const BatchWrench* list,
+                                      int count, std::size_t k, std::size_t last) {
+  const Bits<W> bound_bits = Bits<W>{} + std::bit_cast<std::uint64_t>(kMaxStateValue);
+  Bits<W> bad{};
+  for (int j = 0; j < count; ++j) {
+    const BatchWrench& w = list[j];
+    ExternalWrenchTpl<L<W>>& e = out[static_cast<std::size_t>(j)];
+    e.frame = w.frame;
+    e.reference = w.reference;
+    for (int i = 0; i < 3; ++i) {
+      e.point[i] = L<W>(w.point[i]);
+      bad |= beyond<W>(e.point[i].v, bound_bits);
+    }
+    const double* row[W];
+    for (int l = 0; l < W; ++l)
+      row[l] = w.values + std::min(k + static_cast<std::size_t>(l), last) * w.stride;
+    bad |= gatherRows<W>(row, 6, e.wrench, kMaxStateValue);
+  }
+  return bad;
+}
+
 /// Writes lanes 0..valid-1 of the lane values v[i * stride], i < count, to out[l * out_stride + i]: one
 /// transposed row of W entries per lane at a time; the entries left over (count not a multiple of W) as the
 /// last W entries again (overlapping the block before: the same values written twice), or lane by lane for
@@ -315,10 +350,15 @@ DENOC_INLINE std::size_t inverseDynamicsLanes(const Model& m, Data&, LaneWorkspa
                   gather<W>(x.qd, nv, k, last, ws.b, kMaxStateValue) |
                   gather<W>(x.qdd, nv, k, last, ws.c, kMaxStateValue);
     if (x.tip_wrench) bad |= gather<W>(x.tip_wrench, 6, k, last, ws.wrench, kMaxStateValue);
+    if (x.wrench_count > 0) bad |= gatherWrenchList<W>(ws.wrenches, x.wrenches, x.wrench_count, k, last);
     if (!noneBeyond<W>(bad) || !rootQuaternionsValid<W>(m, ws.a)) return k;
     // inverseDynamics (inverse_dynamics.hxx, or a tree's treeInverseDynamics with the tip wrench as a
-    // Local wrench on frame n) without its checks, done above
-    if (m.serial) {
+    // Local wrench on frame n; with a list of wrenches treeInverseDynamics for every model) without its
+    // checks, done above
+    if (x.wrench_count >= 0) {
+      treeLocalRnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), true, ws.data.tau, ws.wrenches.data(),
+                          x.wrench_count);
+    } else if (m.serial) {
       rnea<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c.data(), x.tip_wrench ? &ws.wrench : nullptr, true,
                  ws.data.tau);
     } else {
@@ -339,16 +379,19 @@ DENOC_INLINE std::size_t forwardDynamicsLanes(const Model& m, Data&, LaneWorkspa
   const std::size_t nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
   for (std::size_t k = begin; k < end; k += W) {
     const std::size_t last = std::min(k + W, end) - 1;
-    const Bits<W> bad = gather<W>(x.q, nq, k, last, ws.a, kMaxPosition) |
-                        gather<W>(x.qd, nv, k, last, ws.b, kMaxStateValue) |
-                        gather<W>(x.tau, nv, k, last, ws.c, kMaxStateValue);
+    Bits<W> bad = gather<W>(x.q, nq, k, last, ws.a, kMaxPosition) |
+                  gather<W>(x.qd, nv, k, last, ws.b, kMaxStateValue) |
+                  gather<W>(x.tau, nv, k, last, ws.c, kMaxStateValue);
+    if (x.wrench_count > 0) bad |= gatherWrenchList<W>(ws.wrenches, x.wrenches, x.wrench_count, k, last);
     if (!noneBeyond<W>(bad) || !rootQuaternionsValid<W>(m, ws.a)) return k;
-    // forwardDynamics (forward_dynamics.hxx, or a tree's treeForwardDynamics without external wrenches)
-    // without its checks; every pivot (a moving root's Cholesky pivots among them) is checked below
-    if (m.serial) {
+    // forwardDynamics (forward_dynamics.hxx, or a tree's treeForwardDynamics; with a list of wrenches
+    // treeForwardDynamics for every model) without its checks; every pivot (a moving root's Cholesky pivots
+    // among them) is checked below
+    if (m.serial && x.wrench_count < 0) {
       forwardDynamicsSaha<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c);
     } else {
-      treeLocalForwardInline<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c, nullptr, 0);
+      treeLocalForwardInline<L<W>>(ws.model, ws.data, ws.a, ws.b, ws.c, ws.wrenches.data(),
+                                   std::max(x.wrench_count, 0));
     }
     if (!allPositive(ws.data.D.data(), nv) || !allZero(finiteSum(ws.data.qdd.data(), nv))) return k;
     scatter<W>(ws.data.qdd.data(), nv, x.qdd, k, last + 1 - k);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "denoc/batch.hpp"
 #include "denoc/data.hpp"
 #include "denoc/model.hpp"
 
@@ -21,19 +22,25 @@ struct LaneWorkspace {
 /// A workspace for the kernels of `width` (2, 4 or 8) and `model` (which it copies).
 std::unique_ptr<LaneWorkspace> makeLaneWorkspace(const Model& model, int width);
 
-/// Row-major arrays of a batch (count x n, tip_wrench count x 6 or null).
+/// Row-major arrays of a batch (count x n, tip_wrench count x 6 or null). wrench_count >= 0: the overload
+/// with a list of external wrenches (wrenches[0..wrench_count)), computed as the single-state
+/// treeInverseDynamics / treeForwardDynamics compute it for every model, the tip wrench null.
 struct IdArrays {
   const double* q;
   const double* qd;
   const double* qdd;
   const double* tip_wrench;
   double* tau;
+  const BatchWrench* wrenches = nullptr;
+  int wrench_count = -1;
 };
 struct FdArrays {
   const double* q;
   const double* qd;
   const double* tau;
   double* qdd;
+  const BatchWrench* wrenches = nullptr;
+  int wrench_count = -1;
 };
 /// inverse may be null; the convective matrix, bias and g(q) are the engine's (state by state).
 struct FfArrays {

@@ -229,6 +229,73 @@ TEST(TreeBatch, DynamicsEqualTheSingleStateFunctions) {
   }
 }
 
+TEST(TreeBatch, ExternalWrenchListsEqualTheSingleStateFunctionsInLanes) {
+  // the overloads with a list of external wrenches (any frame, either reference, off the frames' origins,
+  // per state or one for all states, and the empty list), on the trees and on serial chains (which take
+  // the local recursions of the list form, as the single-state function does), in lanes at every width
+  BatchPool pool(2);
+  std::vector<Case> cases = treeCases();
+  cases.push_back(
+      {"serial chain", std::make_shared<const Model>(buildModel(testing::randomChainSpec(6, 8)))});
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const Case& c : cases) {
+    const Model& m = *c.model;
+    const auto nv = static_cast<std::size_t>(m.nv);
+    const std::size_t count = 11;
+    const TreeStates s = randomStates(m, count, 31);
+    std::vector<int> frames{m.n, m.n + 1, 0, m.n - 1};
+    std::vector<std::vector<double>> values(frames.size());
+    std::vector<BatchWrench> list;
+    for (std::size_t j = 0; j < frames.size(); ++j) {
+      BatchWrench w;
+      w.frame = frames[j];
+      w.reference = j % 2 ? ReferenceFrame::Local : ReferenceFrame::Base;
+      w.point = Eigen::Vector3d(u(rng), u(rng), u(rng));
+      w.stride = j == 2 ? 0 : 6;  // one wrench for all states, the others per state
+      for (std::size_t i = 0; i < (w.stride ? 6 * count : 6); ++i) values[j].push_back(5.0 * u(rng));
+      w.values = values[j].data();
+      list.push_back(w);
+    }
+    for (const std::vector<BatchWrench>& wrenches : {list, std::vector<BatchWrench>{}}) {
+      std::vector<double> id, fd;
+      Data d(m);
+      for (std::size_t k = 0; k < count; ++k) {
+        std::vector<ExternalWrench> ws;
+        for (const BatchWrench& w : wrenches) {
+          ExternalWrench e;
+          e.frame = w.frame;
+          e.reference = w.reference;
+          e.point = w.point;
+          e.wrench = Eigen::Map<const Eigen::Matrix<double, 6, 1>>(w.values + k * w.stride);
+          ws.push_back(e);
+        }
+        const CMap qk(s.q.data() + k * m.nq, m.nq), vk(s.v.data() + k * nv, m.nv),
+            ak(s.a.data() + k * nv, m.nv), tk(s.tau.data() + k * nv, m.nv);
+        append(id, inverseDynamics(m, d, qk, vk, ak, ws));
+        append(fd, forwardDynamics(m, d, qk, vk, tk, ws));
+      }
+      for (SimdWidth w : widths()) {
+        const std::string what = c.name + ", " + std::to_string(wrenches.size()) + " wrenches, width " +
+                                 std::to_string(static_cast<int>(w));
+        BatchStats stats;
+        const BatchOptions o = options(w, &stats);
+        const SimdWidth lanes = laneWidth(w, count);
+        std::vector<double> out(count * nv, -1.0);
+        inverseDynamicsBatch(pool, c.model, count, s.q.data(), s.v.data(), s.a.data(), out.data(), wrenches,
+                             o);
+        EXPECT_TRUE(sameLanes(out, id, nv)) << "inverseDynamicsBatch, " << what;
+        EXPECT_EQ(stats.width, lanes) << what;
+        EXPECT_EQ(stats.lane_states, lanes == SimdWidth::Scalar ? 0u : count) << what;
+        forwardDynamicsBatch(pool, c.model, count, s.q.data(), s.v.data(), s.tau.data(), out.data(), wrenches,
+                             o);
+        EXPECT_TRUE(sameLanes(out, fd, nv)) << "forwardDynamicsBatch, " << what;
+        EXPECT_EQ(stats.lane_states, lanes == SimdWidth::Scalar ? 0u : count) << what;
+      }
+    }
+  }
+}
+
 TEST(TreeBatch, DerivativesEqualTheSingleStateFunctions) {
   BatchPool pool(2);
   for (const Case& c : treeCases()) {

@@ -6,9 +6,9 @@
 // Strides. Every model is accepted, serial chains and trees (docs/trees.md). State k of a batch reads
 // q[k * nq, (k + 1) * nq) and v, a, tau (qd, qdd) at k * nv, and an nv x nv matrix at k * nv * nv
 // (Model::nq, Model::nv). For a serial chain nq = nv = n, so the layouts are count x n and count x n x n.
-// A tree model runs state by state (width 1): the SIMD kernels instantiate the serial recursions only
-// (docs/batches.md, "Trees"). What stays derived for serial chains is refused for a tree before any state,
-// naming itself: ForwardRoute::Fixman.
+// A tree model runs in the SIMD lanes as a chain does (inverse dynamics, Saha's forward dynamics, the full
+// factor; docs/batches.md, "Trees"). What stays derived for serial chains is refused for a tree before any
+// state, naming itself: ForwardRoute::Fixman.
 //
 // How a batch runs. The states [0, count) are cut into contiguous chunks of at least `grain` states each
 // (a multiple of the SIMD width), at most kChunksPerThread per thread. The calling thread asks the workers
@@ -236,14 +236,15 @@ struct BatchWrench {
 };
 
 /// tau = inverseDynamics(q, qd, qdd, wrenches) (the form with external wrenches on any frames) for each of
-/// `count` states, state by state (width 1). At most kMaxBatchWrenches wrenches; a wrench on a frame out of
-/// range or with a null array throws std::invalid_argument before any state.
+/// `count` states, in SIMD lanes (the local recursions of every model, eq. TL.7). At most kMaxBatchWrenches
+/// wrenches; a wrench on a frame out of range or with a null array throws std::invalid_argument before any
+/// state.
 void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* qdd, double* tau,
                           const std::vector<BatchWrench>& wrenches, const BatchOptions& options = {});
 
-/// qdd = forwardDynamics(q, qd, tau, wrenches) (the O(n) articulated-body route with external wrenches)
-/// for each of `count` states, state by state. Checks as the inverse form.
+/// qdd = forwardDynamics(q, qd, tau, wrenches) (the O(n) route with external wrenches) for each of `count`
+/// states, in SIMD lanes. Checks as the inverse form.
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
                           const double* q, const double* qd, const double* tau, double* qdd,
                           const std::vector<BatchWrench>& wrenches, const BatchOptions& options = {});
