@@ -454,6 +454,33 @@ void runBatch(BatchPool& pool, const char* function, const std::shared_ptr<const
   run.finish(options, p.width);
 }
 
+/// A batch with a list of external wrenches (the std::vector<BatchWrench> overloads): the list checked
+/// once, then the lanes (the width's `kernel`, the list in `arrays`) and, state by state,
+/// `compute(k, data, wrenches, count)` with state k's wrenches gathered on the stack.
+template <typename Arrays, typename Compute>
+void runWrenchListBatch(BatchPool& pool, const char* function, const std::shared_ptr<const Model>& model,
+                        std::size_t count, double cost_ns, const std::vector<BatchWrench>& wrenches,
+                        const BatchOptions& options, Arrays arrays,
+                        detail::LaneKernel<Arrays> detail::LaneKernels::*kernel, Compute&& compute) {
+  const Model& m = *model;
+  detail::checkBatchWrenches(function, m, wrenches);
+  const int nw = static_cast<int>(wrenches.size());
+  const Plan p = plan(function, m, count, options, kLanesMaxDof, cost_ns);
+  arrays.wrenches = wrenches.data();
+  arrays.wrench_count = nw;
+  const detail::LaneKernel<Arrays> lanes = detail::laneKernels(p.width).*kernel;
+  runBatch(
+      pool, function, model, count, options, p,
+      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
+        return lanes(m, w.data, w.lanesFor(p.width), arrays, b, e);
+      },
+      [&](std::size_t k, Data& d) {
+        std::array<ExternalWrench, kMaxBatchWrenches> ws;
+        detail::gatherWrenches(wrenches, k, ws.data());
+        compute(k, d, ws.data(), nw);
+      });
+}
+
 }  // namespace
 
 void detail::checkBatch(const char* function, const std::shared_ptr<const Model>& model, std::size_t count,
@@ -524,26 +551,14 @@ void inverseDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "inverseDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {qdd, "qdd"}, {tau, "tau"}});
   const Model& m = *model;
-  detail::checkBatchWrenches(kFn, m, wrenches);
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  const int nw = static_cast<int>(wrenches.size());
-  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.nv, 60.0, 0.0));
-  detail::IdArrays arrays{q, qd, qdd, nullptr, tau};
-  arrays.wrenches = wrenches.data();
-  arrays.wrench_count = nw;
-  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
-  runBatch(
-      pool, kFn, model, count, options, p,
-      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
-        return kernels.inverse_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
-      },
-      [&](std::size_t k, Data& d) {
-        std::array<ExternalWrench, kMaxBatchWrenches> ws;
-        detail::gatherWrenches(wrenches, k, ws.data());
-        OutMap(tau + k * nv, m.nv) =
-            detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                                        CMap(qdd + k * nv, m.nv), ws.data(), nw, "inverseDynamics");
-      });
+  runWrenchListBatch(pool, kFn, model, count, stateCost(m.nv, 60.0, 0.0), wrenches, options,
+                     detail::IdArrays{q, qd, qdd, nullptr, tau}, &detail::LaneKernels::inverse_dynamics,
+                     [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                       OutMap(tau + k * nv, m.nv) =
+                           detail::treeInverseDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                                       CMap(qdd + k * nv, m.nv), ws, nw, "inverseDynamics");
+                     });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, std::size_t count,
@@ -552,26 +567,14 @@ void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& m
   constexpr const char* kFn = "forwardDynamicsBatch";
   detail::checkBatch(kFn, model, count, {{q, "q"}, {qd, "qd"}, {tau, "tau"}, {qdd, "qdd"}});
   const Model& m = *model;
-  detail::checkBatchWrenches(kFn, m, wrenches);
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  const int nw = static_cast<int>(wrenches.size());
-  const Plan p = plan(kFn, m, count, options, kLanesMaxDof, stateCost(m.nv, 150.0, 0.0));
-  detail::FdArrays arrays{q, qd, tau, qdd};
-  arrays.wrenches = wrenches.data();
-  arrays.wrench_count = nw;
-  const detail::LaneKernels& kernels = detail::laneKernels(p.width);
-  runBatch(
-      pool, kFn, model, count, options, p,
-      [&](BatchWorkspace& w, std::size_t b, std::size_t e) {
-        return kernels.forward_dynamics(m, w.data, w.lanesFor(p.width), arrays, b, e);
-      },
-      [&](std::size_t k, Data& d) {
-        std::array<ExternalWrench, kMaxBatchWrenches> ws;
-        detail::gatherWrenches(wrenches, k, ws.data());
-        OutMap(qdd + k * nv, m.nv) =
-            detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
-                                        CMap(tau + k * nv, m.nv), ws.data(), nw, "forwardDynamics");
-      });
+  runWrenchListBatch(pool, kFn, model, count, stateCost(m.nv, 150.0, 0.0), wrenches, options,
+                     detail::FdArrays{q, qd, tau, qdd}, &detail::LaneKernels::forward_dynamics,
+                     [&](std::size_t k, Data& d, const ExternalWrench* ws, int nw) {
+                       OutMap(qdd + k * nv, m.nv) =
+                           detail::treeForwardDynamics(m, d, CMap(q + k * nq, m.nq), CMap(qd + k * nv, m.nv),
+                                                       CMap(tau + k * nv, m.nv), ws, nw, "forwardDynamics");
+                     });
 }
 
 void forwardDynamicsBatch(BatchPool& pool, const std::shared_ptr<const Model>& model, ForwardRoute route,
