@@ -220,15 +220,13 @@ DENOC_INLINE bool allPositive(const L<W>* v, std::size_t n) {
 
 /// Whether every lane's configuration q (nq lane values, within kMaxPosition already) passes the rest of
 /// checkConfigurationVector: a floating root's quaternion q[3..7) of norm within kQuaternionTolerance of 1,
-/// computed lane by lane as the single-state check computes it.
+/// each lane by the single-state check's own functions.
 template <int W>
 DENOC_INLINE bool rootQuaternionsValid(const Model& m, const LVecX<W>& q) {
   if (m.root != RootJoint::Floating) return true;
   bool valid = true;
   for (int l = 0; l < W; ++l) {
-    const double x = q[3][l], y = q[4][l], z = q[5][l], w = q[6][l];
-    const double norm = std::sqrt(x * x + y * y + z * z + w * w);
-    valid &= std::abs(norm - 1.0) <= kQuaternionTolerance;
+    valid &= quaternionNormAccepted(quaternionNorm(q[3][l], q[4][l], q[5][l], q[6][l]));
   }
   return valid;
 }

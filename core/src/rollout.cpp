@@ -56,8 +56,8 @@ void checkInputs(const char* fn, const Model& model, std::size_t steps, std::siz
     }
   }
   if (model.root == RootJoint::Floating) {
-    const double norm = ConstVecMap(x0 + 3, 4).norm();
-    if (!(std::abs(norm - 1.0) <= kQuaternionTolerance)) {
+    const double norm = detail::quaternionNorm(x0[3], x0[4], x0[5], x0[6]);
+    if (!detail::quaternionNormAccepted(norm)) {
       throw std::invalid_argument(who() + "x0[3..7), the root's quaternion, has norm " +
                                   detail::formatNumber17(norm) + ", expected 1 within " +
                                   detail::formatNumber17(kQuaternionTolerance));

@@ -123,6 +123,14 @@ void checkVector(const ModelTpl<S>& model, const Vec& v, const char* function, c
   }
 }
 
+/// The norm of a floating root's quaternion (x, y, z, w) and whether it is accepted, within
+/// kQuaternionTolerance of 1: the one arithmetic of every check of it (the SIMD kernels check each lane with
+/// it, so they refuse exactly what the single-state functions refuse).
+inline double quaternionNorm(double x, double y, double z, double w) {
+  return std::sqrt(x * x + y * y + z * z + w * w);
+}
+inline bool quaternionNormAccepted(double norm) { return std::abs(norm - 1.0) <= kQuaternionTolerance; }
+
 /// A configuration: nq entries within kMaxPosition and, for a floating root, a quaternion q[3..7) whose
 /// norm is within kQuaternionTolerance of 1 (the message names the norm).
 template <typename S, typename Vec>
@@ -138,8 +146,8 @@ void checkConfigurationVector(const ModelTpl<S>& model, const Vec& q, const char
     if (!withinRange(q.data(), q.size(), kMaxPosition))
       rangeError(q.data(), q.size(), kMaxPosition, function, name);
     if (model.root == RootJoint::Floating) {
-      const S norm = std::sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
-      if (!(std::abs(norm - S(1)) <= S(kQuaternionTolerance))) {
+      const double norm = quaternionNorm(q[3], q[4], q[5], q[6]);
+      if (!quaternionNormAccepted(norm)) {
         throw std::invalid_argument(std::string(function) + ": " + name +
                                     "[3..7), the root's quaternion, has norm " +
                                     formatNumber(static_cast<double>(norm)) + ", expected 1 within " +
