@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The core and server test suites under a sanitizer, on a fresh Debian 12 machine: installs the packages
-# (deploy/install-deps.sh; DENOC_SKIP_DEPS=1 skips that), configures and builds the asan or tsan preset and
+# (deploy/install-deps.sh; DENOC_SKIP_DEPS=1 skips that), configures and builds the asan or tsan preset (asan:
+# the test programs' own code without UBSan, the library, denocd and the clients with it) and
 # runs ctest without the Node and Python client tests (label "clients"; they test the clients, not the
 # server, and take minutes) and the packaging tests (label "packaging": an installed sanitizer build cannot be
 # linked by a plain consumer). ThreadSanitizer runs the core's suites (the batch pool's threads, one model
