@@ -3,7 +3,8 @@
 //
 //   bench_profile MODEL ALGO [CALLS]
 //     MODEL: panda | stanford | chain<n> | treechain<n> (the chain on the tree recursions: force_tree)
-//     ALGO:  id | m | ff | udu | fd | chol | minv | fixman  (ours)
+//     ALGO:  id | m | ff | udu | fd | chol | minv | fixman | did | dfd  (ours; did, dfd: the derivatives of
+//            the inverse and forward dynamics)
 //            kdl-id | kdl-m | kdl-ff | kdl-fd | kdl-chol | kdl-minv (KDL 1.5.1's equivalents, as bench_core)
 //
 //   valgrind --tool=callgrind --callgrind-out-file=cg.out build/release/bench/bench_profile panda id 10000
@@ -64,9 +65,9 @@ int main(int argc, char** argv) {
       x[k][i] = u(rng);
     }
   }
-  const std::vector<std::string> names = {"id",     "m",      "ff",       "udu",     "fd",
-                                          "chol",   "minv",   "fixman",   "kdl-id",  "kdl-m",
-                                          "kdl-ff", "kdl-fd", "kdl-chol", "kdl-minv"};
+  const std::vector<std::string> names = {"id",       "m",        "ff",     "udu",   "fd",     "chol",
+                                          "minv",     "fixman",   "kdl-id", "kdl-m", "kdl-ff", "kdl-fd",
+                                          "kdl-chol", "kdl-minv", "did",    "dfd"};
   int a = 0;
   while (a < static_cast<int>(names.size()) && names[static_cast<std::size_t>(a)] != algo) ++a;
   if (a == static_cast<int>(names.size())) {
@@ -145,7 +146,15 @@ int main(int argc, char** argv) {
         kdl_chol.CartToJnt(kq[s], kqd[s], kx[s], f_ext, out);
         sum += out(0);
         break;
-      default:
+      case 14:
+        denoc::computeInverseDynamicsDerivatives(model, data, q[s], qd[s], x[s]);
+        sum += data.dtau_dq(0, n - 1);
+        break;
+      case 15:
+        denoc::computeForwardDynamicsDerivatives(model, data, q[s], qd[s], x[s]);
+        sum += data.dqdd_dq(0, n - 1);
+        break;
+      case 13:
         kdl_dyn.JntToMass(kq[s], H);
         llt.compute(H.data);
         inv.setIdentity();
