@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -50,7 +51,11 @@ DENOC_FLATTEN void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data,
   }
 }
 
-/// out = -A B for A symmetric (both triangles stored), all n x n column-major; out must not alias B.
+/// out = -A B for A symmetric (both triangles stored), all n x n column-major; out must not alias B. Each
+/// entry is o_ij = sum_k a_ik (-b_kj), k ascending from 0. For double, blocks of 4 rows x 2 columns of out
+/// are held in pairs of lanes over the whole sum (two loads of A and two of B for 8 multiply-adds, where
+/// the column-by-column loop loads and stores out at each of them); the order of each sum is the same, so
+/// are the bits.
 template <typename S>
 DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typename Types<S>::MatX& B,
                                   typename Types<S>::MatX& out) {
@@ -58,6 +63,56 @@ DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typena
   const S* a = A.data();
   const S* b = B.data();
   S* o = out.data();
+  if constexpr (std::is_same_v<S, double>) {
+    typedef double Pair __attribute__((vector_size(16), aligned(8)));
+    const auto load = [](const double* p) {
+      Pair v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    };
+    const auto store = [](double* p, const Pair& v) { std::memcpy(p, &v, sizeof v); };
+    Eigen::Index j = 0;
+    for (; j + 2 <= n; j += 2) {
+      const double* b0 = b + j * n;
+      const double* b1 = b0 + n;
+      double* o0 = o + j * n;
+      double* o1 = o0 + n;
+      Eigen::Index i = 0;
+      for (; i + 4 <= n; i += 4) {
+        Pair c00{}, c10{}, c01{}, c11{};  // rows i, i + 1 and i + 2, i + 3 of columns j and j + 1
+        for (Eigen::Index k = 0; k < n; ++k) {
+          const double* ak = a + k * n + i;
+          const Pair x0 = load(ak), x1 = load(ak + 2);
+          const double y0 = -b0[k], y1 = -b1[k];
+          c00 += x0 * y0;
+          c10 += x1 * y0;
+          c01 += x0 * y1;
+          c11 += x1 * y1;
+        }
+        store(o0 + i, c00);
+        store(o0 + i + 2, c10);
+        store(o1 + i, c01);
+        store(o1 + i + 2, c11);
+      }
+      for (; i < n; ++i) {
+        double s0 = 0.0, s1 = 0.0;
+        for (Eigen::Index k = 0; k < n; ++k) {
+          s0 += a[i + k * n] * -b0[k];
+          s1 += a[i + k * n] * -b1[k];
+        }
+        o0[i] = s0;
+        o1[i] = s1;
+      }
+    }
+    for (; j < n; ++j) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        double s = 0.0;
+        for (Eigen::Index k = 0; k < n; ++k) s += a[i + k * n] * -b[k + j * n];
+        o[i + j * n] = s;
+      }
+    }
+    return;
+  }
   for (Eigen::Index j = 0; j < n; ++j) {
     S* oj = o + j * n;
     for (Eigen::Index i = 0; i < n; ++i) oj[i] = S(0);
