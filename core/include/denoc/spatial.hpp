@@ -13,6 +13,18 @@
 
 namespace denoc {
 
+namespace detail {
+/// Two doubles in the lanes of a 16-byte vector (dot6, the derivatives' products), loaded and stored
+/// unaligned.
+typedef double PairOfLanes __attribute__((vector_size(16), aligned(8)));
+DENOC_INLINE PairOfLanes loadPair(const double* p) {
+  PairOfLanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+DENOC_INLINE void storePair(double* p, const PairOfLanes& v) { std::memcpy(p, &v, sizeof v); }
+}  // namespace detail
+
 /// a^T b of two 6-vectors, summed in one order for every scalar type: ((a0 b0 + a2 b2) + a4 b4) +
 /// ((a1 b1 + a3 b3) + a5 b5). For double the two brackets are the two lanes of 16-byte vectors (pairs 0-1,
 /// 2-3, 4-5: 3 multiplications, 2 additions and one across the lanes), which the compiler does not find in
@@ -24,11 +36,9 @@ namespace denoc {
 template <typename S>
 DENOC_INLINE S dot6(const Eigen::Matrix<S, 6, 1>& a, const Eigen::Matrix<S, 6, 1>& b) {
   if constexpr (std::is_same_v<S, double>) {
-    typedef double Pair __attribute__((vector_size(16), aligned(8)));
-    Pair a01, a23, a45;
-    std::memcpy(&a01, a.data(), sizeof(Pair));
-    std::memcpy(&a23, a.data() + 2, sizeof(Pair));
-    std::memcpy(&a45, a.data() + 4, sizeof(Pair));
+    using Pair = detail::PairOfLanes;
+    const Pair a01 = detail::loadPair(a.data()), a23 = detail::loadPair(a.data() + 2),
+               a45 = detail::loadPair(a.data() + 4);
     const Pair b01 = {b[0], b[1]}, b23 = {b[2], b[3]}, b45 = {b[4], b[5]};
     const Pair s = (a01 * b01 + a23 * b23) + a45 * b45;
     return s[0] + s[1];

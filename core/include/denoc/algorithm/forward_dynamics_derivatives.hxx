@@ -1,6 +1,5 @@
 #pragma once
 
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -64,13 +63,7 @@ DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typena
   const S* b = B.data();
   S* o = out.data();
   if constexpr (std::is_same_v<S, double>) {
-    typedef double Pair __attribute__((vector_size(16), aligned(8)));
-    const auto load = [](const double* p) {
-      Pair v;
-      std::memcpy(&v, p, sizeof v);
-      return v;
-    };
-    const auto store = [](double* p, const Pair& v) { std::memcpy(p, &v, sizeof v); };
+    using Pair = PairOfLanes;
     Eigen::Index j = 0;
     for (; j + 2 <= n; j += 2) {
       const double* b0 = b + j * n;
@@ -82,17 +75,17 @@ DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typena
         Pair c00{}, c10{}, c01{}, c11{};  // rows i, i + 1 and i + 2, i + 3 of columns j and j + 1
         for (Eigen::Index k = 0; k < n; ++k) {
           const double* ak = a + k * n + i;
-          const Pair x0 = load(ak), x1 = load(ak + 2);
+          const Pair x0 = loadPair(ak), x1 = loadPair(ak + 2);
           const double y0 = -b0[k], y1 = -b1[k];
           c00 += x0 * y0;
           c10 += x1 * y0;
           c01 += x0 * y1;
           c11 += x1 * y1;
         }
-        store(o0 + i, c00);
-        store(o0 + i + 2, c10);
-        store(o1 + i, c01);
-        store(o1 + i + 2, c11);
+        storePair(o0 + i, c00);
+        storePair(o0 + i + 2, c10);
+        storePair(o1 + i, c01);
+        storePair(o1 + i + 2, c11);
       }
       for (; i < n; ++i) {
         double s0 = 0.0, s1 = 0.0;
