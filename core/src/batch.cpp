@@ -618,7 +618,7 @@ void fullFactorBatch(BatchPool& pool, const std::shared_ptr<const Model>& model,
     detail::checkBatch(kFn, model, count, {{qd, "qd (needed for convective and bias)"}});
   const Model& m = *model;
   const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
-  const double per_entry = 8.0 + (m.nv <= kDenseUDUMaxDof ? 0.5 * m.nv : 0.0) + (out.inverse ? 8.0 : 0.0) +
+  const double per_entry = 8.0 + (detail::denseFactors(m.nv) ? 0.5 * m.nv : 0.0) + (out.inverse ? 8.0 : 0.0) +
                            (out.convective ? 10.0 : 0.0);
   const Plan p = plan(kFn, m, count, options, kLanesFullFactorMaxDof, stateCost(m.nv, 80.0, per_entry),
                       kLanesFullFactorAutoW8MaxDof);

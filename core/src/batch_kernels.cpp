@@ -449,7 +449,7 @@ DENOC_INLINE std::size_t fullFactorLanes(const Model& m, Data& scalar, LaneWorks
     // computeFullFactor (udu.hxx) without its checks, done below; log det below. Above kDenseUDUMaxDof,
     // fullFactor without explicitU: U is written to the output directly from p_i and psi_j, never formed
     // in lanes (W n x n lane values the outputs would be copied from)
-    const bool dense = m.n <= kDenseUDUMaxDof;
+    const bool dense = denseFactors(m.n);
     if (dense) {
       fullFactor<L<W>>(ws.model, ws.data, ws.a);
     } else {

@@ -230,9 +230,9 @@ INSTANTIATE_TEST_SUITE_P(Robots, Derivatives,
                            return testing::parameterName(robots()[static_cast<std::size_t>(info.param)].name);
                          });
 
-// the dense route (n <= kDenseUDUMaxDof) and the sweep route agree across the switch
+// the dense route (n <= kDenseDerivativesMaxDof) and the sweep route agree across the switch
 TEST(DerivativesRoutes, BothSidesOfTheDenseSwitch) {
-  for (int n : {kDenseUDUMaxDof, kDenseUDUMaxDof + 1}) {
+  for (int n : {kDenseDerivativesMaxDof, kDenseDerivativesMaxDof + 1}) {
     const Model model = buildModel(testing::randomChainSpec(n, 77u));
     Data data(model), ref(model);
     std::mt19937 rng(5u);
@@ -275,6 +275,32 @@ TEST(DerivativesRoutes, TheBlockedProductEqualsThePlainLoop) {
       for (int i = 0; i < n; ++i)
         ASSERT_EQ(out(i, j), plain(i, j)) << "n=" << n << " (" << i << ", " << j << ")";
     EXPECT_TRUE(near(out, Eigen::MatrixXd(-A * B), 1e-14, "n=" + std::to_string(n)));
+  }
+}
+
+// the sweep route's solve X = -I^-1 B (detail::negatedSolveUDU): for double, on all columns at once in SIMD
+// lanes; against the one-column sweeps in the same order (bit for bit) and against Eigen's dense inverse of
+// I(q) (to 1e-10 scaled by the condition number), on chains with an even and an odd number of joints (the
+// lanes' remainder), one of them a single joint
+TEST(DerivativesRoutes, TheSweepsOnAllColumnsEqualTheOneColumnSweeps) {
+  std::mt19937 rng(13u);
+  for (int n : {1, 2, 25, 26, 41}) {
+    const Model model = buildModel(testing::randomChainSpec(n, 31u + static_cast<std::uint32_t>(n)));
+    Data data(model), ref(model);
+    const Eigen::VectorXd q = randomConfiguration(model, rng);
+    computeUDU(model, data, q, false);  // psi_k, 1/mh_k and p_k of the O(n) factors
+    Eigen::MatrixXd B(n, n);
+    for (int j = 0; j < n; ++j) B.col(j) = randomVectorX(rng, n, 4.0);
+    Eigen::MatrixXd X = Eigen::MatrixXd::Constant(n, n, 99.0), one(n, n);
+    detail::negatedSolveUDU<double>(model, data, B, X);
+    for (int j = 0; j < n; ++j)
+      detail::negatedSolveColumn<double>(n, data.work.data(), data.p0.data(), B.col(j).data(),
+                                         one.col(j).data());
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) ASSERT_EQ(X(i, j), one(i, j)) << "n=" << n << " (" << i << ", " << j << ")";
+    const Eigen::MatrixXd Minv = computeInertiaMatrix(model, ref, q).inverse();
+    const double tol = 1e-10 * std::max(1.0, inertiaCondition(model, ref, q) / 1e5);
+    EXPECT_TRUE(near(X, Eigen::MatrixXd(-Minv * B), tol, "n=" + std::to_string(n)));
   }
 }
 

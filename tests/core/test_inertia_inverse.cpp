@@ -53,7 +53,7 @@ TEST(InverseInertia, AgainstEigensLdlt) {
 }
 
 TEST(InverseInertia, SweepsAgreeWithTheDenseRoute) {
-  // both routes apply at every n (the sweeps keep their six rows in data.minv_eta_mu): the dense
+  // both routes apply at every n (the sweeps keep their six rows in data.sweep_eta_mu): the dense
   // U^-T D^-1 U^-1 of reverse Gaussian elimination on I(q), and the sweeps with the articulated-body factors
   for (int n = 1; n <= 40; ++n) {
     const Model model = chain(n, 2000u + static_cast<std::uint32_t>(n), 0.1);

@@ -125,13 +125,14 @@ struct DataTpl {
   VecX qdd;  // [nv] joint accelerations
 
   // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof or a
-  // tree model computeInverseInertia and computeForwardDynamicsDerivatives
+  // tree model computeInverseInertia, for n <= kDenseDerivativesMaxDof or a tree model
+  // computeForwardDynamicsDerivatives
   MatX M;  // [nv x nv] generalized inertia matrix I(q), both triangles
 
   // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
   MatX U;  // [nv x nv] unit upper triangular factor (trees: nonzero on ancestor pairs only) (computeUDU: with
-           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model, computeInverseInertia and
-           // computeForwardDynamicsDerivatives
+           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model, computeInverseInertia, for
+           // n <= kDenseDerivativesMaxDof or a tree model, computeForwardDynamicsDerivatives
   VecX D;  // [nv] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
            // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
   S log_det = S(0);  // log det I(q) = sum log mh_k; also, for a tree model, computeInverseInertia and
@@ -204,8 +205,12 @@ struct DataTpl {
   MatX minv_Uinv;   // [n x n] U^-1, upper triangle
   VecX minv_inv_D;  // [n] 1 / D_k
   VecX minv_v;      // [n] column j of D^-1 U^-1
-  // ... and the sweeps (larger n)
-  VecX minv_eta_mu;  // [6 n] six rows of n entries: eta^j, then mu^j, for every column j
+
+  // the sweeps of section 5.2 on many right-hand sides at once, one joint at a time: computeInverseInertia
+  // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above
+  // kDenseDerivativesMaxDof (I^-1, then the columns of dtau/dq and dtau/dqd)
+  VecX sweep_eta_mu;  // [6 n] six rows of n entries: eta^j, then mu^j, for every right-hand side j
+  MatX sweep_rows;  // [n x n] B^T for the right-hand sides B: column i holds row i of B, then of the solution
 
   // forwardDynamicsCholesky
   MatX chol_L;  // [n x n] lower triangle: the Cholesky factor of I(q)
@@ -240,6 +245,7 @@ struct DataTpl {
 
   // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hxx)
   std::vector<DerivativeWork<S>> dw;  // [n]
+                                      // (12..17)
   // computeForwardDynamicsDerivatives
   VecX tau_eff;  // [n] tau with the tip wrench's joint torques moved to the right-hand side
 
@@ -335,7 +341,8 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   minv_Uinv = MatX::Zero(n, n);
   minv_inv_D = VecX::Zero(n);
   minv_v = VecX::Zero(n);
-  minv_eta_mu = VecX::Zero(6 * n);
+  sweep_eta_mu = VecX::Zero(6 * n);
+  sweep_rows = MatX::Zero(n, n);
   chol_L = MatX::Zero(n, n);
   Mt.resize(un);
   Mtp.resize(un);

@@ -13,13 +13,14 @@ namespace denoc {
 
 /// qdd = FD(q, qd, tau) into data.qdd, dqdd/dq and dqdd/dqd (n x n) into data.dqdd_dq and data.dqdd_dqd, and
 /// dqdd/dtau = I(q)^-1 into data.Minv. Also leaves dtau/dq, dtau/dqd at (q, qd, qdd) in data.dtau_dq,
-/// data.dtau_dqd. For n up to kDenseUDUMaxDof, I^-1 from the dense factors and two n x n products (cheaper at
-/// these sizes); above, every column by the O(n) three sweeps with the factors of the forward dynamics:
-/// O(n^2) in all. No allocation. Throws std::invalid_argument on a wrong size or a non-finite entry.
-/// A tree model (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and tau nv, the results are
-/// nv x nv with the q columns along integrateConfiguration (v and tau held); qdd, I^-1 and the columns of
-/// -I^-1 dtau/dx by the tree-sparse U D U^T of I(q) (also left in data.M, U, D, log_det). NumericalError on
-/// a pivot that is not positive and finite or a non-finite result.
+/// data.dtau_dqd. For n up to kDenseDerivativesMaxDof, I^-1 from the dense factors and two n x n products
+/// (faster at these sizes); above, I^-1 by inverseBySweeps and every column of -I^-1 dtau/dq, -I^-1 dtau/dqd
+/// by negatedSolveUDU, the three sweeps with the factors of the forward dynamics: O(n^2) in all. No
+/// allocation. Throws std::invalid_argument on a wrong size or a non-finite entry. A tree model
+/// (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and tau nv, the results are nv x nv with the q
+/// columns along integrateConfiguration (v and tau held); qdd, I^-1 and the columns of -I^-1 dtau/dx by the
+/// tree-sparse U D U^T of I(q) (also left in data.M, U, D, log_det). NumericalError on a pivot that is not
+/// positive and finite or a non-finite result.
 template <typename S>
 void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
@@ -48,6 +49,11 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const std::vector<ExternalWrenchTpl<S>>& wrenches);
 
+/// The largest n for which the forward-dynamics derivatives take the dense products: measured on 2026-11-28
+/// (docs/planning.md), the sweeps took 1.11 of the dense route's time at 9 joints, 1.07 at 12, 1.00 at 16,
+/// 0.89 at 20 and 0.82 at 24.
+inline constexpr int kDenseDerivativesMaxDof = 16;
+
 namespace detail {
 /// The unchecked derivatives (tip_wrench null: none).
 template <typename S>
@@ -56,13 +62,6 @@ void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& qd,
                     const Eigen::Ref<const typename Types<S>::VecX>& tau,
                     const typename Types<S>::Vec6* tip_wrench);
-
-/// Column j of data.Minv = I^-1, of data.dqdd_dq = -I^-1 dtau/dq and of data.dqdd_dqd = -I^-1 dtau/dqd at
-/// once, by the three sweeps of section 5.2 (solveUDU) on the three right-hand sides e_j, -dtau/dq e_j,
-/// -dtau/dqd e_j with the O(n) factors of the forward dynamics (data.p0, data.work[k].psi, inv_mh): three
-/// independent chains per joint; the tauh_i are kept in the output columns between the sweeps. O(n).
-template <typename S>
-void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data, int j);
 }  // namespace detail
 
 }  // namespace denoc

@@ -14,39 +14,17 @@
 namespace denoc {
 namespace detail {
 
+/// Entries o_ij = sum_k a_ik (-b_kj) (k ascending from 0) of n x n column-major matrices for rows i >= i0
+/// of columns j0 <= j < j1.
 template <typename S>
-DENOC_FLATTEN void solveThreeColumns(const ModelTpl<S>& model, DataTpl<S>& data, int j) {
-  using Vec6 = typename Types<S>::Vec6;
-  const int n = model.n;
-  const JointWork<S>* work = data.work.data();
-  const Vec6* p = data.p0.data();
-  const Eigen::Index c = static_cast<Eigen::Index>(j) * n;
-  const S* b1 = data.dtau_dq.data() + c;
-  const S* b2 = data.dtau_dqd.data() + c;
-  S* x0 = data.Minv.data() + c;
-  S* x1 = data.dqdd_dq.data() + c;
-  S* x2 = data.dqdd_dqd.data() + c;
-  Vec6 eta0 = Vec6::Zero(), eta1 = Vec6::Zero(), eta2 = Vec6::Zero();
-  for (int i = n - 1; i >= 0; --i) {
-    const S t0 = (i == j ? S(1) : S(0)) - p[i].dot(eta0);
-    const S t1 = -b1[i] - p[i].dot(eta1);
-    const S t2 = -b2[i] - p[i].dot(eta2);
-    eta0 += work[i].psi * t0;
-    eta1 += work[i].psi * t1;
-    eta2 += work[i].psi * t2;
-    x0[i] = t0;
-    x1[i] = t1;
-    x2[i] = t2;
-  }
-  Vec6 mu0 = Vec6::Zero(), mu1 = Vec6::Zero(), mu2 = Vec6::Zero();
-  for (int i = 0; i < n; ++i) {
-    const S inv_mh = work[i].inv_mh;
-    x0[i] = x0[i] * inv_mh - work[i].psi.dot(mu0);
-    x1[i] = x1[i] * inv_mh - work[i].psi.dot(mu1);
-    x2[i] = x2[i] * inv_mh - work[i].psi.dot(mu2);
-    mu0 += p[i] * x0[i];
-    mu1 += p[i] * x1[i];
-    mu2 += p[i] * x2[i];
+DENOC_INLINE void negatedEntries(const S* a, const S* b, S* o, Eigen::Index n, Eigen::Index i0,
+                                 Eigen::Index j0, Eigen::Index j1) {
+  for (Eigen::Index j = j0; j < j1; ++j) {
+    for (Eigen::Index i = i0; i < n; ++i) {
+      S s = S(0);
+      for (Eigen::Index k = 0; k < n; ++k) s += a[i + k * n] * -b[k + j * n];
+      o[i + j * n] = s;
+    }
   }
 }
 
@@ -87,34 +65,12 @@ DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typena
         storePair(o1 + i, c01);
         storePair(o1 + i + 2, c11);
       }
-      for (; i < n; ++i) {
-        double s0 = 0.0, s1 = 0.0;
-        for (Eigen::Index k = 0; k < n; ++k) {
-          s0 += a[i + k * n] * -b0[k];
-          s1 += a[i + k * n] * -b1[k];
-        }
-        o0[i] = s0;
-        o1[i] = s1;
-      }
+      negatedEntries<S>(a, b, o, n, i, j, j + 2);  // the last rows
     }
-    for (; j < n; ++j) {
-      for (Eigen::Index i = 0; i < n; ++i) {
-        double s = 0.0;
-        for (Eigen::Index k = 0; k < n; ++k) s += a[i + k * n] * -b[k + j * n];
-        o[i + j * n] = s;
-      }
-    }
+    negatedEntries<S>(a, b, o, n, 0, j, n);  // the last column
     return;
   }
-  for (Eigen::Index j = 0; j < n; ++j) {
-    S* oj = o + j * n;
-    for (Eigen::Index i = 0; i < n; ++i) oj[i] = S(0);
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const S bkj = -b[k + j * n];
-      const S* ak = a + k * n;
-      for (Eigen::Index i = 0; i < n; ++i) oj[i] += ak[i] * bkj;
-    }
-  }
+  negatedEntries<S>(a, b, o, n, 0, 0, n);
 }
 
 template <typename S>
@@ -134,14 +90,16 @@ DENOC_FLATTEN void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   }
   // dtau/dq, dtau/dqd at qdd (the factors of the forward dynamics stay in data.work, data.p0)
   rneaDerivatives<S>(model, data, q, qd, data.qdd, tip_wrench);
-  if (n <= kDenseUDUMaxDof) {
+  if (n <= kDenseDerivativesMaxDof) {
     crba(model, data);  // the link inertias and p_k of the forward dynamics
     denseUDU(model, data);
     inverseFromUDU(model, data);
     negatedProduct<S>(data.Minv, data.dtau_dq, data.dqdd_dq);
     negatedProduct<S>(data.Minv, data.dtau_dqd, data.dqdd_dqd);
   } else {
-    for (int j = 0; j < n; ++j) solveThreeColumns(model, data, j);
+    inverseBySweeps(model, data);  // the factors of the forward dynamics
+    negatedSolveUDU<S>(model, data, data.dtau_dq, data.dqdd_dq);
+    negatedSolveUDU<S>(model, data, data.dtau_dqd, data.dqdd_dqd);
   }
 }
 

@@ -22,6 +22,12 @@ void computeUDU(const ModelTpl<S>& model, DataTpl<S>& data,
 /// and U_ik = p_i^T psi_k. O(n^2) for large n.
 inline constexpr int kDenseUDUMaxDof = 24;
 
+namespace detail {
+/// Whether a chain of n joints is factored by the dense elimination (fullFactor), the one place of the
+/// choice for every caller that depends on which factors it left (U checked or not, psi_k there or not).
+inline constexpr bool denseFactors(int n) { return n <= kDenseUDUMaxDof; }
+}  // namespace detail
+
 template <typename S>
 void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                        const Eigen::Ref<const typename Types<S>::VecX>& q);
@@ -57,7 +63,7 @@ template <typename S>
 void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// I^-1 by the three sweeps on all unit vectors at once with the O(n) factors of articulated() into
-/// data.Minv, 12 n^2 multiplications (data.minv_eta_mu is the work space).
+/// data.Minv, 12 n^2 multiplications (data.sweep_eta_mu is the work space).
 template <typename S>
 void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 
@@ -76,11 +82,13 @@ void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 template <typename S>
 void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);
 
-/// Solves U D U^T x = phi by the three sweeps of section 5.2 with the factors in data (O(n)).
-/// phi and x may alias.
+/// X = -(U D U^T)^-1 B for n x n column-major B and X (X must not alias B), by the three sweeps of section
+/// 5.2 on every column with the O(n) factors of articulated() (data.p0, data.work[k].psi, inv_mh): 24 n^2
+/// multiplications. For double, on all columns at once, one joint at a time (data.sweep_rows,
+/// data.sweep_eta_mu are the work space).
 template <typename S>
-void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::VecX& phi,
-              typename Types<S>::VecX& x);
+void negatedSolveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::MatX& B,
+                     typename Types<S>::MatX& X);
 }  // namespace detail
 
 }  // namespace denoc

@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
@@ -102,23 +103,97 @@ DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
   }
 }
 
+/// One joint's step of the sweeps of section 5.2 on the columns c0 <= c < m at once: with eta^c (or mu^c) in
+/// six rows of m entries (row r at e + r m),
+///   y_c <- a y_c - u^T e^c   (with kRead; else y_c <- -u^T e^c),   e^c <- e^c + w y_c,
+/// u^T e in dot6's order. Sweep (i): u = p_i, w = psi_i; sweep (iii): u = psi_i, w = p_i, a = 1 / mh_i.
+/// Column c touches entry c only, so the loop runs in SIMD lanes (DENOC_INDEPENDENT); e^c is read into
+/// registers before y_c is stored, which could otherwise be taken for a write to e.
+template <typename S, bool kRead>
+DENOC_INLINE void sweepStep(S* y, S* e, Eigen::Index m, Eigen::Index c0, const typename Types<S>::Vec6& u,
+                            const typename Types<S>::Vec6& w, const S& a) {
+  S* e0 = e;
+  S* e1 = e0 + m;
+  S* e2 = e1 + m;
+  S* e3 = e2 + m;
+  S* e4 = e3 + m;
+  S* e5 = e4 + m;
+  const S u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3], u4 = u[4], u5 = u[5];
+  const S w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5];
+  DENOC_INDEPENDENT
+  for (Eigen::Index c = c0; c < m; ++c) {
+    const S a0 = e0[c], a1 = e1[c], a2 = e2[c], a3 = e3[c], a4 = e4[c], a5 = e5[c];
+    const S d = ((u0 * a0 + u2 * a2) + u4 * a4) + ((u1 * a1 + u3 * a3) + u5 * a5);
+    S yc;
+    if constexpr (kRead) {
+      yc = a * y[c] - d;
+    } else {
+      yc = -d;
+    }
+    e0[c] = a0 + w0 * yc;
+    e1[c] = a1 + w1 * yc;
+    e2[c] = a2 + w2 * yc;
+    e3[c] = a3 + w3 * yc;
+    e4[c] = a4 + w4 * yc;
+    e5[c] = a5 + w5 * yc;
+    y[c] = yc;
+  }
+}
+
+/// Column b of B into column x of X = -(U D U^T)^-1 B by the sweeps of section 5.2:
+///   (i)   i = n-1..0: tauh_i = -b_i - p_i^T eta_{i+1},  eta_i = eta_{i+1} + psi_i tauh_i  (eta_n = 0)
+///   (iii) i = 0..n-1: x_i = tauh_i / mh_i - psi_i^T mu_{i-1},  mu_i = mu_{i-1} + p_i x_i  (mu_{-1} = 0)
+/// (tauh_i kept in x between the sweeps), each product p^T eta, psi^T mu in dot6's order.
 template <typename S>
-DENOC_FLATTEN void solveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::VecX& phi,
-                            typename Types<S>::VecX& x) {
+DENOC_INLINE void negatedSolveColumn(int n, const JointWork<S>* work, const typename Types<S>::Vec6* p,
+                                     const S* b, S* x) {
   using Vec6 = typename Types<S>::Vec6;
-  const int n = model.n;
-  JointWork<S>* work = data.work.data();
-  // (i) tauh_i = phi_i - p_i^T eta_{i,i+1}, eta_i = psi_i tauh_i + eta_{i,i+1}  (i = n..1)
   Vec6 eta = Vec6::Zero();
   for (int i = n - 1; i >= 0; --i) {
-    work[i].tau_hat = phi[i] - data.p0[i].dot(eta);
-    eta += work[i].psi * work[i].tau_hat;
+    const S t = -b[i] - dot6(p[i], eta);
+    eta += work[i].psi * t;
+    x[i] = t;
   }
-  // (ii) taut_i = tauh_i / mh_i and (iii) qdd_i = taut_i - psi_i^T mu_{i,i-1}, mu_i = p_i qdd_i + mu_{i,i-1}
   Vec6 mu = Vec6::Zero();
   for (int i = 0; i < n; ++i) {
-    x[i] = work[i].tau_hat * work[i].inv_mh - work[i].psi.dot(mu);
-    mu += data.p0[i] * x[i];
+    const S xi = x[i] * work[i].inv_mh - dot6(work[i].psi, mu);
+    mu += p[i] * xi;
+    x[i] = xi;
+  }
+}
+
+/// negatedSolveColumn on every column. For double, the sweeps run on all columns at once, one joint at a
+/// time, as inverseBySweeps does: B^T in data.sweep_rows (row i of B contiguous), eta and mu of every column
+/// as six rows of n entries (data.sweep_eta_mu), so each step is a loop over the columns that runs in SIMD
+/// lanes with no dependence between its iterations. One column at a time, each step waits for the last
+/// (p^T eta needs the eta just updated): a chain of about 30 cycles per joint that left the 2n columns of
+/// the forward-dynamics derivatives bound by latency. The sums are dot6's, so every column has the bits of
+/// negatedSolveColumn.
+template <typename S>
+DENOC_FLATTEN void negatedSolveUDU(const ModelTpl<S>& model, DataTpl<S>& data,
+                                   const typename Types<S>::MatX& B, typename Types<S>::MatX& X) {
+  const int n = model.n;
+  assert(B.rows() == n && B.cols() == n && X.rows() == n && X.cols() == n && B.data() != X.data());
+  const JointWork<S>* work = data.work.data();
+  const typename Types<S>::Vec6* p = data.p0.data();
+  if constexpr (!std::is_same_v<S, double>) {
+    for (int c = 0; c < n; ++c) negatedSolveColumn<S>(n, work, p, B.data() + c * n, X.data() + c * n);
+  } else {
+    assert(data.sweep_rows.rows() == n && data.sweep_eta_mu.size() == 6 * n);
+    const Eigen::Index m = n;
+    double* rows = data.sweep_rows.data();  // column i: row i of B, then tauh_i, then x_i, of every column
+    for (Eigen::Index c = 0; c < m; ++c)
+      for (Eigen::Index i = 0; i < m; ++i) rows[c + i * m] = B.data()[i + c * m];
+    double* e = data.sweep_eta_mu.data();  // e + r m: row r of eta^c, then of mu^c
+    // (i) tip to base: tauh_i = -b_i - p_i^T eta_{i+1}
+    for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = 0.0;
+    for (int i = n - 1; i >= 0; --i) sweepStep<double, true>(rows + i * m, e, m, 0, p[i], work[i].psi, -1.0);
+    // (ii) and (iii) base to tip: x_i = tauh_i / mh_i - psi_i^T mu_{i-1}
+    for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = 0.0;
+    for (int i = 0; i < n; ++i)
+      sweepStep<double, true>(rows + i * m, e, m, 0, work[i].psi, p[i], work[i].inv_mh);
+    for (Eigen::Index c = 0; c < m; ++c)
+      for (Eigen::Index i = 0; i < m; ++i) X.data()[i + c * m] = rows[c + i * m];
   }
 }
 
@@ -160,66 +235,30 @@ DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
 ///   tauh_i^j (iii) for i = 0..n-1, j >= i: x_i^j = tauh_i^j / mh_i - psi_i^T mu_{i-1}^j,  mu_i^j =
 ///   mu_{i-1}^j + p_i x_i^j
 /// (tauh_i^j = 0 for i > j, so column j's first sweep starts at joint j; x_i^j for j >= i needs mu^j only for
-/// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (data.minv_eta_mu), each step i is a 6
-/// x (n - i) product and rank-one update over contiguous rows: 12 multiplications per entry of the upper
-/// triangle and sweep, 12 n^2 in all, in loops that vectorize.
+/// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (data.sweep_eta_mu), each step i is a
+/// 6 x (n - i) product and rank-one update over contiguous rows: 12 multiplications per entry of the upper
+/// triangle and sweep, 12 n^2 in all, in loops over j that run in SIMD lanes (DENOC_INDEPENDENT).
 template <typename S>
 DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int n = model.n;
-  assert(data.minv_eta_mu.size() == 6 * n);
+  assert(data.sweep_eta_mu.size() == 6 * n);
   const JointWork<S>* work = data.work.data();
   const typename Types<S>::Vec6* p = data.p0.data();
-  S* Mi = data.Minv.data();  // column i, rows j >= i: tauh_i^j, then x_i^j = (I^-1)_ij
-  S* __restrict e0 = data.minv_eta_mu.data();
-  S* __restrict e1 = e0 + n;
-  S* __restrict e2 = e1 + n;
-  S* __restrict e3 = e2 + n;
-  S* __restrict e4 = e3 + n;
-  S* __restrict e5 = e4 + n;
-  // (i) tip to base; e_r[j] = eta^j[r]
-  for (int j = 0; j < 6 * n; ++j) e0[j] = S(0);
+  S* Mi = data.Minv.data();         // column i, rows j >= i: tauh_i^j, then x_i^j = (I^-1)_ij
+  S* e = data.sweep_eta_mu.data();  // e + r n: row r of eta^j, then of mu^j
+  // (i) tip to base
+  for (int j = 0; j < 6 * n; ++j) e[j] = S(0);
   for (int i = n - 1; i >= 0; --i) {
-    const S p0 = p[i][0], p1 = p[i][1], p2 = p[i][2], p3 = p[i][3], p4 = p[i][4], p5 = p[i][5];
     const typename Types<S>::Vec6& psi = work[i].psi;
-    const S s0 = psi[0], s1 = psi[1], s2 = psi[2], s3 = psi[3], s4 = psi[4], s5 = psi[5];
-    S* __restrict t = Mi + static_cast<Eigen::Index>(i) * n;
+    S* t = Mi + static_cast<Eigen::Index>(i) * n;
     t[i] = S(1);  // eta^i vanishes below joint i
-    e0[i] += s0;
-    e1[i] += s1;
-    e2[i] += s2;
-    e3[i] += s3;
-    e4[i] += s4;
-    e5[i] += s5;
-    for (int j = i + 1; j < n; ++j) {
-      const S tj = -(((p0 * e0[j] + p1 * e1[j]) + (p2 * e2[j] + p3 * e3[j])) + (p4 * e4[j] + p5 * e5[j]));
-      t[j] = tj;
-      e0[j] += s0 * tj;
-      e1[j] += s1 * tj;
-      e2[j] += s2 * tj;
-      e3[j] += s3 * tj;
-      e4[j] += s4 * tj;
-      e5[j] += s5 * tj;
-    }
+    for (int r = 0; r < 6; ++r) e[i + r * n] += psi[r];
+    sweepStep<S, false>(t, e, n, i + 1, p[i], psi, S(0));  // tauh_i^j = -p_i^T eta_{i+1}^j for j > i
   }
-  // (ii) and (iii) base to tip; e_r[j] = mu^j[r]
-  for (int j = 0; j < 6 * n; ++j) e0[j] = S(0);
+  // (ii) and (iii) base to tip
+  for (int j = 0; j < 6 * n; ++j) e[j] = S(0);
   for (int i = 0; i < n; ++i) {
-    const S p0 = p[i][0], p1 = p[i][1], p2 = p[i][2], p3 = p[i][3], p4 = p[i][4], p5 = p[i][5];
-    const typename Types<S>::Vec6& psi = work[i].psi;
-    const S s0 = psi[0], s1 = psi[1], s2 = psi[2], s3 = psi[3], s4 = psi[4], s5 = psi[5];
-    const S inv_mh = work[i].inv_mh;
-    S* __restrict x = Mi + static_cast<Eigen::Index>(i) * n;
-    for (int j = i; j < n; ++j) {
-      const S xj = x[j] * inv_mh -
-                   (((s0 * e0[j] + s1 * e1[j]) + (s2 * e2[j] + s3 * e3[j])) + (s4 * e4[j] + s5 * e5[j]));
-      x[j] = xj;
-      e0[j] += p0 * xj;
-      e1[j] += p1 * xj;
-      e2[j] += p2 * xj;
-      e3[j] += p3 * xj;
-      e4[j] += p4 * xj;
-      e5[j] += p5 * xj;
-    }
+    sweepStep<S, true>(Mi + static_cast<Eigen::Index>(i) * n, e, n, i, work[i].psi, p[i], work[i].inv_mh);
   }
   // the upper triangle from the lower
   for (int j = 1; j < n; ++j) {
@@ -233,7 +272,7 @@ void fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q) {
   commonPlacementsAndInertias(model, data, q);
   crba(model, data);
-  if (model.n <= kDenseUDUMaxDof) {
+  if (denseFactors(model.n)) {
     denseUDU(model, data);
   } else {
     articulated(model, data, false);  // reuses the link inertias of the composite-body pass
@@ -246,7 +285,7 @@ void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   if (model.n <= kDenseInverseMaxDof) {
     inverseFromUDU(model, data);
   } else {
-    if (model.n <= kDenseUDUMaxDof) articulated(model, data, false);  // the link inertias are still there
+    if (denseFactors(model.n)) articulated(model, data, false);  // the link inertias are still there
     inverseBySweeps(model, data);
   }
 }
@@ -283,7 +322,7 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
   assert(detail::allFinite(data.M.data(), data.M.size()));
   detail::checkPivots<S>(data.D, "computeFullFactor");
   data.log_det = detail::logDetFromD<S>(data.D);
-  if (model.n > kDenseUDUMaxDof) detail::checkOutput<S>(data.U, "computeFullFactor", "U");
+  if (!detail::denseFactors(model.n)) detail::checkOutput<S>(data.U, "computeFullFactor", "U");
   assert(detail::allFinite(data.U.data(), data.U.size()));
   detail::checkScalar<S>(data.log_det, "computeFullFactor", "log det");
 }
