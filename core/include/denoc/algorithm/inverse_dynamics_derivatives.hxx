@@ -93,14 +93,14 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
     S* dq_j = dq + static_cast<Eigen::Index>(j) * n;
     S* dv_j = dv + static_cast<Eigen::Index>(j) * n;
     for (int i = 0; i < j; ++i) {
-      dq_j[i] = dw[i].p.dot(c.G);
-      dv_j[i] = dw[i].p.dot(c.H);
+      dq_j[i] = dot6(dw[i].p, c.G);
+      dv_j[i] = dot6(dw[i].p, c.H);
     }
     for (int i = j; i < n; ++i) {
       const DerivativeWork<S>& r = dw[i];
-      const S f1_pdot = r.F1.dot(c.pdot);
-      dq_j[i] = r.F1.dot(c.pddot) + r.F2.dot(c.pdot);
-      dv_j[i] = f1_pdot + f1_pdot + r.F2.dot(c.p);
+      const S f1_pdot = dot6(r.F1, c.pdot);
+      dq_j[i] = dot6(r.F1, c.pddot) + dot6(r.F2, c.pdot);
+      dv_j[i] = f1_pdot + f1_pdot + dot6(r.F2, c.p);
     }
   }
 }
