@@ -14,17 +14,21 @@
 namespace denoc {
 namespace detail {
 
-/// Entries o_ij = sum_k a_ik (-b_kj) (k ascending from 0) of n x n column-major matrices for rows i >= i0
-/// of columns j0 <= j < j1.
-template <typename S>
-DENOC_INLINE void negatedEntries(const S* a, const S* b, S* o, Eigen::Index n, Eigen::Index i0,
-                                 Eigen::Index j0, Eigen::Index j1) {
-  for (Eigen::Index j = j0; j < j1; ++j) {
-    for (Eigen::Index i = i0; i < n; ++i) {
-      S s = S(0);
-      for (Eigen::Index k = 0; k < n; ++k) s += a[i + k * n] * -b[k + j * n];
-      o[i + j * n] = s;
+/// Entries o_ij = sum_k a_ik (-b_kj) (k ascending from 0) of n x n column-major matrices for the rows
+/// i >= i0 of column j, and of column j + 1 with kTwo (one load of a_ik for both).
+template <typename S, bool kTwo>
+DENOC_INLINE void negatedRows(const S* a, const S* b, S* o, Eigen::Index n, Eigen::Index i0, Eigen::Index j) {
+  const S* b0 = b + j * n;
+  const S* b1 = b0 + n;
+  for (Eigen::Index i = i0; i < n; ++i) {
+    S s0 = S(0), s1 = S(0);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const S aik = a[i + k * n];
+      s0 += aik * -b0[k];
+      if constexpr (kTwo) s1 += aik * -b1[k];
     }
+    o[i + j * n] = s0;
+    if constexpr (kTwo) o[i + (j + 1) * n] = s1;
   }
 }
 
@@ -65,12 +69,12 @@ DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typena
         storePair(o1 + i, c01);
         storePair(o1 + i + 2, c11);
       }
-      negatedEntries<S>(a, b, o, n, i, j, j + 2);  // the last rows
+      negatedRows<S, true>(a, b, o, n, i, j);  // the last rows
     }
-    negatedEntries<S>(a, b, o, n, 0, j, n);  // the last column
+    if (j < n) negatedRows<S, false>(a, b, o, n, 0, j);  // the last column
     return;
   }
-  negatedEntries<S>(a, b, o, n, 0, 0, n);
+  for (Eigen::Index j = 0; j < n; ++j) negatedRows<S, false>(a, b, o, n, 0, j);
 }
 
 template <typename S>
