@@ -245,7 +245,6 @@ struct DataTpl {
 
   // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hxx)
   std::vector<DerivativeWork<S>> dw;  // [n]
-                                      // (12..17)
   // computeForwardDynamicsDerivatives
   VecX tau_eff;  // [n] tau with the tip wrench's joint torques moved to the right-hand side
 
