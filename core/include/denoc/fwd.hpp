@@ -33,6 +33,16 @@
 #define DENOC_INDEPENDENT
 #endif
 
+// DENOC_UNROLL before a loop: unroll it up to 24 times, completely where its trip count is a compile-time
+// constant no larger (the fixed-size kernels of detail::withJointCount, through detail::forJoints).
+#if defined(__clang__)
+#define DENOC_UNROLL _Pragma("unroll 24")
+#elif defined(__GNUC__)
+#define DENOC_UNROLL _Pragma("GCC unroll 24")
+#else
+#define DENOC_UNROLL
+#endif
+
 namespace denoc {
 
 /// Kind of a 1-DOF joint.

@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/fixed_size.hpp"
 #include "denoc/algorithm/kinematics.hpp"
 
 namespace denoc {
@@ -118,15 +119,19 @@ DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl
 template <typename S>
 DENOC_FLATTEN void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
   using Vec6 = typename Types<S>::Vec6;
-  const int n = model.n;
-  S* M = data.M.data();
-  RigidInertia<S> Mt = data.work[n - 1].M;
-  for (int i = n - 1; i >= 0; --i) {
-    if (i + 1 < n) Mt += data.work[i].M;
-    const Vec6 F = Mt * data.p0[i];
-    M[i + i * n] = dot6<S>(data.p0[i], F) + model.joint[i].armature;
-    for (int j = 0; j < i; ++j) M[j + i * n] = M[i + j * n] = dot6<S>(data.p0[j], F);
-  }
+  withJointCount<S>(model.n, [&](auto fixed) {
+    constexpr int N = decltype(fixed)::value;
+    const int n = N > 0 ? N : model.n;
+    S* M = data.M.data();
+    RigidInertia<S> Mt = data.work[n - 1].M;
+    forJoints<N>(0, n, [&](int step) {
+      const int i = n - 1 - step;
+      if (i + 1 < n) Mt += data.work[i].M;
+      const Vec6 F = Mt * data.p0[i];
+      M[i + i * n] = dot6<S>(data.p0[i], F) + model.joint[i].armature;
+      forJoints<N>(0, i, [&](int j) { M[j + i * n] = M[i + j * n] = dot6<S>(data.p0[j], F); });
+    });
+  });
 }
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/fixed_size.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/kinematics.hpp"
 
@@ -66,31 +67,36 @@ DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool 
 
 template <typename S>
 DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
-  const int n = model.n;
   // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
-  S* W = data.udu_W.data();  // column-major work copy of I's upper triangle: the Schur complements
-  S* U = data.U.data();
-  const S* M = data.M.data();
-  for (int b = 0; b < n; ++b) {
-    for (int a = 0; a <= b; ++a) W[a + b * n] = M[a + b * n];
-    for (int a = b + 1; a < n; ++a) U[a + b * n] = S(0);
-    U[b + b * n] = S(1);
-  }
-  for (int k = n - 1; k >= 0; --k) {
-    // eliminate row and column k from the bottom: D_k = W_kk, U_ik = W_ik / D_k,
-    // W_ab -= U_ak W_bk for a <= b < k
-    const S d = W[k + k * n];
-    data.D[k] = d;
-    const S inv_d = S(1) / d;
-    S* Uk = U + k * n;
-    const S* Wk = W + k * n;
-    for (int a = 0; a < k; ++a) Uk[a] = Wk[a] * inv_d;
-    for (int b = 0; b < k; ++b) {
-      const S w_bk = Wk[b];
-      S* Wb = W + b * n;
-      for (int a = 0; a <= b; ++a) Wb[a] -= Uk[a] * w_bk;
-    }
-  }
+  withJointCount<S>(model.n, [&](auto fixed) {
+    constexpr int N = decltype(fixed)::value;
+    const int n = N > 0 ? N : model.n;
+    S* W = data.udu_W.data();  // column-major work copy of I's upper triangle: the Schur complements
+    S* U = data.U.data();
+    S* D = data.D.data();
+    const S* M = data.M.data();
+    forJoints<N>(0, n, [&](int b) {
+      forJoints<N>(0, b + 1, [&](int a) { W[a + b * n] = M[a + b * n]; });
+      forJoints<N>(b + 1, n, [&](int a) { U[a + b * n] = S(0); });
+      U[b + b * n] = S(1);
+    });
+    forJoints<N>(0, n, [&](int step) {
+      // eliminate row and column k from the bottom: D_k = W_kk, U_ik = W_ik / D_k,
+      // W_ab -= U_ak W_bk for a <= b < k
+      const int k = n - 1 - step;
+      const S d = W[k + k * n];
+      D[k] = d;
+      const S inv_d = S(1) / d;
+      S* Uk = U + k * n;
+      const S* Wk = W + k * n;
+      forJoints<N>(0, k, [&](int a) { Uk[a] = Wk[a] * inv_d; });
+      forJoints<N>(0, k, [&](int b) {
+        const S w_bk = Wk[b];
+        S* Wb = W + b * n;
+        forJoints<N>(0, b + 1, [&](int a) { Wb[a] -= Uk[a] * w_bk; });
+      });
+    });
+  });
 }
 
 template <typename S>
@@ -201,31 +207,37 @@ DENOC_FLATTEN void negatedSolveUDU(const ModelTpl<S>& model, DataTpl<S>& data,
 /// W = U^-1 by back substitution (n^3 / 6 multiplications), then Minv_ij = sum_k W_ki W_kj / D_k.
 template <typename S>
 DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
-  const int n = model.n;
-  const S* U = data.U.data();
-  S* W = data.minv_Uinv.data();  // column-major, upper triangle
-  S* Mi = data.Minv.data();
-  for (int j = 0; j < n; ++j) {
-    S* Wj = W + j * n;
-    Wj[j] = S(1);
-    for (int i = j - 1; i >= 0; --i) {
-      S v = U[i + j * n];
-      for (int k = i + 1; k < j; ++k) v += U[i + k * n] * Wj[k];
-      Wj[i] = -v;
-    }
-  }
-  for (int k = 0; k < n; ++k) data.minv_inv_D[k] = S(1) / data.D[k];
-  S* v = data.minv_v.data();
-  for (int j = 0; j < n; ++j) {
-    const S* Wj = W + j * n;
-    for (int k = 0; k <= j; ++k) v[k] = Wj[k] * data.minv_inv_D[k];  // W_kj / D_k
-    for (int i = 0; i <= j; ++i) {
-      const S* Wi = W + i * n;
-      S sum = S(0);
-      for (int k = 0; k <= i; ++k) sum += Wi[k] * v[k];
-      Mi[i + j * n] = Mi[j + i * n] = sum;
-    }
-  }
+  withJointCount<S>(model.n, [&](auto fixed) {
+    constexpr int N = decltype(fixed)::value;
+    const int n = N > 0 ? N : model.n;
+    const S* U = data.U.data();
+    S* W = data.minv_Uinv.data();  // column-major, upper triangle
+    S* Mi = data.Minv.data();
+    S* inv_D = data.minv_inv_D.data();
+    S* v = data.minv_v.data();
+    forJoints<N>(0, n, [&](int j) {
+      S* Wj = W + j * n;
+      Wj[j] = S(1);
+      forJoints<N>(0, j, [&](int step) {
+        const int i = j - 1 - step;
+        S vi = U[i + j * n];
+        forJoints<N>(i + 1, j, [&](int k) { vi += U[i + k * n] * Wj[k]; });
+        Wj[i] = -vi;
+      });
+    });
+    const S* D = data.D.data();
+    forJoints<N>(0, n, [&](int k) { inv_D[k] = S(1) / D[k]; });
+    forJoints<N>(0, n, [&](int j) {
+      const S* Wj = W + j * n;
+      forJoints<N>(0, j + 1, [&](int k) { v[k] = Wj[k] * inv_D[k]; });  // W_kj / D_k
+      forJoints<N>(0, j + 1, [&](int i) {
+        const S* Wi = W + i * n;
+        S sum = S(0);
+        forJoints<N>(0, i + 1, [&](int k) { sum += Wi[k] * v[k]; });
+        Mi[i + j * n] = Mi[j + i * n] = sum;
+      });
+    });
+  });
 }
 
 /// I^-1 = U^-T D^-1 U^-1 with the O(n) factors of articulated() into data.Minv (both triangles): the three
