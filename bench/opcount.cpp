@@ -188,6 +188,16 @@ int main() {
          denoc::forwardDynamicsCholesky(m, d, CRef(q), CRef(qd), CRef(u));
        },
        "", ""},
+      {"inverse-dynamics derivatives (dtau/dq, dtau/dqd)", "`computeInverseDynamicsDerivatives`", 2,
+       [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+         denoc::computeInverseDynamicsDerivatives(m, d, CRef(q), CRef(qd), CRef(u));
+       },
+       "", ""},
+      {"forward-dynamics derivatives (dqdd/dq, dqdd/dqd, I^-1)", "`computeForwardDynamicsDerivatives`", 2,
+       [](const CModel& m, CData& d, const CVecX& q, const CVecX& qd, const CVecX& u) {
+         denoc::computeForwardDynamicsDerivatives(m, d, CRef(q), CRef(qd), CRef(u));
+       },
+       "", ""},
   };
 
   std::cout << "| computation | routine | multiplications + divisions | of which divisions | additions + "
