@@ -33,6 +33,13 @@ DENOC_INLINE void storePair(double* p, const PairOfLanes& v) { std::memcpy(p, &v
 /// in pairs (a stored vector, such as p_j); b is paired from its entries, because b is typically just
 /// computed entry by entry, and a 16-byte load of two 8-byte stores waits for them to retire (no store
 /// forwarding): that cost the Panda's I(q) 40 % when both were loaded in pairs.
+/// dot6's sum entry by entry, a and b anything indexed 0..5: the form of dot6 for every scalar type but
+/// double, and of the sweeps' steps (detail::sweepStep), whose six entries are rows of six arrays.
+template <typename S, typename A, typename B>
+DENOC_INLINE S dot6Entries(const A& a, const B& b) {
+  return ((a[0] * b[0] + a[2] * b[2]) + a[4] * b[4]) + ((a[1] * b[1] + a[3] * b[3]) + a[5] * b[5]);
+}
+
 template <typename S>
 DENOC_INLINE S dot6(const Eigen::Matrix<S, 6, 1>& a, const Eigen::Matrix<S, 6, 1>& b) {
   if constexpr (std::is_same_v<S, double>) {
@@ -43,7 +50,7 @@ DENOC_INLINE S dot6(const Eigen::Matrix<S, 6, 1>& a, const Eigen::Matrix<S, 6, 1
     const Pair s = (a01 * b01 + a23 * b23) + a45 * b45;
     return s[0] + s[1];
   } else {
-    return ((a[0] * b[0] + a[2] * b[2]) + a[4] * b[4]) + ((a[1] * b[1] + a[3] * b[3]) + a[5] * b[5]);
+    return dot6Entries<S>(a, b);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/tree.hpp"
+#include "denoc/sincos.hpp"
 
 namespace denoc {
 namespace detail {
@@ -47,6 +48,22 @@ DENOC_INLINE typename Types<S>::Mat3 floatingRootRotation(
   R << S(1) - S(2) * (qy * qy + qz * qz), S(2) * (qx * qy - qz * qw), S(2) * (qx * qz + qy * qw),
       S(2) * (qx * qy + qz * qw), S(1) - S(2) * (qx * qx + qz * qz), S(2) * (qy * qz - qx * qw),
       S(2) * (qx * qz - qy * qw), S(2) * (qy * qz + qx * qw), S(1) - S(2) * (qx * qx + qy * qy);
+  return R;
+}
+
+/// cos and sin of a planar root's yaw q[2] by sincos: the same operations on double and in SIMD lanes.
+template <typename S>
+DENOC_INLINE void rootYaw(const Eigen::Ref<const typename Types<S>::VecX>& q, S& c, S& s) {
+  sincos(S(q[2]), s, c);
+}
+
+/// The rotation world <- root link of a planar root, Rz(yaw), from q's yaw q[2].
+template <typename S>
+DENOC_INLINE typename Types<S>::Mat3 planarRootRotation(const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  S c, s;
+  rootYaw<S>(q, c, s);
+  typename Types<S>::Mat3 R;
+  R << c, -s, S(0), s, c, S(0), S(0), S(0), S(1);
   return R;
 }
 
@@ -104,8 +121,7 @@ void treePlacements(const ModelTpl<S>& model, DataTpl<S>& data,
       data.root_S.col(3 + a) << Vec3::Zero(), e;
     }
   } else if (model.root == RootJoint::Planar) {
-    const S c = cos(q[2]), s = sin(q[2]);
-    data.root_R << c, -s, S(0), s, c, S(0), S(0), S(0), S(1);
+    data.root_R = planarRootRotation<S>(q);
     data.root_p = Vec3(q[0], q[1], S(0));
     data.root_S(3, 0) = S(1);
     data.root_S(4, 1) = S(1);

@@ -17,12 +17,6 @@ DENOC_INLINE TreeJointRotation<S> treeRotation(const JointConstants<S>& jc, cons
                               jc.turned};
 }
 
-/// cos and sin of a planar root's yaw q[2] by sincos: the same operations on double and in SIMD lanes.
-template <typename S>
-DENOC_INLINE void rootYaw(const Eigen::Ref<const typename Types<S>::VecX>& q, S& c, S& s) {
-  sincos(S(q[2]), s, c);
-}
-
 /// The root link's motion in F_{-1} into data.tl_state[n] and, for a moving root, its Newton-Euler wrench
 /// about its origin into data.tl_root (eq. TL.1); a (nv entries) null: zero accelerations.
 template <typename S>
@@ -135,11 +129,7 @@ DENOC_INLINE typename Types<S>::Mat3 rootWorldRotation(const ModelTpl<S>& model,
                                                        const Eigen::Ref<const typename Types<S>::VecX>& q) {
   if (model.root == RootJoint::Floating) return floatingRootRotation<S>(q);
   if (model.root == RootJoint::Fixed) return model.base_rotation;
-  S c, s;
-  rootYaw<S>(q, c, s);
-  typename Types<S>::Mat3 R;
-  R << c, -s, S(0), s, c, S(0), S(0), S(0), S(1);
-  return R;
+  return planarRootRotation<S>(q);
 }
 
 /// Subtracts external wrenches from the bodies' Newton-Euler wrenches (data.work, data.tl_root) between the

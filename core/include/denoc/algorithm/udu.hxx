@@ -112,7 +112,7 @@ DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
 /// One joint's step of the sweeps of section 5.2 on the columns c0 <= c < m at once: with eta^c (or mu^c) in
 /// six rows of m entries (row r at e + r m),
 ///   y_c <- a y_c - u^T e^c   (with kRead; else y_c <- -u^T e^c),   e^c <- e^c + w y_c,
-/// u^T e in dot6's order. Sweep (i): u = p_i, w = psi_i; sweep (iii): u = psi_i, w = p_i, a = 1 / mh_i.
+/// u^T e by dot6Entries. Sweep (i): u = p_i, w = psi_i; sweep (iii): u = psi_i, w = p_i, a = 1 / mh_i.
 /// Column c touches entry c only, so the loop runs in SIMD lanes (DENOC_INDEPENDENT); e^c is read into
 /// registers before y_c is stored, which could otherwise be taken for a write to e.
 template <typename S, bool kRead>
@@ -124,12 +124,13 @@ DENOC_INLINE void sweepStep(S* y, S* e, Eigen::Index m, Eigen::Index c0, const t
   S* e3 = e2 + m;
   S* e4 = e3 + m;
   S* e5 = e4 + m;
-  const S u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3], u4 = u[4], u5 = u[5];
+  const S ur[6] = {u[0], u[1], u[2], u[3], u[4], u[5]};
   const S w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5];
   DENOC_INDEPENDENT
   for (Eigen::Index c = c0; c < m; ++c) {
     const S a0 = e0[c], a1 = e1[c], a2 = e2[c], a3 = e3[c], a4 = e4[c], a5 = e5[c];
-    const S d = ((u0 * a0 + u2 * a2) + u4 * a4) + ((u1 * a1 + u3 * a3) + u5 * a5);
+    const S ar[6] = {a0, a1, a2, a3, a4, a5};
+    const S d = dot6Entries<S>(ur, ar);
     S yc;
     if constexpr (kRead) {
       yc = a * y[c] - d;
