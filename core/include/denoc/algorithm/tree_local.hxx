@@ -258,7 +258,10 @@ DENOC_INLINE typename Types<S>::Mat6 rootColumns(const ModelTpl<S>& model,
 
 /// The inertia matrix by composite bodies in the common frame F_{-1} (eq. TL.6) on checked arguments:
 /// Mc_k = M_k + the children's Mc, I_jk = p_j^T Mc_k p_k for j on k's path, I_rk = S_r^T Mc_k p_k, I_rr =
-/// S_r^T Mc_r S_r; data.M, both triangles, zero off the ancestor pairs.
+/// S_r^T Mc_r S_r; data.M, both triangles, zero off the ancestor pairs. Every entry is written once (no
+/// clearing pass): column k above the diagonal runs j = k - 1 down to 0 beside the walk up k's path, whose
+/// ancestors come in that order (parents before children), so j is either the next ancestor or a zero.
+/// The products are dot6's, the serial crba's.
 template <typename S>
 DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
                                  const Eigen::Ref<const typename Types<S>::VecX>& q) {
@@ -273,20 +276,28 @@ DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
   Mc[n] = rootLinkInertia(model);
   const typename Types<S>::Mat6 Sr = rootColumns(model, q);
   S* M = data.M.data();  // column-major nv x nv
-  data.M.setZero();
+  const Vec6* p0 = data.p0.data();
   for (int i = n - 1; i >= 0; --i) {
     const int p = parent[i];
     if (p >= 0 || !fixed) Mc[p < 0 ? n : p] += Mc[i];
-    const Vec6& pi = data.p0[i];
-    const Vec6 F = Mc[i] * pi;
+    const Vec6 F = Mc[i] * p0[i];
     const int ci = nr + i;
-    M[ci + ci * nv] = pi.dot(F) + model.joint[static_cast<std::size_t>(i)].armature;
-    for (int j = p; j >= 0; j = parent[j]) M[nr + j + ci * nv] = M[ci + (nr + j) * nv] = data.p0[j].dot(F);
-    for (int a = 0; a < nr; ++a) M[a + ci * nv] = M[ci + a * nv] = Sr.col(a).dot(F);
+    S* col = M + ci * nv;
+    col[ci] = dot6<S>(p0[i], F) + model.joint[static_cast<std::size_t>(i)].armature;
+    int ancestor = p;
+    for (int j = i - 1; j >= 0; --j) {
+      S value = S(0);
+      if (j == ancestor) {
+        value = dot6<S>(p0[j], F);
+        ancestor = parent[j];
+      }
+      col[nr + j] = M[ci + (nr + j) * nv] = value;
+    }
+    for (int a = 0; a < nr; ++a) col[a] = M[ci + a * nv] = dot6<S>(Vec6(Sr.col(a)), F);
   }
   for (int a = 0; a < nr; ++a) {
     const Vec6 F = Mc[n] * Vec6(Sr.col(a));
-    for (int b = 0; b <= a; ++b) M[a + b * nv] = M[b + a * nv] = Sr.col(b).dot(F);
+    for (int b = 0; b <= a; ++b) M[a + b * nv] = M[b + a * nv] = dot6<S>(Vec6(Sr.col(b)), F);
   }
 }
 
