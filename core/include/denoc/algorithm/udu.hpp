@@ -50,9 +50,11 @@ namespace detail {
 template <typename S>
 void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
 
-/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.udu_W is the work matrix).
+/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.udu_W is the work matrix). Returns
+/// whether every pivot is positive and finite (pivotAccepted; always true for scalars that are not floating
+/// point), tested as it is formed rather than in a pass of its own.
 template <typename S>
-void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
+bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// sum_k log D_k, without one logarithm per joint for double.
 template <typename S>
@@ -69,9 +71,9 @@ void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// The full factor without the argument check and log det: I(q) into data.M; U, D into data.U, data.D
 /// (dense elimination for n <= kDenseUDUMaxDof, else the O(n) recursion, which also leaves psi_k, 1/mh_k).
+/// Returns whether every pivot is positive and finite.
 template <typename S>
-void fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
-                const Eigen::Ref<const typename Types<S>::VecX>& q);
+bool fullFactor(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 /// I^-1 into data.Minv from what fullFactor leaves: the dense route up to kDenseInverseMaxDof, else the
 /// sweeps (after the O(n) elimination where fullFactor took the dense one).

@@ -66,8 +66,9 @@ DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool 
 }
 
 template <typename S>
-DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+DENOC_FLATTEN bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
+  unsigned bad = 0;
   withJointCount<S>(model.n, [&](auto fixed) {
     constexpr int N = decltype(fixed)::value;
     const int n = N > 0 ? N : model.n;
@@ -86,6 +87,7 @@ DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
       const int k = n - 1 - step;
       const S d = W[k + k * n];
       D[k] = d;
+      if constexpr (std::is_floating_point_v<S>) bad |= static_cast<unsigned>(!pivotAccepted(d));
       const S inv_d = S(1) / d;
       S* Uk = U + k * n;
       const S* Wk = W + k * n;
@@ -97,6 +99,7 @@ DENOC_FLATTEN void denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
       });
     });
   });
+  return bad == 0;
 }
 
 template <typename S>
@@ -281,16 +284,14 @@ DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
 }
 
 template <typename S>
-void fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+bool fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                 const Eigen::Ref<const typename Types<S>::VecX>& q) {
   commonPlacementsAndInertias(model, data, q);
   crba(model, data);
-  if (denseFactors(model.n)) {
-    denseUDU(model, data);
-  } else {
-    articulated(model, data, false);  // reuses the link inertias of the composite-body pass
-    explicitU(model, data);
-  }
+  if (denseFactors(model.n)) return denseUDU(model, data);
+  articulated(model, data, false);  // reuses the link inertias of the composite-body pass
+  explicitU(model, data);
+  return allPivotsAccepted<S>(data.D);
 }
 
 template <typename S>
@@ -327,13 +328,13 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
   if (!model.serial) return detail::treeFullFactor<S>(model, data, q, "computeFullFactor");
   detail::checkData(model, data, "computeFullFactor");
   detail::checkVector(model, q, "computeFullFactor", "q", kMaxPosition);
-  detail::fullFactor(model, data, q);
+  // the pivots are tested as they are formed (denseUDU), the error names the first refused
+  if (!detail::fullFactor(model, data, q)) detail::pivotError<S>(data.D, "computeFullFactor");
   // I needs no pass (computeInertiaMatrix); nor does U from denseUDU once its pivots pass: a non-finite
   // U_ak = W_ak / D_k makes W_aa -= U_ak W_ak, hence the later pivot D_a, -inf or NaN (the subtracted
-  // W_ak^2 / D_k is never negative), so checkPivots refuses it (docs/algorithms.md, "Argument checks and
-  // the numerical range"). The O(n) route's U = p_i^T psi_k has no such link and is checked.
+  // W_ak^2 / D_k is never negative), so the pivot test refuses it (docs/algorithms.md, "Argument checks
+  // and the numerical range"). The O(n) route's U = p_i^T psi_k has no such link and is checked.
   assert(detail::allFinite(data.M.data(), data.M.size()));
-  detail::checkPivots<S>(data.D, "computeFullFactor");
   data.log_det = detail::logDetFromD<S>(data.D);
   if (!detail::denseFactors(model.n)) detail::checkOutput<S>(data.U, "computeFullFactor", "U");
   assert(detail::allFinite(data.U.data(), data.U.size()));
@@ -349,8 +350,7 @@ const typename Types<S>::MatX& computeInverseInertia(const ModelTpl<S>& model, D
   detail::commonPlacementsAndInertias(model, data, q);
   if (model.n <= kDenseInverseMaxDof) {
     detail::crba(model, data);
-    detail::denseUDU(model, data);
-    detail::checkPivots<S>(data.D, "computeInverseInertia");
+    if (!detail::denseUDU(model, data)) detail::pivotError<S>(data.D, "computeInverseInertia");
     detail::inverseFromUDU(model, data);
   } else {
     detail::articulated(model, data, false);
