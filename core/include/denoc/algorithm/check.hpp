@@ -244,8 +244,8 @@ template <typename S, typename Vec>
   const Eigen::Index n = D.size();
   Eigen::Index k = 0;
   while (k + 1 < n && pivotAccepted(d[k])) ++k;
-  throw NumericalError(std::string(function) + ": pivot D[" + std::to_string(k) + "] = " +
-                         formatNumber(static_cast<double>(d[k])) + " (joint " + std::to_string(k + 1) +
+  throw NumericalError(std::string(function) + ": pivot D[" + std::to_string(k) +
+                       "] = " + formatNumber(static_cast<double>(d[k])) + " (joint " + std::to_string(k + 1) +
                        ") is not positive and finite: the inertia matrix is not numerically positive "
                        "definite at this state");
 }

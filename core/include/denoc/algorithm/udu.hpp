@@ -73,7 +73,8 @@ void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 /// (dense elimination for n <= kDenseUDUMaxDof, else the O(n) recursion, which also leaves psi_k, 1/mh_k).
 /// Returns whether every pivot is positive and finite.
 template <typename S>
-bool fullFactor(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& q);
+bool fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
+                const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 /// I^-1 into data.Minv from what fullFactor leaves: the dense route up to kDenseInverseMaxDof, else the
 /// sweeps (after the O(n) elimination where fullFactor took the dense one).
