@@ -419,14 +419,8 @@ DENOC_INLINE bool treeFullFactorGroup(LaneWs<W>& ws, const FfArrays& x, std::siz
     x.log_det[k + l] = log_det;
   }
   if (x.inverse) {
-    for (std::size_t j = 0; j < nv; ++j) {
-      data.tr_x.setZero();
-      data.tr_x[static_cast<Eigen::Index>(j)] = L<W>(1.0);
-      treeSolve<L<W>>(ws.model, data, data.tr_x);
-      data.Minv.col(static_cast<Eigen::Index>(j)) = data.tr_x;
-    }
-    // not symmetric bit for bit (one solve per column): written as the single-state copy writes it
-    if (!allZero(L<W>(scatterMatrix<W>(data.Minv, nv, x.inverse, k, valid)))) return false;
+    treeInverseFromFactor<L<W>>(ws.model, data);
+    if (!allZero(L<W>(scatterSymmetric<W>(data.Minv, nv, x.inverse, k, valid)))) return false;
   }
   return true;
 }

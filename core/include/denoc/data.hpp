@@ -201,10 +201,10 @@ struct DataTpl {
   // computeFullFactor with n <= kDenseUDUMaxDof: elimination on the dense I(q)
   MatX udu_W;  // [n x n] column-major upper triangle: the Schur complements
 
-  // computeInverseInertia: the dense route (n <= kDenseInverseMaxDof) ...
-  MatX minv_Uinv;   // [n x n] U^-1, upper triangle
-  VecX minv_inv_D;  // [n] 1 / D_k
-  VecX minv_v;      // [n] column j of D^-1 U^-1
+  // computeInverseInertia: the dense route (n <= kDenseInverseMaxDof) and a tree's (nv = n for a chain) ...
+  MatX minv_Uinv;   // [nv x nv] U^-1, upper triangle (a tree's: on the ancestor pairs)
+  VecX minv_inv_D;  // [nv] 1 / D_k
+  VecX minv_v;      // [nv] column j of D^-1 U^-1
 
   // the sweeps of section 5.2 on many right-hand sides at once, one joint at a time: computeInverseInertia
   // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above
@@ -337,9 +337,9 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
     w.tau_hat = S(0);
   }
   udu_W = MatX::Zero(n, n);
-  minv_Uinv = MatX::Zero(n, n);
-  minv_inv_D = VecX::Zero(n);
-  minv_v = VecX::Zero(n);
+  minv_Uinv = MatX::Zero(nv, nv);
+  minv_inv_D = VecX::Zero(nv);
+  minv_v = VecX::Zero(nv);
   sweep_eta_mu = VecX::Zero(6 * n);
   sweep_rows = MatX::Zero(n, n);
   chol_L = MatX::Zero(n, n);

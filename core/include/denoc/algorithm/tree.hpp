@@ -78,6 +78,11 @@ int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 template <typename S>
 void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<S>::VecX& x);
 
+/// I(q)^-1 = U^-T D^-1 U^-1 after treeFactor into data.Minv, both triangles (data.minv_Uinv, minv_inv_D,
+/// minv_v are the work space), on the tree's sparsity: O(n depth^2) for U^-1, O(n^2 depth) for the product.
+template <typename S>
+void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data);
+
 /// O(n) forward dynamics by articulated bodies in the common frame (eq. T.6) after treePlacements:
 /// data.qdd. Returns the first coordinate whose pivot is not positive and finite, or -1. The public
 /// functions run the local recursions (treeLocalForward); this world-axes formulation is what the tests

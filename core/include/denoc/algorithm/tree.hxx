@@ -345,6 +345,46 @@ void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<
 }
 
 template <typename S>
+void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
+  const int nv = model.nv;
+  const int* lambda = model.dof_parent.data();
+  const S* U = data.U.data();    // column-major nv x nv, unit upper triangular, nonzero on ancestor pairs
+  S* W = data.minv_Uinv.data();  // column-major nv x nv: W = U^-1, written on each column's path only
+  S* inv_D = data.minv_inv_D.data();
+  S* v = data.minv_v.data();  // zero off the path of the column at hand
+  S* Mi = data.Minv.data();
+  // W's column b solves U w = e_b; w is zero off b's path (b and its ancestors, in decreasing order), so
+  // the back substitution runs along the path only: w_b = 1, then for k on the path w_j -= U_jk w_k for
+  // the ancestors j of k (w_k final by then: its terms come from the path below k)
+  for (int b = 0; b < nv; ++b) {
+    S* Wb = W + b * nv;
+    Wb[b] = S(1);
+    for (int j = lambda[b]; j >= 0; j = lambda[j]) Wb[j] = S(0);
+    for (int k = b; k >= 0; k = lambda[k]) {
+      const S wk = Wb[k];
+      for (int j = lambda[k]; j >= 0; j = lambda[j]) Wb[j] -= U[j + k * nv] * wk;
+    }
+  }
+  for (int k = 0; k < nv; ++k) {
+    inv_D[k] = S(1) / data.D[k];
+    v[k] = S(0);
+  }
+  // (I^-1)_ab = sum_k W_ka W_kb / D_k over the common ancestors k of a and b: with v = W_.b / D on b's
+  // path and zero elsewhere, the sum runs along a's path
+  for (int b = 0; b < nv; ++b) {
+    const S* Wb = W + b * nv;
+    for (int k = b; k >= 0; k = lambda[k]) v[k] = Wb[k] * inv_D[k];
+    for (int a = 0; a <= b; ++a) {
+      const S* Wa = W + a * nv;
+      S sum = S(0);
+      for (int k = a; k >= 0; k = lambda[k]) sum += Wa[k] * v[k];
+      Mi[a + b * nv] = Mi[b + a * nv] = sum;
+    }
+    for (int k = b; k >= 0; k = lambda[k]) v[k] = S(0);
+  }
+}
+
+template <typename S>
 int treeAba(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const typename Types<S>::VecX>& v,
             const Eigen::Ref<const typename Types<S>::VecX>& tau, const ExternalWrenchTpl<S>* wrenches,
             int count) {
@@ -780,18 +820,13 @@ const typename Types<S>::MatX& treeConvective(const ModelTpl<S>& model, DataTpl<
   return data.C;
 }
 
-/// I(q)^-1 from the tree-sparse factor, column by column.
+/// I(q)^-1 from the tree-sparse factor (treeInverseFromFactor).
 template <typename S>
 const typename Types<S>::MatX& treeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                   const char* function) {
   treeFullFactor(model, data, q, function);
-  for (int j = 0; j < model.nv; ++j) {
-    data.tr_x.setZero();
-    data.tr_x[j] = S(1);
-    treeSolve(model, data, data.tr_x);
-    data.Minv.col(j) = data.tr_x;
-  }
+  treeInverseFromFactor(model, data);
   checkOutput<S>(data.Minv, function, "Minv");
   return data.Minv;
 }
