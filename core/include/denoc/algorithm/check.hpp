@@ -250,9 +250,7 @@ template <typename S, typename Vec>
                        "definite at this state");
 }
 
-/// The pivots D_k of a factorization of I(q) (mh_k of the reverse Gaussian elimination): every one positive
-/// and finite, else NumericalError naming the function and the joint. The Cholesky route and Fixman's
-/// route check theirs the same way (choleskyInPlace, fixmanInvertPivot).
+/// Whether every pivot of D is accepted (pivotAccepted); true for a scalar that is not floating point.
 template <typename S, typename Vec>
 bool allPivotsAccepted(const Vec& D) {
   if constexpr (std::is_floating_point_v<S>) {
@@ -265,6 +263,9 @@ bool allPivotsAccepted(const Vec& D) {
   }
 }
 
+/// The pivots D_k of a factorization of I(q) (mh_k of the reverse Gaussian elimination): every one positive
+/// and finite, else NumericalError naming the function and the joint. The Cholesky route and Fixman's
+/// route check theirs the same way (choleskyInPlace, fixmanInvertPivot).
 template <typename S, typename Vec>
 void checkPivots(const Vec& D, const char* function) {
   if (!allPivotsAccepted<S>(D)) pivotError<S>(D, function);
