@@ -7,6 +7,7 @@
 //   FDFactor forward dynamics by I(q) and its factor denoc::forwardDynamicsCholesky -
 //   M        inertia matrix                         denoc::computeInertiaMatrix  MuJoCo mj_kinematics,
 //                                                                                mj_comPos, mj_crb, mj_fullM
+//   Minv     I(q)^-1                                denoc::computeInverseInertia -
 //   Factor   U D U^T on the tree's sparsity (I(q) given): detail::treeFactor; "dense": Eigen's LLT of the
 //            same I(q) (the dense Cholesky a tree-blind library would run)
 //   Solve    a solve with the factor: detail::treeSolve; "dense": the LLT's solve
@@ -200,6 +201,12 @@ void registerAll() {
       Data data(c->model);
       loop(s, [&](std::size_t k) {
         benchmark::DoNotOptimize(denoc::computeInertiaMatrix(c->model, data, c->q[k]).data());
+      });
+    });
+    benchmark::RegisterBenchmark(("Minv/denoc/" + name).c_str(), [c](benchmark::State& s) {
+      Data data(c->model);
+      loop(s, [&](std::size_t k) {
+        benchmark::DoNotOptimize(denoc::computeInverseInertia(c->model, data, c->q[k]).data());
       });
     });
     if (!c->model.serial) {

@@ -26,8 +26,9 @@ def main():
         return "—" if x is None else f"{x:.{digits}f}"
 
     print("Times: median of the repetitions, ns per call. Ratio: denoc / MuJoCo (below 1: denoc faster).\n")
-    print("| model | ID | ID MuJoCo | ratio | FD (O(n)) | FD MuJoCo | ratio | FD by factor | M | M MuJoCo | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| model | ID | ID MuJoCo | ratio | FD (O(n)) | FD MuJoCo | ratio | FD by factor | M | M MuJoCo | ratio "
+          "| I^-1 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m in models:
         row = [m]
         for algo in ("ID", "FD"):
@@ -36,12 +37,13 @@ def main():
         row.append(fmt(get("FDFactor", "denoc", m), 0))
         d, j = get("M", "denoc", m), get("M", "mujoco", m)
         row += [fmt(d, 0), fmt(j, 0), fmt(d / j if d and j else None)]
+        row.append(fmt(get("Minv", "denoc", m), 0))
         print("| " + " | ".join(row) + " |")
 
     print("\nPer body, tree against chain (target: at most 1.15) and floating against fixed "
-          "(targets: ID 1.3, FD 1.6):\n")
-    print("| comparison | ID | FD (O(n)) |")
-    print("|---|---|---|")
+          "(targets: ID 1.3, FD 1.6; M and I^-1 beside them):\n")
+    print("| comparison | ID | FD (O(n)) | M | I^-1 |")
+    print("|---|---|---|---|---|")
     pairs = [("treechain12", "chain12", "a 12-joint chain on the tree recursions / on the serial ones"),
              ("treechain24", "chain24", "a 24-joint chain on the tree recursions / on the serial ones"),
              ("legs4x3", "chain12", "4 legs of 3 joints / a 12-joint chain"),
@@ -54,11 +56,11 @@ def main():
              ("baxter_floating", "baxter", "Baxter floating / fixed")]
     for a, b, what in pairs:
         r = []
-        for algo in ("ID", "FD"):
+        for algo in ("ID", "FD", "M", "Minv"):
             x, y = get(algo, "denoc", a), get(algo, "denoc", b)
             r.append(fmt(x / y if x and y else None))
-        if r != ["—", "—"]:
-            print(f"| {what} | {r[0]} | {r[1]} |")
+        if r != ["—"] * len(r):
+            print(f"| {what} | " + " | ".join(r) + " |")
 
     print("\nBatches of 64 states on one thread, ns per state: the SIMD lanes at the default width, the engine's "
           "state-by-state loop, and the ratios lanes / loop and lanes / MuJoCo's single call:\n")
