@@ -76,7 +76,7 @@ int rootBlockSolve(typename Types<S>::Mat6& H, typename Types<S>::Vec6& b, int n
     S djj = H(j, j);
     for (int k = 0; k < j; ++k) djj -= H(j, k) * H(j, k);
     if constexpr (std::is_floating_point_v<S>) {
-      if (!(djj > S(0) && djj <= std::numeric_limits<S>::max())) return j;
+      if (!pivotAccepted(djj)) return j;
     }
     using std::sqrt;
     const S ljj = sqrt(djj);
@@ -298,7 +298,7 @@ int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   for (int k = nv - 1; k >= 0; --k) {
     const S d = U(k, k);
     if constexpr (std::is_floating_point_v<S>) {
-      if (!(d > S(0) && d <= S(std::numeric_limits<double>::max()))) {
+      if (!pivotAccepted(d)) {
         bad = k;
         break;
       }
@@ -411,7 +411,7 @@ int treeAba(const ModelTpl<S>& model, DataTpl<S>& data, const Eigen::Ref<const t
     const Vec6 U = IA * p;
     const S d = p.dot(U) + model.armature[ui];
     if constexpr (std::is_floating_point_v<S>) {
-      if (!(d > S(0) && d <= std::numeric_limits<S>::max()) && bad < 0) bad = nr + i;
+      if (!pivotAccepted(d) && bad < 0) bad = nr + i;
     }
     const S u = tau[nr + i] - p.dot(data.tr_w[ui]);
     data.tr_U[ui] = U;

@@ -357,8 +357,7 @@ DENOC_INLINE int treeLocalForwardInline(const ModelTpl<S>& model, DataTpl<S>& da
     }
     eliminationStep(acc, wk.M, p0[i], jc.armature, wk.psi, data.D[nr + i], wk.inv_mh);
     if constexpr (std::is_floating_point_v<S>) {
-      if (!(data.D[nr + i] > S(0) && data.D[nr + i] <= std::numeric_limits<S>::max()) && bad < 0)
-        bad = nr + i;
+      if (!pivotAccepted(data.D[nr + i]) && bad < 0) bad = nr + i;
     }
     wk.tau_hat = phi - p0[i].dot(acc_eta);
     acc_eta += wk.psi * wk.tau_hat;
