@@ -230,9 +230,12 @@ INSTANTIATE_TEST_SUITE_P(Robots, Derivatives,
                            return testing::parameterName(robots()[static_cast<std::size_t>(info.param)].name);
                          });
 
-// the dense route (n <= kDenseDerivativesMaxDof) and the sweep route agree across the switch
-TEST(DerivativesRoutes, BothSidesOfTheDenseSwitch) {
-  for (int n : {kDenseDerivativesMaxDof, kDenseDerivativesMaxDof + 1}) {
+// the routes agree across both switches: I^-1 from the dense factors (n <= kDenseInverseMaxDof) or by the
+// sweeps, and -I^-1 dtau by the products (n <= detail::productDerivativesMaxDof, this CPU's bound) or by the
+// sweeps on every column
+TEST(DerivativesRoutes, BothSidesOfTheSwitches) {
+  const int products = detail::productDerivativesMaxDof<double>();
+  for (int n : {kDenseInverseMaxDof, kDenseInverseMaxDof + 1, products, products + 1}) {
     const Model model = buildModel(testing::randomChainSpec(n, 77u));
     Data data(model), ref(model);
     std::mt19937 rng(5u);
@@ -247,9 +250,10 @@ TEST(DerivativesRoutes, BothSidesOfTheDenseSwitch) {
   }
 }
 
-// the dense route's product -I^-1 B (detail::negatedProduct): for double, blocks of 4 rows x 2 columns in
-// pairs of lanes with row and column remainders; every size from 1 to 13 (each remainder of 4 rows and of 2
-// columns) against the plain triple loop in the same order (bit for bit) and Eigen's product (1e-14)
+// the product -I^-1 B (detail::negatedProduct): for double, register blocks of one and two vectors of rows x
+// 4, 2 and 1 columns at every SIMD width (2, 4, 8 lanes, each as far as this CPU runs it, and the CPU's
+// default); every size from 1 to 37 (each remainder of rows and of columns at every width) against the plain
+// triple loop in the same order (bit for bit) and Eigen's product (1e-14)
 TEST(DerivativesRoutes, TheBlockedProductEqualsThePlainLoop) {
   std::mt19937 rng(9u);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -259,11 +263,10 @@ TEST(DerivativesRoutes, TheBlockedProductEqualsThePlainLoop) {
       for (int i = 0; i < n; ++i) X(i, j) = u(rng);
     return X;
   };
-  for (int n = 1; n <= 13; ++n) {
+  for (int n = 1; n <= 37; ++n) {
     const Eigen::MatrixXd R = random(n);
     const Eigen::MatrixXd A = R + R.transpose(), B = 2.0 * random(n);
-    Eigen::MatrixXd out = Eigen::MatrixXd::Constant(n, n, 99.0), plain(n, n);
-    detail::negatedProduct<double>(A, B, out);
+    Eigen::MatrixXd plain(n, n);
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) {
         double s = 0.0;
@@ -271,10 +274,19 @@ TEST(DerivativesRoutes, TheBlockedProductEqualsThePlainLoop) {
         plain(i, j) = s;
       }
     }
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i)
-        ASSERT_EQ(out(i, j), plain(i, j)) << "n=" << n << " (" << i << ", " << j << ")";
-    EXPECT_TRUE(near(out, Eigen::MatrixXd(-A * B), 1e-14, "n=" + std::to_string(n)));
+    for (int lanes : {0, 2, 4, 8}) {
+      const std::string what = "n=" + std::to_string(n) + ", lanes " + std::to_string(lanes);
+      Eigen::MatrixXd out = Eigen::MatrixXd::Constant(n, n, 99.0);
+      if (lanes == 0) {
+        detail::negatedProduct<double>(A, B, out);
+      } else {
+        detail::negatedProductWide(A.data(), B.data(), out.data(), n, lanes);
+      }
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+          ASSERT_EQ(out(i, j), plain(i, j)) << what << " (" << i << ", " << j << ")";
+      EXPECT_TRUE(near(out, Eigen::MatrixXd(-A * B), 1e-14, what));
+    }
   }
 }
 

@@ -125,14 +125,14 @@ struct DataTpl {
   VecX qdd;  // [nv] joint accelerations
 
   // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof or a
-  // tree model computeInverseInertia, for n <= kDenseDerivativesMaxDof or a tree model
+  // tree model computeInverseInertia, for n <= kDenseInverseMaxDof or a tree model
   // computeForwardDynamicsDerivatives
   MatX M;  // [nv x nv] generalized inertia matrix I(q), both triangles
 
   // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
   MatX U;  // [nv x nv] unit upper triangular factor (trees: nonzero on ancestor pairs only) (computeUDU: with
            // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model, computeInverseInertia, for
-           // n <= kDenseDerivativesMaxDof or a tree model, computeForwardDynamicsDerivatives
+           // n <= kDenseInverseMaxDof or a tree model, computeForwardDynamicsDerivatives
   VecX D;  // [nv] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
            // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
   S log_det = S(0);  // log det I(q) = sum log mh_k; also, for a tree model, computeInverseInertia and
@@ -207,8 +207,8 @@ struct DataTpl {
   VecX minv_v;      // [nv] column j of D^-1 U^-1
 
   // the sweeps of section 5.2 on many right-hand sides at once, one joint at a time: computeInverseInertia
-  // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above
-  // kDenseDerivativesMaxDof (I^-1, then the columns of dtau/dq and dtau/dqd)
+  // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above kDenseInverseMaxDof
+  // (I^-1) and above detail::productDerivativesMaxDof (the columns of dtau/dq and dtau/dqd)
   VecX sweep_eta_mu;  // [6 n] six rows of n entries: eta^j, then mu^j, for every right-hand side j
   MatX sweep_rows;  // [n x n] B^T for the right-hand sides B: column i holds row i of B, then of the solution
 

@@ -5,6 +5,7 @@
 // factors of the forward dynamics (never by inverting I(q) densely for large n). docs/planning.md.
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
 #include "denoc/data.hpp"
@@ -13,9 +14,10 @@ namespace denoc {
 
 /// qdd = FD(q, qd, tau) into data.qdd, dqdd/dq and dqdd/dqd (n x n) into data.dqdd_dq and data.dqdd_dqd, and
 /// dqdd/dtau = I(q)^-1 into data.Minv. Also leaves dtau/dq, dtau/dqd at (q, qd, qdd) in data.dtau_dq,
-/// data.dtau_dqd. For n up to kDenseDerivativesMaxDof, I^-1 from the dense factors and two n x n products
-/// (faster at these sizes); above, I^-1 by inverseBySweeps and every column of -I^-1 dtau/dq, -I^-1 dtau/dqd
-/// by negatedSolveUDU, the three sweeps with the factors of the forward dynamics: O(n^2) in all. No
+/// data.dtau_dqd. I^-1 from the dense factors for n up to kDenseInverseMaxDof, else by inverseBySweeps with
+/// the factors of the forward dynamics (12 n^2); then -I^-1 dtau/dq, -I^-1 dtau/dqd by two dense products for
+/// n up to detail::productDerivativesMaxDof (in SIMD lanes, faster at these sizes), above by
+/// negatedSolveUDU, the three sweeps on every column: O(n^2) in all. No
 /// allocation. Throws std::invalid_argument on a wrong size or a non-finite entry. A tree model
 /// (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and tau nv, the results are nv x nv with the q
 /// columns along integrateConfiguration (v and tau held); qdd, I^-1 and the columns of -I^-1 dtau/dx by the
@@ -49,10 +51,33 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const std::vector<ExternalWrenchTpl<S>>& wrenches);
 
-/// The largest n for which the forward-dynamics derivatives take the dense products: measured on 2026-11-28
-/// (docs/planning.md), the sweeps took 1.11 of the dense route's time at 9 joints, 1.07 at 12, 1.00 at 16,
-/// 0.89 at 20 and 0.82 at 24.
-inline constexpr int kDenseDerivativesMaxDof = 16;
+/// The largest n for which the forward-dynamics derivatives apply I^-1 to dtau/dq and dtau/dqd by two dense
+/// products (n^3 multiplications each) rather than by the sweeps (24 n^2 each), for scalars other than
+/// double (automatic differentiation, the operation counts), which run one lane wide.
+inline constexpr int kProductDerivativesMaxDof = 16;
+/// For double, where the products run in the CPU's SIMD lanes: 32 joints with pairs of lanes (SSE2), 64 with
+/// 4 or 8 (AVX2, AVX-512F); the measured crossovers (docs/planning.md).
+inline constexpr int kProductDerivativesMaxDofPairs = 32;
+inline constexpr int kProductDerivativesMaxDofWide = 64;
+
+namespace detail {
+/// out = -A B for n x n column-major A, B (core/src/negated_product.cpp), in register blocks of `lanes`
+/// doubles (2, 4, 8; 0: the CPU's default, DENOC_SIMD_WIDTH as for the batches, denoc/batch.hpp; narrower
+/// where n is small); the same bits at every width.
+void negatedProductWide(const double* a, const double* b, double* out, int n, int lanes = 0);
+
+/// kProductDerivativesMaxDofPairs or kProductDerivativesMaxDofWide by the lanes negatedProductWide takes.
+int productDerivativesMaxDofDouble();
+
+template <typename S>
+int productDerivativesMaxDof() {
+  if constexpr (std::is_same_v<S, double>) {
+    return productDerivativesMaxDofDouble();
+  } else {
+    return kProductDerivativesMaxDof;
+  }
+}
+}  // namespace detail
 
 namespace detail {
 /// The unchecked derivatives (tip_wrench null: none).

@@ -32,49 +32,26 @@ DENOC_INLINE void negatedRows(const S* a, const S* b, S* o, Eigen::Index n, Eige
   }
 }
 
-/// out = -A B for A symmetric (both triangles stored), all n x n column-major; out must not alias B. Each
-/// entry is o_ij = sum_k a_ik (-b_kj), k ascending from 0. For double, blocks of 4 rows x 2 columns of out
-/// are held in pairs of lanes over the whole sum (two loads of A and two of B for 8 multiply-adds, where
-/// the column-by-column loop loads and stores out at each of them); the order of each sum is the same, so
-/// are the bits.
+/// out = -A B, all n x n column-major (A = I^-1, both triangles stored); out must not alias B. Each entry is
+/// o_ij = sum_k a_ik (-b_kj), k ascending from 0. For double, negatedProductWide: register blocks in the
+/// widest SIMD lanes the CPU has, the same bits as the plain loop at every width.
 template <typename S>
 DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typename Types<S>::MatX& B,
                                   typename Types<S>::MatX& out) {
   const Eigen::Index n = A.rows();
-  const S* a = A.data();
-  const S* b = B.data();
-  S* o = out.data();
   if constexpr (std::is_same_v<S, double>) {
-    using Pair = PairOfLanes;
-    Eigen::Index j = 0;
-    for (; j + 2 <= n; j += 2) {
-      const double* b0 = b + j * n;
-      const double* b1 = b0 + n;
-      double* o0 = o + j * n;
-      double* o1 = o0 + n;
-      Eigen::Index i = 0;
-      for (; i + 4 <= n; i += 4) {
-        Pair c00{}, c10{}, c01{}, c11{};  // rows i, i + 1 and i + 2, i + 3 of columns j and j + 1
-        for (Eigen::Index k = 0; k < n; ++k) {
-          const double* ak = a + k * n + i;
-          const Pair x0 = loadPair(ak), x1 = loadPair(ak + 2);
-          const double y0 = -b0[k], y1 = -b1[k];
-          c00 += x0 * y0;
-          c10 += x1 * y0;
-          c01 += x0 * y1;
-          c11 += x1 * y1;
-        }
-        storePair(o0 + i, c00);
-        storePair(o0 + i + 2, c10);
-        storePair(o1 + i, c01);
-        storePair(o1 + i + 2, c11);
+    negatedProductWide(A.data(), B.data(), out.data(), static_cast<int>(n));
+  } else {
+    const S* a = A.data();
+    const S* b = B.data();
+    S* o = out.data();
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) {
+        S s = S(0);
+        for (Eigen::Index k = 0; k < n; ++k) s += a[i + k * n] * -b[k + j * n];
+        o[i + j * n] = s;
       }
-      negatedRows<S, true>(a, b, o, n, i, j);  // the last rows
-    }
-    if (j < n) negatedRows<S, false>(a, b, o, n, 0, j);  // the last column
-    return;
   }
-  for (Eigen::Index j = 0; j < n; ++j) negatedRows<S, false>(a, b, o, n, 0, j);
 }
 
 template <typename S>
@@ -94,14 +71,21 @@ DENOC_FLATTEN void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   }
   // dtau/dq, dtau/dqd at qdd (the factors of the forward dynamics stay in data.work, data.p0)
   rneaDerivatives<S>(model, data, q, qd, data.qdd, tip_wrench);
-  if (n <= kDenseDerivativesMaxDof) {
+  // I^-1: from the dense factors of I(q) for a few joints, else by the sweeps with the forward dynamics'
+  // O(n) factors (the route of computeInverseInertia)
+  if (n <= kDenseInverseMaxDof) {
     crba(model, data);  // the link inertias and p_k of the forward dynamics
     denseUDU(model, data);
     inverseFromUDU(model, data);
+  } else {
+    inverseBySweeps(model, data);
+  }
+  // -I^-1 dtau/dq, -I^-1 dtau/dqd: two dense products (n^3 each, in SIMD lanes) up to the measured crossover,
+  // else the three sweeps on every column (24 n^2 each)
+  if (n <= productDerivativesMaxDof<S>()) {
     negatedProduct<S>(data.Minv, data.dtau_dq, data.dqdd_dq);
     negatedProduct<S>(data.Minv, data.dtau_dqd, data.dqdd_dqd);
   } else {
-    inverseBySweeps(model, data);  // the factors of the forward dynamics
     negatedSolveUDU<S>(model, data, data.dtau_dq, data.dqdd_dq);
     negatedSolveUDU<S>(model, data, data.dtau_dqd, data.dqdd_dqd);
   }
