@@ -69,8 +69,8 @@ DENOC_FLATTEN void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   } else {
     forwardDynamicsSaha<S>(model, data, q, qd, tau);
   }
-  // dtau/dq, dtau/dqd at qdd (the factors of the forward dynamics stay in data.work, data.p0)
-  rneaDerivatives<S>(model, data, q, qd, data.qdd, tip_wrench);
+  // dtau/dq, dtau/dqd at qdd, on the forward dynamics' placements (its factors stay in data.work, data.p0)
+  rneaDerivatives<S>(model, data, q, qd, data.qdd, tip_wrench, tip_wrench == nullptr);
   // I^-1: from the dense factors of I(q) for a few joints, else by the sweeps with the forward dynamics'
   // O(n) factors (the route of computeInverseInertia)
   if (n <= kDenseInverseMaxDof) {

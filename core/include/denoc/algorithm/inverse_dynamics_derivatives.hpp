@@ -49,13 +49,15 @@ void computeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
 
 namespace detail {
 /// The unchecked derivatives (tip_wrench null: none): the two sweeps (data.dw, data.tau) and the assembly
-/// of data.dtau_dq, data.dtau_dqd.
+/// of data.dtau_dq, data.dtau_dqd. placed: data.p0 and data.work[k].M already hold p_k and M_k at this q
+/// (the O(n) forward dynamics leaves them, computed by the same steps), so the placements are not taken
+/// again (not with a tip wrench, whose placement needs the last frame).
 template <typename S>
 void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                      const Eigen::Ref<const typename Types<S>::VecX>& q,
                      const Eigen::Ref<const typename Types<S>::VecX>& qd,
                      const Eigen::Ref<const typename Types<S>::VecX>& qdd,
-                     const typename Types<S>::Vec6* tip_wrench);
+                     const typename Types<S>::Vec6* tip_wrench, bool placed = false);
 }  // namespace detail
 
 }  // namespace denoc

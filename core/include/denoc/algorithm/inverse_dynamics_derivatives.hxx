@@ -16,7 +16,7 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                    const Eigen::Ref<const typename Types<S>::VecX>& q,
                                    const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                    const Eigen::Ref<const typename Types<S>::VecX>& qdd,
-                                   const typename Types<S>::Vec6* tip_wrench) {
+                                   const typename Types<S>::Vec6* tip_wrench, bool placed) {
   using Vec3 = typename Types<S>::Vec3;
   using Mat3 = typename Types<S>::Mat3;
   using Vec6 = typename Types<S>::Vec6;
@@ -28,7 +28,9 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   //   pdot_k = t_{k-1} x p_k,  pddot_k = tdot_{k-1} x p_k + t_{k-1} x pdot_k,
   //   t_k = t_{k-1} + p_k qd_k,  tdot_k = tdot_{k-1} + p_k qdd_k + pdot_k qd_k,
   //   h_k = M_k t_k,  w_k = M_k tdot_k + t_k x* h_k,  Mdot_k = t_k x* M_k - M_k t_k x
-  jointAngles(model, data, q);
+  // (placed: p_k and M_k as the O(n) forward dynamics left them in data.p0, data.work, by the same steps)
+  assert(!(placed && tip_wrench));
+  if (!placed) jointAngles(model, data, q);
   Mat3 R0 = Mat3::Identity();
   Vec3 O = Vec3::Zero();
   Vec6 t = Vec6::Zero(), tdot;
@@ -36,10 +38,15 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   for (int k = 0; k < n; ++k) {
     const JointConstants<S>& jc = joint[k];
     DerivativeWork<S>& d = dw[k];
-    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[k], data.sin_theta[k]};
-    placeCommon(R, jointOffset(jc, R, S(q[k])), k == 0, R0, O);
-    d.p = jointVector<S>(jc.revolute, R0, O);
-    d.M = linkInertiaCommon(jc, R0, O);
+    if (placed) {
+      d.p = data.p0[k];
+      d.M = data.work[k].M;
+    } else {
+      const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[k], data.sin_theta[k]};
+      placeCommon(R, jointOffset(jc, R, S(q[k])), k == 0, R0, O);
+      d.p = jointVector<S>(jc.revolute, R0, O);
+      d.M = linkInertiaCommon(jc, R0, O);
+    }
     if (k == 0) {  // t_{-1} = 0
       d.pdot.setZero();
       d.pddot = motionCross(tdot, d.p);
