@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The core's object code keeps AVX2 and AVX-512 instructions inside the kernels chosen at run time
-# (core/src/batch_kernels.cpp, core/src/cholesky_blocked.cpp, core/src/negated_product.cpp; docs/batches.md): in every object of the
+# (core/src/batch_kernels.cpp, core/src/cholesky_blocked.cpp, core/src/negated_product.cpp,
+# core/src/derivative_assembly.cpp; docs/batches.md): in every object of the
 # core library, a function that touches a ymm, zmm or mask register, or an EVEX-only register (xmm16-31,
 # ymm16-31), must be one of those kernels; the AVX2 kernels use no AVX-512 register; and every kernel
 # exists and does use its wide registers (else the target attributes did nothing).
@@ -26,7 +27,7 @@ report="$(for o in "$@"; do objdump -d --no-show-raw-insn "$o"; done | c++filt |
   END { for (f in wide) printf "%s\t%s\n", (f in evex) ? "avx512" : "avx2", f }')"
 
 fail=0
-expected_avx2=(inverseDynamicsLanes4 forwardDynamicsLanes4 fullFactorLanes4 choleskyBlocked4 negatedProduct4)
+expected_avx2=(inverseDynamicsLanes4 forwardDynamicsLanes4 fullFactorLanes4 choleskyBlocked4 negatedProduct4 assemble4)
 expected_avx512=(inverseDynamicsLanes8 forwardDynamicsLanes8 fullFactorLanes8 choleskyBlocked8 negatedProduct8)
 while IFS=$'\t' read -r isa fn; do
   [ -n "$fn" ] || continue

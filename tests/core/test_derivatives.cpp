@@ -290,6 +290,59 @@ TEST(DerivativesRoutes, TheBlockedProductEqualsThePlainLoop) {
   }
 }
 
+// the assembly of dtau/dq, dtau/dqd over rows in SIMD lanes (detail::assembleDerivativesWide) against the
+// plain loop over the records with dot6, bit for bit, at 2 and 4 lanes and as
+// computeInverseDynamicsDerivatives takes it (the records below kAssemblyLanesMinDof joints), on chains with
+// every remainder of 4 rows in the upper and the lower part of the columns
+TEST(DerivativesRoutes, TheAssemblyInLanesEqualsTheRecordLoop) {
+  std::mt19937 rng(17u);
+  for (int n : {1, 2, 3, 5, 7, 12, 25, 30}) {
+    const Model model = buildModel(testing::randomChainSpec(n, 41u + static_cast<std::uint32_t>(n)));
+    Data data(model);
+    const Eigen::VectorXd q = randomConfiguration(model, rng), qd = randomVectorX(rng, n, 1.0),
+                          qdd = randomVectorX(rng, n, 2.0);
+    computeInverseDynamicsDerivatives(model, data, q, qd, qdd);
+    Eigen::MatrixXd dq(n, n), dv(n, n), rows(n, 18);  // rows: p_i, F1_i, F2_i of the records
+    for (int i = 0; i < n; ++i) {
+      const auto& r = data.dw[static_cast<std::size_t>(i)];
+      rows.row(i) << r.p.transpose(), r.F1.transpose(), r.F2.transpose();
+    }
+    if (n >= detail::kAssemblyLanesMinDof) {
+      EXPECT_EQ(data.dw_rows, rows) << "n=" << n;
+    }
+    for (int j = 0; j < n; ++j) {
+      const auto& c = data.dw[static_cast<std::size_t>(j)];
+      for (int i = 0; i < n; ++i) {
+        const auto& r = data.dw[static_cast<std::size_t>(i)];
+        if (i < j) {
+          dq(i, j) = dot6(r.p, c.G);
+          dv(i, j) = dot6(r.p, c.H);
+        } else {
+          const double f1_pdot = dot6(r.F1, c.pdot);
+          dq(i, j) = dot6(r.F1, c.pddot) + dot6(r.F2, c.pdot);
+          dv(i, j) = f1_pdot + f1_pdot + dot6(r.F2, c.p);
+        }
+      }
+    }
+    for (int lanes : {0, 2, 4}) {
+      Eigen::MatrixXd out_q = Eigen::MatrixXd::Constant(n, n, 99.0), out_v = out_q;
+      if (lanes == 0) {
+        out_q = data.dtau_dq;
+        out_v = data.dtau_dqd;
+      } else {
+        detail::assembleDerivativesWide(rows.data(), data.dw.data(), out_q.data(), out_v.data(), n, lanes);
+      }
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          ASSERT_EQ(out_q(i, j), dq(i, j))
+              << "n=" << n << ", lanes " << lanes << ": dtau/dq (" << i << ", " << j << ")";
+          ASSERT_EQ(out_v(i, j), dv(i, j))
+              << "n=" << n << ", lanes " << lanes << ": dtau/dqd (" << i << ", " << j << ")";
+        }
+    }
+  }
+}
+
 // the sweep route's solve X = -I^-1 B (detail::negatedSolveUDU): for double, on all columns at once in SIMD
 // lanes; against the one-column sweeps in the same order (bit for bit) and against Eigen's dense inverse of
 // I(q) (to 1e-10 scaled by the condition number), on chains with an even and an odd number of joints (the

@@ -245,6 +245,8 @@ struct DataTpl {
 
   // computeInverseDynamicsDerivatives (algorithm/inverse_dynamics_derivatives.hxx)
   std::vector<DerivativeWork<S>> dw;  // [n]
+  MatX dw_rows;  // [n x 18] the records' row quantities, one column per entry: p_i (columns 0..5), F1_i
+                 // (6..11), F2_i (12..17), row i joint i (double: the assembly runs over rows in SIMD lanes)
   // computeForwardDynamicsDerivatives
   VecX tau_eff;  // [n] tau with the tip wrench's joint torques moved to the right-hand side
 
@@ -365,6 +367,7 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   fx_phi = VecX::Zero(n);
   kin_e.assign(un, Vec3::UnitZ());
   dw.resize(un);
+  dw_rows = MatX::Zero(n, 18);
   tau_eff = VecX::Zero(n);
   root_R.setIdentity();
   root_p.setZero();

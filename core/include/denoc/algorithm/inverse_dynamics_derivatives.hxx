@@ -23,6 +23,11 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   const int n = model.n;
   const JointConstants<S>* joint = model.joint.data();
   DerivativeWork<S>* dw = data.dw.data();
+  // for double from kAssemblyLanesMinDof joints, p_i, F1_i, F2_i also as rows across the joints, for the
+  // assembly in SIMD lanes
+  const bool in_lanes = std::is_same_v<S, double> && n >= kAssemblyLanesMinDof;
+  S* rows = data.dw_rows.data();
+  assert(data.dw_rows.rows() == n && data.dw_rows.cols() == 18);
 
   // base to tip (common frame): placements, p_k, M_k; with t_{-1} = 0 and tdot_{-1} = [0; -g] (eq. 32)
   //   pdot_k = t_{k-1} x p_k,  pddot_k = tdot_{k-1} x p_k + t_{k-1} x pdot_k,
@@ -46,6 +51,9 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
       placeCommon(R, jointOffset(jc, R, S(q[k])), k == 0, R0, O);
       d.p = jointVector<S>(jc.revolute, R0, O);
       d.M = linkInertiaCommon(jc, R0, O);
+    }
+    if (in_lanes) {
+      for (int r = 0; r < 6; ++r) rows[k + r * n] = d.p[r];
     }
     if (k == 0) {  // t_{-1} = 0
       d.pdot.setZero();
@@ -85,6 +93,12 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
     coriolisParts<S>(Mt_hdot, Mt_Idot, ht, d.p, r, c);
     d.F1 = Mt * d.p;
     d.F2 = r - c;
+    if (in_lanes) {
+      for (int e = 0; e < 6; ++e) {
+        rows[k + (6 + e) * n] = d.F1[e];
+        rows[k + (12 + e) * n] = d.F2[e];
+      }
+    }
     if (k == 0) break;  // G_0, H_0 serve rows above joint 0: none
     d.H = S(2) * (Mt * d.pdot) + r + c;
     coriolisParts<S>(Mt_hdot, Mt_Idot, ht, d.pdot, r, c);
@@ -92,9 +106,12 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   }
 
   // assembly, column j: rows i >= j from the row products F1_i, F2_i, rows i < j from p_i and the column
-  // products G_j, H_j (docs/planning.md)
+  // products G_j, H_j (docs/planning.md); for double over the rows in SIMD lanes, with dot6's bits
   S* dq = data.dtau_dq.data();
   S* dv = data.dtau_dqd.data();
+  if constexpr (std::is_same_v<S, double>) {
+    if (in_lanes) return assembleDerivativesWide(rows, dw, dq, dv, n);
+  }
   for (int j = 0; j < n; ++j) {
     const DerivativeWork<S>& c = dw[j];
     S* dq_j = dq + static_cast<Eigen::Index>(j) * n;
