@@ -15,10 +15,9 @@
 // no multiply-add is fused (-ffp-contract=off), so the factor is the same bit for bit on every CPU.
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 
 #include "denoc/algorithm/forward_dynamics.hpp"
-#include "denoc/simd/lanes.hpp"
+#include "lane_memory.hpp"
 #include "simd_dispatch.hpp"
 
 namespace denoc::detail {
@@ -26,20 +25,9 @@ namespace {
 
 constexpr int kPanel = 32;
 
-template <int W>
-using Vec = typename simd::detail::VectorOf<W>::type;
-
-template <int W>
-DENOC_INLINE Vec<W> load(const double* p) {
-  Vec<W> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <int W>
-DENOC_INLINE void store(double* p, const Vec<W>& v) {
-  std::memcpy(p, &v, sizeof v);
-}
+using lanes::load;
+using lanes::store;
+using lanes::Vec;
 
 /// a[i, c0 + c] -= sum_t a[i, k0 + t] a[c0 + c, k0 + t] for c < CB, t < kb and rows i in [c0, n) (rows
 /// above the diagonal within the block land in the unused upper triangle), in register blocks of RV

@@ -12,29 +12,17 @@
 // in dot6's order in every lane and no multiply-add is fused (-ffp-contract=off), so the result has the bits
 // of dot6 on every CPU and width.
 #include <cstddef>
-#include <cstring>
 
 #include "denoc/algorithm/inverse_dynamics_derivatives.hpp"
-#include "denoc/simd/lanes.hpp"
+#include "lane_memory.hpp"
 #include "simd_dispatch.hpp"
 
 namespace denoc::detail {
 namespace {
 
-template <int W>
-using Vec = typename simd::detail::VectorOf<W>::type;
-
-template <int W>
-DENOC_INLINE Vec<W> load(const double* p) {
-  Vec<W> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <int W>
-DENOC_INLINE void store(double* p, const Vec<W>& v) {
-  std::memcpy(p, &v, sizeof v);
-}
+using lanes::load;
+using lanes::store;
+using lanes::Vec;
 
 /// sum_r a_r b_r in dot6's order, ((a0 b0 + a2 b2) + a4 b4) + ((a1 b1 + a3 b3) + a5 b5), on W rows at once:
 /// a_r holds row r of W consecutive records (a + r n), b one record's 6 entries.

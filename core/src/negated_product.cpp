@@ -7,29 +7,17 @@
 // time; every entry is summed in the same order at every width and no multiply-add is fused
 // (-ffp-contract=off), so the product is the same bit for bit on every CPU and at every width.
 #include <cstddef>
-#include <cstring>
 
 #include "denoc/algorithm/forward_dynamics_derivatives.hpp"
-#include "denoc/simd/lanes.hpp"
+#include "lane_memory.hpp"
 #include "simd_dispatch.hpp"
 
 namespace denoc::detail {
 namespace {
 
-template <int W>
-using Vec = typename simd::detail::VectorOf<W>::type;
-
-template <int W>
-DENOC_INLINE Vec<W> load(const double* p) {
-  Vec<W> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <int W>
-DENOC_INLINE void store(double* p, const Vec<W>& v) {
-  std::memcpy(p, &v, sizeof v);
-}
+using lanes::load;
+using lanes::store;
+using lanes::Vec;
 
 /// Rows [i, i + RV W) of columns [j, j + CB) of out.
 template <int W, int RV, int CB>
