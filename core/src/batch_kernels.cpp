@@ -30,6 +30,7 @@
 #include "denoc/algorithm/tree_local.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "denoc/simd/lanes.hpp"
+#include "lane_memory.hpp"
 
 namespace denoc::detail {
 namespace {
@@ -110,18 +111,6 @@ DENOC_INLINE void transpose<8>(Vec<8> (&a)[8]) {
   for (int r = 0; r < 8; ++r) a[r] = t[r];
 }
 
-template <int W>
-DENOC_INLINE Vec<W> loadDoubles(const double* p) {
-  Vec<W> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <int W>
-DENOC_INLINE void storeDoubles(double* p, const Vec<W>& v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
 /// W 64-bit integers: the bits of a Vec<W>.
 template <int W>
 using Bits = typename simd::detail::VectorOf<W>::itype;
@@ -169,7 +158,7 @@ DENOC_INLINE Bits<W> gatherRows(const double* const* row, std::size_t n, Out& v,
   for (std::size_t i = 0;; i += W) {
     if (i + W > n) i = n - W;  // the last, overlapping block
     Vec<W> a[W];
-    for (int l = 0; l < W; ++l) a[l] = loadDoubles<W>(row[l] + i);
+    for (int l = 0; l < W; ++l) a[l] = lanes::load<W>(row[l] + i);
     transpose<W>(a);
     for (int t = 0; t < W; ++t) put(i + static_cast<std::size_t>(t), a[t]);
     if (i + W == n) return bad;
@@ -286,7 +275,7 @@ DENOC_INLINE Vec<W> scatterRow(const L<W>* v, std::size_t stride, std::size_t co
     }
     acc += z[0];
     transpose<W>(a);
-    for (std::size_t l = 0; l < valid; ++l) storeDoubles<W>(out + l * out_stride + i, a[l]);
+    for (std::size_t l = 0; l < valid; ++l) lanes::store<W>(out + l * out_stride + i, a[l]);
     if (i + W == count) return acc;
   }
 }

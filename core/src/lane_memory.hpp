@@ -1,7 +1,7 @@
 // Whole SIMD registers of W doubles to and from memory, for the core's run-time dispatched kernels
-// (cholesky_blocked.cpp, negated_product.cpp, derivative_assembly.cpp). Private to the core. memcpy, so
-// the address needs no alignment beyond a double's; inside a kernel with a target attribute it becomes one
-// unaligned vector load or store of that width.
+// (batch_kernels.cpp, cholesky_blocked.cpp, negated_product.cpp, derivative_assembly.cpp). Private to the
+// core. memcpy, so the address needs no alignment beyond a double's; inside a kernel with a target attribute
+// it becomes one unaligned vector load or store of that width.
 #pragma once
 
 #include <cstring>
