@@ -98,11 +98,11 @@ DENOC_FLATTEN void operationalSpaceRecursion(const ModelTpl<S>& model, DataTpl<S
     const JointWork<S>& wk = data.work[i];
     const typename Types<S>::Vec6& p = data.p0[i];
     S Q[R], Qs[R];
-    for (int a = 0; a < R; ++a) {
-      Q[a] = Phi(a, 0) * p[0] + Phi(a, 1) * p[1] + Phi(a, 2) * p[2] + Phi(a, 3) * p[3] + Phi(a, 4) * p[4] +
-             Phi(a, 5) * p[5];
-      Qs[a] = Q[a] * wk.inv_mh;
+    for (int a = 0; a < R; ++a) Q[a] = Phi(a, 0) * p[0];
+    for (int c = 1; c < 6; ++c) {
+      for (int a = 0; a < R; ++a) Q[a] += Phi(a, c) * p[c];  // down the columns of Phi
     }
+    for (int a = 0; a < R; ++a) Qs[a] = Q[a] * wk.inv_mh;
     for (int b = 0; b < R; ++b) {
       for (int a = b; a < R; ++a) G(a, b) += Qs[a] * Q[b];
     }
