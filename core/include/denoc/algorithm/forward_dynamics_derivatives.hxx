@@ -14,24 +14,6 @@
 namespace denoc {
 namespace detail {
 
-/// Entries o_ij = sum_k a_ik (-b_kj) (k ascending from 0) of n x n column-major matrices for the rows
-/// i >= i0 of column j, and of column j + 1 with kTwo (one load of a_ik for both).
-template <typename S, bool kTwo>
-DENOC_INLINE void negatedRows(const S* a, const S* b, S* o, Eigen::Index n, Eigen::Index i0, Eigen::Index j) {
-  const S* b0 = b + j * n;
-  const S* b1 = b0 + n;
-  for (Eigen::Index i = i0; i < n; ++i) {
-    S s0 = S(0), s1 = S(0);
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const S aik = a[i + k * n];
-      s0 += aik * -b0[k];
-      if constexpr (kTwo) s1 += aik * -b1[k];
-    }
-    o[i + j * n] = s0;
-    if constexpr (kTwo) o[i + (j + 1) * n] = s1;
-  }
-}
-
 /// out = -A B, all n x n column-major (A = I^-1, both triangles stored); out must not alias B. Each entry is
 /// o_ij = sum_k a_ik (-b_kj), k ascending from 0. For double, negatedProductWide: register blocks in the
 /// widest SIMD lanes the CPU has, the same bits as the plain loop at every width.

@@ -59,15 +59,15 @@ void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                      const Eigen::Ref<const typename Types<S>::VecX>& qdd,
                      const typename Types<S>::Vec6* tip_wrench, bool placed = false);
 
-/// The assembly of dtau/dq and dtau/dqd (n x n, column-major) from the records dw and their row quantities
-/// rows (data.dw_rows), for double (core/src/derivative_assembly.cpp): each column a loop over the rows in
-/// registers of `lanes` doubles (2 or 4; 0: the CPU's default, DENOC_SIMD_WIDTH as for the batches, at most
-/// 4; 2 below 4 joints), each product in dot6's order: the same bits at every width.
 /// The fewest joints for which the assembly runs in lanes (below, the loop over the records is as fast; the
 /// bits are the same): measured on 2026-11-29, the lanes took 1.02-1.04 of the records' time at 6 and 7
 /// joints, 0.96 at 12, 0.87 at 24, 0.66 at 96 (bench_planners IDDerivatives, the two builds interleaved).
 inline constexpr int kAssemblyLanesMinDof = 10;
 
+/// The assembly of dtau/dq and dtau/dqd (n x n, column-major) from the records dw and their row quantities
+/// rows (data.dw_rows), for double (core/src/derivative_assembly.cpp): each column a loop over the rows in
+/// registers of `lanes` doubles (2 or 4; 0: the CPU's default, DENOC_SIMD_WIDTH as for the batches, at most
+/// 4; 2 below 4 joints), each product in dot6's order: the same bits at every width.
 void assembleDerivativesWide(const double* rows, const DerivativeWork<double>* dw, double* dtau_dq,
                              double* dtau_dqd, int n, int lanes = 0);
 }  // namespace detail
