@@ -1,8 +1,7 @@
 // The assembly of dtau/dq and dtau/dqd (inverse_dynamics_derivatives.hpp, detail::assembleDerivativesWide)
 // from the records of the two derivative sweeps, column j (docs/planning.md):
-//   rows i < j:   dtau_i/dq_j = p_i^T G_j,                          dtau_i/dqd_j = p_i^T H_j
-//   rows i >= j:  dtau_i/dq_j = F1_i^T pddot_j + F2_i^T pdot_j,     dtau_i/dqd_j = 2 F1_i^T pdot_j + F2_i^T
-//   p_j
+//   rows i < j:   dtau_i/dq_j = p_i^T G_j,                     dtau_i/dqd_j = p_i^T H_j
+//   rows i >= j:  dtau_i/dq_j = F1_i^T pddot_j + F2_i^T pdot_j, dtau_i/dqd_j = 2 F1_i^T pdot_j + F2_i^T p_j
 // The row quantities p_i, F1_i, F2_i come as 18 arrays of n entries (row i of each contiguous across i), so
 // each column is a loop over rows in SIMD lanes, W rows per register; the column quantities are the
 // records' own. Like the blocked Cholesky (cholesky_blocked.cpp): one function per width with GCC's target
@@ -98,7 +97,6 @@ void assembleDerivativesWide(const double* rows, const DerivativeWork<double>* d
   if (lanes == 0) lanes = defaultLanes();
   if (lanes > widestLanes()) lanes = widestLanes();
   if (lanes >= 4 && n >= 4) return assemble4(rows, dw, dtau_dq, dtau_dqd, n);
-  return assemble4(rows, dw, dtau_dq, dtau_dqd, n);
   assemble2(rows, dw, dtau_dq, dtau_dqd, n);
 }
 
