@@ -111,8 +111,7 @@ bool choleskyBlocked8(double* a, std::ptrdiff_t n) { return choleskyBlockedT<2>(
 }  // namespace
 
 bool choleskyBlocked(double* a, int n, int lanes) {
-  if (lanes == 0) lanes = defaultLanes();
-  if (lanes > widestLanes()) lanes = widestLanes();
+  lanes = runnableLanes(lanes);
   if (lanes >= 8) return choleskyBlocked8(a, n);
   if (lanes >= 4) return choleskyBlocked4(a, n);
   return choleskyBlocked2(a, n);

@@ -94,8 +94,7 @@ void assemble4(const double* rows, const DerivativeWork<double>* dw, double* dq,
 
 void assembleDerivativesWide(const double* rows, const DerivativeWork<double>* dw, double* dtau_dq,
                              double* dtau_dqd, int n, int lanes) {
-  if (lanes == 0) lanes = defaultLanes();
-  if (lanes > widestLanes()) lanes = widestLanes();
+  lanes = runnableLanes(lanes);
   if (lanes >= 4 && n >= 4) return assemble4(rows, dw, dtau_dq, dtau_dqd, n);
   assemble2(rows, dw, dtau_dq, dtau_dqd, n);
 }

@@ -96,8 +96,7 @@ int productDerivativesMaxDofDouble() {
 }
 
 void negatedProductWide(const double* a, const double* b, double* out, int n, int lanes) {
-  if (lanes == 0) lanes = defaultLanes();
-  if (lanes > widestLanes()) lanes = widestLanes();
+  lanes = runnableLanes(lanes);
   while (lanes > 2 && 2 * lanes > n) lanes /= 2;  // rows in blocks of two registers, not left to single rows
   if (lanes >= 8) return negatedProduct8(a, b, out, n);
   if (lanes >= 4) return negatedProduct4(a, b, out, n);

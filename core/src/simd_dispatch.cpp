@@ -41,4 +41,9 @@ int defaultLanes() {
   return lanes;
 }
 
+int runnableLanes(int requested) {
+  const int lanes = requested == 0 ? defaultLanes() : requested;
+  return lanes > widestLanes() ? widestLanes() : lanes;
+}
+
 }  // namespace denoc::detail

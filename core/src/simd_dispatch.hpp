@@ -12,4 +12,7 @@ int widestLanes();
 /// DENOC_SIMD_WIDTH (1, 2, 4 or 8) when set to a width this CPU runs, else widestLanes(). Read once.
 int defaultLanes();
 
+/// The lanes a kernel takes when asked for `requested` (0: defaultLanes()): never more than widestLanes().
+int runnableLanes(int requested);
+
 }  // namespace denoc::detail
