@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/common_placement.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/inverse_dynamics.hpp"
 #include "denoc/algorithm/kinematics.hpp"
@@ -25,8 +26,6 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau) {
-  using Vec3 = typename Types<S>::Vec3;
-  using Mat3 = typename Types<S>::Mat3;
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n;
   const JointConstants<S>* joint = model.joint.data();
@@ -40,16 +39,15 @@ DENOC_FLATTEN void forwardDynamicsSaha(const ModelTpl<S>& model, DataTpl<S>& dat
   const S* s = data.sin_theta.data();
   MotionState<S> state;
   state.a = -model.gravity_base;
-  Mat3 R0 = Mat3::Identity();  // F_{-1}
-  Vec3 O = Vec3::Zero();
+  CommonPlacement<S> P;
   for (int k = 0; k < n; ++k) {
     const JointConstants<S>& jc = joint[k];
     JointWork<S>& wk = work[k];
     const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, c[k], s[k]};
     idForwardStep(jc, R, wk, state, state, S(q[k]), S(qd[k]), S(0), k == 0);
-    placeCommon(R, wk.s_q, k == 0, R0, O);
-    p[k] = jointVector<S>(jc.revolute, R0, O);
-    wk.M = linkInertiaCommon(jc, R0, O);
+    P.next(R, wk.s_q, k == 0);
+    p[k] = P.jointVector(jc.revolute);
+    wk.M = P.linkInertia(jc);
   }
 
   // pass 2, tip to base: the backward sweep of the inverse dynamics gives phi_k = tau_k - p_k^T w_k; the

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/common_placement.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
@@ -36,8 +37,7 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   // (placed: p_k and M_k as the O(n) forward dynamics left them in data.p0, data.work, by the same steps)
   assert(!(placed && tip_wrench));
   if (!placed) jointAngles(model, data, q);
-  Mat3 R0 = Mat3::Identity();
-  Vec3 O = Vec3::Zero();
+  CommonPlacement<S> P;
   Vec6 t = Vec6::Zero(), tdot;
   tdot << Vec3::Zero(), -model.gravity_base;
   for (int k = 0; k < n; ++k) {
@@ -48,9 +48,9 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
       d.M = data.work[k].M;
     } else {
       const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[k], data.sin_theta[k]};
-      placeCommon(R, jointOffset(jc, R, S(q[k])), k == 0, R0, O);
-      d.p = jointVector<S>(jc.revolute, R0, O);
-      d.M = linkInertiaCommon(jc, R0, O);
+      P.next(R, jointOffset(jc, R, S(q[k])), k == 0);
+      d.p = P.jointVector(jc.revolute);
+      d.M = P.linkInertia(jc);
     }
     if (in_lanes) {
       for (int r = 0; r < 6; ++r) rows[k + r * n] = d.p[r];
@@ -77,9 +77,10 @@ DENOC_FLATTEN void rneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   Sym3<S> Mt_Idot = Sym3<S>::zero();
   Vec6 ht = Vec6::Zero(), w = Vec6::Zero();
   if (tip_wrench) {
+    const Mat3 R0 = P.rotation();
     const Vec3 f = R0 * (model.tip_rotation * tip_wrench->template tail<3>());
-    const Vec3 P = O + R0 * model.tip_origin;
-    w << -(R0 * (model.tip_rotation * tip_wrench->template head<3>()) + P.cross(f)), -f;
+    const Vec3 P_tip = P.origin() + R0 * model.tip_origin;
+    w << -(R0 * (model.tip_rotation * tip_wrench->template head<3>()) + P_tip.cross(f)), -f;
   }
   for (int k = n - 1; k >= 0; --k) {
     DerivativeWork<S>& d = dw[k];

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/common_placement.hpp"
 #include "denoc/algorithm/inertia_matrix.hpp"
 #include "denoc/algorithm/kinematics.hpp"
 #include "denoc/algorithm/udu.hpp"
@@ -148,18 +149,17 @@ template <typename S>
 DENOC_FLATTEN void placementsKeepingLink(const ModelTpl<S>& model, DataTpl<S>& data,
                                          const Eigen::Ref<const typename Types<S>::VecX>& q, int k,
                                          typename Types<S>::Mat3& R0_k, typename Types<S>::Vec3& O_k) {
-  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();
-  typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
+  CommonPlacement<S> P;
   jointAngles(model, data, q);
   for (int i = 0; i < model.n; ++i) {
     const JointConstants<S>& jc = model.joint[i];
     const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
-    placeCommon(R, jointOffset(jc, R, S(q[i])), i == 0, R0, O);
-    data.p0[i] = jointVector<S>(jc.revolute, R0, O);
-    data.work[i].M = linkInertiaCommon(jc, R0, O);
+    P.next(R, jointOffset(jc, R, S(q[i])), i == 0);
+    data.p0[i] = P.jointVector(jc.revolute);
+    data.work[i].M = P.linkInertia(jc);
     if (i == k) {
-      R0_k = R0;
-      O_k = O;
+      R0_k = P.rotation();
+      O_k = P.origin();
     }
   }
 }
