@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The core's object code keeps AVX2 and AVX-512 instructions inside the kernels chosen at run time
 # (core/src/batch_kernels.cpp, core/src/cholesky_blocked.cpp, core/src/negated_product.cpp,
-# core/src/derivative_assembly.cpp; docs/batches.md): in every object of the
+# core/src/derivative_assembly.cpp, core/src/dense_kernels.cpp; docs/batches.md): in every object of the
 # core library, a function that touches a ymm, zmm or mask register, or an EVEX-only register (xmm16-31,
-# ymm16-31), must be one of those kernels; the AVX2 kernels use no AVX-512 register; and every kernel
+# ymm16-31), or has any VEX-encoded instruction (a mnemonic v...: AVX even on xmm registers), must be one of
+# those kernels; the AVX2 kernels use no AVX-512 register; and every kernel
 # exists and does use its wide registers (else the target attributes did nothing).
 #   tests/core/isa_isolation.sh OBJECT...     (ctest passes the objects of denoc_core)
 set -euo pipefail
@@ -20,14 +21,15 @@ command -v objdump >/dev/null || { echo "objdump not found" >&2; exit 2; }
 # function name (demangled) and the wide registers it touches, one line per function that touches any
 report="$(for o in "$@"; do objdump -d --no-show-raw-insn "$o"; done | c++filt | awk '
   /^[0-9a-f]+ <.*>:$/ { fn = substr($0, index($0, "<") + 1); sub(/>:$/, "", fn); next }
-  /%[yz]mm|%k[0-7]|%xmm(1[6-9]|2[0-9]|3[01])/ {
+  /%[yz]mm|%k[0-7]|%xmm(1[6-9]|2[0-9]|3[01])/ || $2 ~ /^v[a-z]/ {
     if ($0 ~ /%zmm|%k[0-7]|%[xy]mm(1[6-9]|2[0-9]|3[01])/) evex[fn] = 1
     wide[fn] = 1
   }
   END { for (f in wide) printf "%s\t%s\n", (f in evex) ? "avx512" : "avx2", f }')"
 
 fail=0
-expected_avx2=(inverseDynamicsLanes4 forwardDynamicsLanes4 fullFactorLanes4 choleskyBlocked4 negatedProduct4 assemble4)
+expected_avx2=(inverseDynamicsLanes4 forwardDynamicsLanes4 fullFactorLanes4 choleskyBlocked4 negatedProduct4 assemble4
+  placementsAvx2 crbaAvx2 denseUDUAvx2)
 expected_avx512=(inverseDynamicsLanes8 forwardDynamicsLanes8 fullFactorLanes8 choleskyBlocked8 negatedProduct8)
 while IFS=$'\t' read -r isa fn; do
   [ -n "$fn" ] || continue

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cassert>
+#include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/common_placement.hpp"
@@ -34,11 +35,14 @@ RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, in
 
 /// Forward pass shared by the common-frame algorithms: joint angles (unless angles_ready: data.cos_theta and
 /// data.sin_theta already hold them for this q), placements, p_i (into data.p0) and the link inertias M_i
-/// (into data.work[i].M).
-template <typename S>
+/// (into data.work[i].M). kDispatch (double): the AVX2 twin where denseKernelsWide().
+template <typename S, bool kDispatch = true>
 DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl<S>& data,
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                bool angles_ready = false) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return commonPlacementsAndInertiasWide(model, data, q, angles_ready);
+  }
   CommonPlacement<S> P;
   if (!angles_ready) jointAngles(model, data, q);
   for (int i = 0; i < model.n; ++i) {
@@ -53,8 +57,11 @@ DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl
 /// Composite-body inertias and I(q) from commonPlacementsAndInertias: Mt_i = M_i + Mt_{i+1} (eq. 23-24 with
 /// B = 1), I_ii = p_i^T Mt_i p_i (+ armature), I_ji = p_j^T (Mt_i p_i) for j < i (dot6: the n^2 / 2
 /// products in pairs of lanes). The link inertias in data.work stay as they are.
-template <typename S>
+template <typename S, bool kDispatch>
 DENOC_FLATTEN void crba(const ModelTpl<S>& model, DataTpl<S>& data) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return crbaWide(model, data);
+  }
   using Vec6 = typename Types<S>::Vec6;
   withJointCount<S>(model.n, [&](auto fixed) {
     constexpr int N = decltype(fixed)::value;

@@ -53,7 +53,7 @@ void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
 /// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.udu_W is the work matrix). Returns
 /// whether every pivot is positive and finite (pivotAccepted; always true for scalars that are not floating
 /// point), tested as it is formed rather than in a pass of its own.
-template <typename S>
+template <typename S, bool kDispatch = true>
 bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// sum_k log D_k, without one logarithm per joint for double.

@@ -65,8 +65,11 @@ DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool 
   if (with_log_det) data.log_det = logDetFromD<S>(data.D);
 }
 
-template <typename S>
+template <typename S, bool kDispatch>
 DENOC_FLATTEN bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return denseUDUWide(model, data);
+  }
   // plain loops: at the sizes this route is used for, expression overhead dominates the arithmetic
   unsigned bad = 0;
   withJointCount<S>(model.n, [&](auto fixed) {

@@ -1,0 +1,93 @@
+// The AVX2 twins of the dense steps for double (core/src/dense_kernels.cpp: the common-frame placements and
+// link inertias, the composite-body I(q), the dense U D U^T) against the baseline functions they are
+// compiled from, bit for bit, on random chains of 1..40 joints with revolute and prismatic joints; and the
+// public calls, which take the twins on a CPU with AVX2, against Eigen's LDL^T of the same I(q). Skipped on
+// a CPU without AVX2 (the twins are never called there).
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <cstring>
+#include <random>
+
+#include "denoc/denoc.hpp"
+#include "support/compare.hpp"
+#include "support/random_chain.hpp"
+
+namespace denoc {
+namespace {
+
+using testing::randomChainSpec;
+using testing::randomVectorX;
+
+bool sameBits(const double* a, const double* b, std::size_t count) {
+  return std::memcmp(a, b, count * sizeof(double)) == 0;
+}
+
+bool sameInertias(const Data& a, const Data& b, int n) {
+  for (int i = 0; i < n; ++i) {
+    const RigidInertia<double>& x = a.work[i].M;
+    const RigidInertia<double>& y = b.work[i].M;
+    const double u[] = {x.m, x.h.x(), x.h.y(), x.h.z(), x.I.xx, x.I.yy, x.I.zz, x.I.xy, x.I.xz, x.I.yz};
+    const double v[] = {y.m, y.h.x(), y.h.y(), y.h.z(), y.I.xx, y.I.yy, y.I.zz, y.I.xy, y.I.xz, y.I.yz};
+    if (!sameBits(u, v, 10)) return false;
+  }
+  return true;
+}
+
+TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
+  int compared = 0;
+  for (int n = 1; n <= 40; ++n) {
+    const Model model = buildModel(randomChainSpec(n, 900u + static_cast<std::uint32_t>(n), 0.3));
+    Data base(model), wide(model);
+    std::mt19937 rng(static_cast<std::uint32_t>(n));
+    const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
+    detail::commonPlacementsAndInertias<double, false>(model, base, q);
+    detail::commonPlacementsAndInertiasWide(model, wide, q, false);
+    ASSERT_TRUE(sameBits(base.cos_theta.data(), wide.cos_theta.data(), n)) << "n=" << n;
+    ASSERT_TRUE(sameBits(base.sin_theta.data(), wide.sin_theta.data(), n)) << "n=" << n;
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(sameBits(base.p0[i].data(), wide.p0[i].data(), 6)) << "n=" << n;
+    ASSERT_TRUE(sameInertias(base, wide, n)) << "n=" << n;
+    detail::crba<double, false>(model, base);
+    detail::crbaWide(model, wide);
+    ASSERT_TRUE(sameBits(base.M.data(), wide.M.data(), static_cast<std::size_t>(n) * n)) << "n=" << n;
+    if (n <= 24) {  // the dense factors' sizes (denseFactors) and some beyond
+      const bool base_ok = detail::denseUDU<double, false>(model, base);
+      const bool wide_ok = detail::denseUDUWide(model, wide);
+      ASSERT_EQ(base_ok, wide_ok) << "n=" << n;
+      ASSERT_TRUE(sameBits(base.D.data(), wide.D.data(), n)) << "n=" << n;
+      ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(n) * n)) << "n=" << n;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 40);
+}
+
+TEST(DenseKernels, ThePublicCallsAgainstEigen) {
+  // whatever route the dispatch takes on this CPU: U D U^T = I(q) with I(q) from the independent dense
+  // LDL^T's point of view (the same matrix, factored by Eigen), and log det
+  for (int n : {1, 2, 6, 7, 8, 12}) {
+    const Model model = buildModel(randomChainSpec(n, 300u + static_cast<std::uint32_t>(n), 0.3));
+    Data data(model);
+    std::mt19937 rng(static_cast<std::uint32_t>(7 * n));
+    const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
+    computeFullFactor(model, data, q);
+    const Eigen::MatrixXd U = data.U;
+    const Eigen::MatrixXd M = data.M;
+    const Eigen::MatrixXd UDUt = U * data.D.asDiagonal() * U.transpose();
+    EXPECT_LT((UDUt - M).norm(), 1e-12 * M.norm()) << "n=" << n;
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(M);
+    EXPECT_NEAR(data.log_det, ldlt.vectorD().array().log().sum(), 1e-11 * (1 + std::abs(data.log_det)));
+    // I(q) against its definition column by column: I e_j = ID(q, 0, e_j) - ID(q, 0, 0)
+    Data id(model);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+    const Eigen::VectorXd bias = inverseDynamics(model, id, q, zero, zero);
+    for (int j = 0; j < n; ++j) {
+      const Eigen::VectorXd col = inverseDynamics(model, id, q, zero, Eigen::VectorXd::Unit(n, j)) - bias;
+      EXPECT_LT((col - M.col(j)).norm(), 1e-11 * (1 + M.norm())) << "n=" << n << " column " << j;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace denoc
