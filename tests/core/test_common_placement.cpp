@@ -41,6 +41,8 @@ TEST(CommonPlacement, PairsEqualTheEntryByEntryForm) {
       const Eigen::VectorXd q = randomVectorX(rng, n, 4.0);
       detail::jointAngles(model, data, q);
       detail::CommonPlacement<double> pairs;
+      ASSERT_TRUE(sameBits(Eigen::Matrix3d(pairs.rotation()), Eigen::Matrix3d::Identity().eval()));
+      ASSERT_TRUE(sameBits(Eigen::Vector3d(pairs.origin()), Eigen::Vector3d::Zero().eval()));
       Eigen::Matrix3d R0 = Eigen::Matrix3d::Identity();
       Eigen::Vector3d O = Eigen::Vector3d::Zero();
       for (int i = 0; i < n; ++i) {
