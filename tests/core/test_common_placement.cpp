@@ -5,29 +5,26 @@
 // base origin by the parallel-axis theorem.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <random>
 
 #include "denoc/denoc.hpp"
+#include "support/compare.hpp"
 #include "support/random_chain.hpp"
 
 namespace denoc {
 namespace {
 
+using testing::inertiaEntries;
 using testing::randomChainSpec;
 using testing::randomVectorX;
+using testing::sameBits;
 using Vec6 = Types<double>::Vec6;
 
+/// The same bits in every entry of two fixed-size Eigen objects.
 template <typename A, typename B>
-bool sameBits(const A& a, const B& b) {
-  static_assert(sizeof(A) == sizeof(B));
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-bool sameBits(const RigidInertia<double>& a, const RigidInertia<double>& b) {
-  const double x[] = {a.m, a.h.x(), a.h.y(), a.h.z(), a.I.xx, a.I.yy, a.I.zz, a.I.xy, a.I.xz, a.I.yz};
-  const double y[] = {b.m, b.h.x(), b.h.y(), b.h.z(), b.I.xx, b.I.yy, b.I.zz, b.I.xy, b.I.xz, b.I.yz};
-  return sameBits(x, y);
+::testing::AssertionResult sameEntries(const A& a, const B& b, const std::string& what) {
+  static_assert(A::SizeAtCompileTime == B::SizeAtCompileTime);
+  return sameBits(a.data(), b.data(), A::SizeAtCompileTime, what);
 }
 
 TEST(CommonPlacement, PairsEqualTheEntryByEntryForm) {
@@ -41,8 +38,8 @@ TEST(CommonPlacement, PairsEqualTheEntryByEntryForm) {
       const Eigen::VectorXd q = randomVectorX(rng, n, 4.0);
       detail::jointAngles(model, data, q);
       detail::CommonPlacement<double> pairs;
-      ASSERT_TRUE(sameBits(Eigen::Matrix3d(pairs.rotation()), Eigen::Matrix3d::Identity().eval()));
-      ASSERT_TRUE(sameBits(Eigen::Vector3d(pairs.origin()), Eigen::Vector3d::Zero().eval()));
+      ASSERT_TRUE(sameEntries(pairs.rotation(), Eigen::Matrix3d::Identity().eval(), "R0 of F_{-1}"));
+      ASSERT_TRUE(sameEntries(pairs.origin(), Eigen::Vector3d::Zero().eval(), "O of F_{-1}"));
       Eigen::Matrix3d R0 = Eigen::Matrix3d::Identity();
       Eigen::Vector3d O = Eigen::Vector3d::Zero();
       for (int i = 0; i < n; ++i) {
@@ -53,12 +50,14 @@ TEST(CommonPlacement, PairsEqualTheEntryByEntryForm) {
         pairs.next(R, s_q, i == 0);
         const Eigen::Matrix3d R0_pairs = pairs.rotation();
         const Eigen::Vector3d O_pairs = pairs.origin();
-        ASSERT_TRUE(sameBits(R0_pairs, R0)) << "n=" << n << " seed " << seed << " joint " << i;
-        ASSERT_TRUE(sameBits(O_pairs, O)) << "n=" << n << " seed " << seed << " joint " << i;
+        ASSERT_TRUE(sameEntries(R0_pairs, R0, "R0")) << "n=" << n << " seed " << seed << " joint " << i;
+        ASSERT_TRUE(sameEntries(O_pairs, O, "O")) << "n=" << n << " seed " << seed << " joint " << i;
         const Vec6 p = pairs.jointVector(jc.revolute);
-        ASSERT_TRUE(sameBits(p, detail::jointVector<double>(jc.revolute, R0, O))) << "joint " << i;
+        ASSERT_TRUE(sameEntries(p, detail::jointVector<double>(jc.revolute, R0, O), "p")) << "joint " << i;
         const RigidInertia<double> M = pairs.linkInertia(jc);
-        ASSERT_TRUE(sameBits(M, detail::linkInertiaCommon(jc, R0, O))) << "joint " << i;
+        ASSERT_TRUE(sameBits(inertiaEntries(M).data(),
+                             inertiaEntries(detail::linkInertiaCommon(jc, R0, O)).data(), 10, "M"))
+            << "joint " << i;
 
         // the definitions, independently of both forms
         EXPECT_LT((R0 * R0.transpose() - Eigen::Matrix3d::Identity()).norm(), 1e-14);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
-#include <cstring>
 #include <random>
 
 #include "denoc/denoc.hpp"
@@ -16,23 +15,10 @@
 namespace denoc {
 namespace {
 
+using testing::inertiaEntries;
 using testing::randomChainSpec;
 using testing::randomVectorX;
-
-bool sameBits(const double* a, const double* b, std::size_t count) {
-  return std::memcmp(a, b, count * sizeof(double)) == 0;
-}
-
-bool sameInertias(const Data& a, const Data& b, int n) {
-  for (int i = 0; i < n; ++i) {
-    const RigidInertia<double>& x = a.work[i].M;
-    const RigidInertia<double>& y = b.work[i].M;
-    const double u[] = {x.m, x.h.x(), x.h.y(), x.h.z(), x.I.xx, x.I.yy, x.I.zz, x.I.xy, x.I.xz, x.I.yz};
-    const double v[] = {y.m, y.h.x(), y.h.y(), y.h.z(), y.I.xx, y.I.yy, y.I.zz, y.I.xy, y.I.xz, y.I.yz};
-    if (!sameBits(u, v, 10)) return false;
-  }
-  return true;
-}
+using testing::sameBits;
 
 TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
@@ -44,19 +30,23 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
     const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
     detail::commonPlacementsAndInertias<double, false>(model, base, q);
     detail::commonPlacementsAndInertiasWide(model, wide, q, false);
-    ASSERT_TRUE(sameBits(base.cos_theta.data(), wide.cos_theta.data(), n)) << "n=" << n;
-    ASSERT_TRUE(sameBits(base.sin_theta.data(), wide.sin_theta.data(), n)) << "n=" << n;
-    for (int i = 0; i < n; ++i) ASSERT_TRUE(sameBits(base.p0[i].data(), wide.p0[i].data(), 6)) << "n=" << n;
-    ASSERT_TRUE(sameInertias(base, wide, n)) << "n=" << n;
+    ASSERT_TRUE(sameBits(base.cos_theta.data(), wide.cos_theta.data(), n, "cos theta")) << "n=" << n;
+    ASSERT_TRUE(sameBits(base.sin_theta.data(), wide.sin_theta.data(), n, "sin theta")) << "n=" << n;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(sameBits(base.p0[i].data(), wide.p0[i].data(), 6, "p")) << "n=" << n << " joint " << i;
+      ASSERT_TRUE(
+          sameBits(inertiaEntries(base.work[i].M).data(), inertiaEntries(wide.work[i].M).data(), 10, "M"))
+          << "n=" << n << " joint " << i;
+    }
     detail::crba<double, false>(model, base);
     detail::crbaWide(model, wide);
-    ASSERT_TRUE(sameBits(base.M.data(), wide.M.data(), static_cast<std::size_t>(n) * n)) << "n=" << n;
+    ASSERT_TRUE(sameBits(base.M.data(), wide.M.data(), static_cast<std::size_t>(n) * n, "I(q)")) << "n=" << n;
     if (n <= 24) {  // the dense factors' sizes (denseFactors) and some beyond
       const bool base_ok = detail::denseUDU<double, false>(model, base);
       const bool wide_ok = detail::denseUDUWide(model, wide);
       ASSERT_EQ(base_ok, wide_ok) << "n=" << n;
-      ASSERT_TRUE(sameBits(base.D.data(), wide.D.data(), n)) << "n=" << n;
-      ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(n) * n)) << "n=" << n;
+      ASSERT_TRUE(sameBits(base.D.data(), wide.D.data(), n, "D")) << "n=" << n;
+      ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(n) * n, "U")) << "n=" << n;
     }
     ++compared;
   }

@@ -6,9 +6,14 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <sstream>
 #include <string>
+
+#include "denoc/spatial.hpp"
 
 namespace denoc::testing {
 
@@ -53,6 +58,26 @@ template <typename A, typename B>
      << "); worst entry (" << r << ", " << c << "): " << a(r, c) << " vs " << b(r, c);
   if (a.size() <= 64) os << "\nactual\n" << a << "\nexpected\n" << b;
   return ::testing::AssertionFailure() << os.str();
+}
+
+/// Passes when the count doubles at a and b have the same bits (results that must not differ at all: two
+/// compilations or two arrangements of the same sums); the message names the first entry that differs.
+inline ::testing::AssertionResult sameBits(const double* a, const double* b, std::size_t count,
+                                           const std::string& what) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (std::memcmp(a + i, b + i, sizeof(double)) != 0) {
+      std::ostringstream os;
+      os.precision(17);
+      os << what << ": entry " << i << " of " << count << " differs: " << a[i] << " vs " << b[i];
+      return ::testing::AssertionFailure() << os.str();
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// A rigid inertia's ten numbers in a fixed order (m, h, I's xx yy zz xy xz yz), for sameBits.
+inline std::array<double, 10> inertiaEntries(const RigidInertia<double>& M) {
+  return {M.m, M.h.x(), M.h.y(), M.h.z(), M.I.xx, M.I.yy, M.I.zz, M.I.xy, M.I.xz, M.I.yz};
 }
 
 }  // namespace denoc::testing
