@@ -1,11 +1,15 @@
 // The dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias, crba,
-// denseUDU; algorithm/inertia_matrix.hpp, algorithm/udu.hpp) compiled a second time for AVX2 and chosen at
-// run time (detail::denseKernelsWide). The code is the baseline's, each function inlined whole into its twin
-// (flatten); what changes is the encoding: VEX instructions take three operands, so the register copies that
-// SSE2's destructive two-operand form needs (a quarter of the placements' instructions) go, and the loop of
-// the joint angles' sines and cosines runs four joints per register. No multiply-add is fused
+// denseUDU; a tree's treeLocalCrba and treeFactor; algorithm/dense_kernels.hpp)
+// compiled a second time for AVX2 and chosen at run time (detail::denseKernelsWide). The code is the
+// baseline's, each function inlined whole into its twin (flatten); what changes is the encoding: VEX
+// instructions take three operands, so the register copies that SSE2's destructive two-operand form needs (a
+// quarter of the placements' instructions) go, and the loop of the joint angles' sines and cosines runs four
+// joints per register. No multiply-add is fused
 // (-ffp-contract=off, and no "fma" target): every entry is the same sum in the same order, the same bits.
+#include "denoc/algorithm/dense_kernels.hpp"
+
 #include "denoc/algorithm/inertia_matrix.hpp"
+#include "denoc/algorithm/tree_local.hpp"
 #include "denoc/algorithm/udu.hpp"
 #include "simd_dispatch.hpp"
 
@@ -31,6 +35,13 @@ DENOC_DENSE_TARGET void crbaAvx2(const Model& model, Data& data) { crba<double, 
 DENOC_DENSE_TARGET bool denseUDUAvx2(const Model& model, Data& data) {
   return denseUDU<double, false>(model, data);
 }
+DENOC_DENSE_TARGET void treeLocalCrbaAvx2(const Model& model, Data& data,
+                                          const Eigen::Ref<const Types<double>::VecX>& q) {
+  treeLocalCrba<double, false>(model, data, q);
+}
+DENOC_DENSE_TARGET int treeFactorAvx2(const Model& model, Data& data) {
+  return treeFactor<double, false>(model, data);
+}
 }  // namespace
 
 void commonPlacementsAndInertiasWide(const Model& model, Data& data,
@@ -39,5 +50,9 @@ void commonPlacementsAndInertiasWide(const Model& model, Data& data,
 }
 void crbaWide(const Model& model, Data& data) { crbaAvx2(model, data); }
 bool denseUDUWide(const Model& model, Data& data) { return denseUDUAvx2(model, data); }
+void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q) {
+  treeLocalCrbaAvx2(model, data, q);
+}
+int treeFactorWide(const Model& model, Data& data) { return treeFactorAvx2(model, data); }
 
 }  // namespace denoc::detail

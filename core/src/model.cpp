@@ -106,6 +106,16 @@ std::vector<Eigen::Matrix3d> frameTurns(const std::vector<Eigen::Matrix3d>& E,
   return turn;
 }
 
+// model.hpp's dof_run from dof_parent.
+std::vector<int> ancestorRuns(const std::vector<int>& dof_parent) {
+  std::vector<int> run(dof_parent.size());
+  for (std::size_t k = 0; k < run.size(); ++k) {
+    const int ik = static_cast<int>(k);
+    run[k] = k > 0 && dof_parent[k] == ik - 1 ? run[k - 1] : ik;
+  }
+  return run;
+}
+
 // A tree model (model.hpp, docs/trees.md) from a validated spec: F_i is the link frame turned so that z is
 // the joint axis and x is normal to the axis of its first child; E_i = F_parent <- F_i at q = 0 is then
 // Rz(gamma_i) Rx(alpha_i) Rz(theta0_i), gamma_i = 0 for a first child. A floating or planar root's frame
@@ -145,6 +155,7 @@ Model buildTree(ModelSpec spec) {
     m.axis_rotation.push_back(Ra);
     m.has_prismatic = m.has_prismatic || j.type == JointType::Prismatic;
   }
+  m.dof_run = ancestorRuns(m.dof_parent);
   // the frame choice: each body's first child (child[p + 1]); a moving root's frame is the root link's
   std::vector<int> child(static_cast<std::size_t>(n) + 1, -1);
   for (int i = n - 1; i >= 0; --i)
@@ -385,6 +396,7 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   m.depth = n;
   m.branch_point.assign(static_cast<std::size_t>(n) + 1, 0);
   for (int i = 0; i < n; ++i) m.dof_parent.push_back(i - 1);
+  m.dof_run = ancestorRuns(m.dof_parent);
   Eigen::Matrix3d Ra_parent = Eigen::Matrix3d::Identity();
   for (int i = 0; i < n; ++i) {
     const JointSpec& j = spec.joints[static_cast<std::size_t>(i)];

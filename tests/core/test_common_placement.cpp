@@ -10,12 +10,14 @@
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
 #include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
 
 namespace denoc {
 namespace {
 
 using testing::inertiaEntries;
 using testing::randomChainSpec;
+using testing::randomTreeSpec;
 using testing::randomVectorX;
 using testing::sameBits;
 using Vec6 = Types<double>::Vec6;
@@ -76,6 +78,82 @@ TEST(CommonPlacement, PairsEqualTheEntryByEntryForm) {
     }
   }
   EXPECT_EQ(compared, 8 * (1 + 2 + 3 + 6 + 7 + 13 + 30));
+}
+
+TEST(CommonPlacement, TreesRestartAtBranchPointsAndTurnFurtherChildren) {
+  // a tree's placements as the tree code forms them (tree_local.hxx: restarted from the parent's stored
+  // placement after a branch, a further child turned by gamma) in pairs of lanes, against placeCommon with
+  // TreeJointRotation entry by entry, bit for bit; and against the product of the rotations up each path
+  int turned = 0, restarted = 0;
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (std::uint32_t seed = 0; seed < 12; ++seed) {
+      const int n = 3 + static_cast<int>(seed) * 2;
+      const Model model = buildModel(randomTreeSpec(n, 40u + seed, root));
+      Data data(model);
+      std::mt19937_64 rng(seed);
+      const Eigen::VectorXd q = randomConfiguration(model, rng);  // nq entries, a unit quaternion
+      detail::jointAngles(model, data, q.segment(model.nqr, n));
+      std::vector<Eigen::Matrix3d> R0(static_cast<std::size_t>(n));
+      std::vector<Eigen::Vector3d> O(static_cast<std::size_t>(n));
+      detail::CommonPlacement<double> pairs;
+      for (int i = 0; i < n; ++i) {
+        const int p = model.parent[static_cast<std::size_t>(i)];
+        const JointConstants<double>& jc = model.joint[static_cast<std::size_t>(i)];
+        const auto R = detail::treeRotation(jc, data.cos_theta[i], data.sin_theta[i]);
+        const Eigen::Vector3d s_q = detail::jointOffset<double>(jc, R, q[model.nqr + i]);
+        const auto ui = static_cast<std::size_t>(i);
+        if (p >= 0) {
+          detail::placeCommon<double>(R, s_q, false, R0[static_cast<std::size_t>(p)],
+                                      O[static_cast<std::size_t>(p)], R0[ui], O[ui]);
+        } else {
+          detail::placeCommon<double>(R, s_q, true, Eigen::Matrix3d::Identity(), Eigen::Vector3d::Zero(),
+                                      R0[ui], O[ui]);
+        }
+        if (p != i - 1 && p >= 0) {
+          pairs = detail::CommonPlacement<double>(R0[static_cast<std::size_t>(p)],
+                                                  O[static_cast<std::size_t>(p)]);
+          ++restarted;
+        }
+        pairs.next(R, s_q, p < 0);
+        turned += jc.turned ? 1 : 0;
+        ASSERT_TRUE(sameEntries(pairs.rotation(), R0[ui], "R0")) << "seed " << seed << " joint " << i;
+        ASSERT_TRUE(sameEntries(pairs.origin(), O[ui], "O")) << "seed " << seed << " joint " << i;
+        ASSERT_TRUE(sameEntries(pairs.jointVector(jc.revolute),
+                                detail::jointVector<double>(jc.revolute, R0[ui], O[ui]), "p"));
+        ASSERT_TRUE(sameBits(inertiaEntries(pairs.linkInertia(jc)).data(),
+                             inertiaEntries(detail::linkInertiaCommon(jc, R0[ui], O[ui])).data(), 10, "M"));
+        // the definition: R0_i = R_{a_1} ... R_i over i's path, each R the dense rotation matrix
+        Eigen::Matrix3d W = Eigen::Matrix3d::Identity();
+        for (int j = i; j >= 0; j = model.parent[static_cast<std::size_t>(j)]) {
+          const auto Rj = detail::treeRotation(model.joint[static_cast<std::size_t>(j)], data.cos_theta[j],
+                                               data.sin_theta[j]);
+          W = Rj.matrix() * W;
+        }
+        EXPECT_LT((W - R0[ui]).norm(), 1e-13) << "seed " << seed << " joint " << i;
+      }
+    }
+  }
+  EXPECT_GT(turned, 10);
+  EXPECT_GT(restarted, 10);
+}
+
+TEST(CommonPlacement, AChainOnTheTreeStepsHasTheSerialInertiaMatrix) {
+  // the same chain built for the serial recursions and for the tree's (force_tree): the tree's I(q) takes
+  // the serial steps and sums (composite of the next body in registers, no turn), so the same bits
+  for (int n : {1, 2, 6, 7, 12, 25}) {
+    ModelSpec spec = randomChainSpec(n, 640u + static_cast<std::uint32_t>(n), 0.3);
+    const Model serial = buildModel(spec);
+    spec.force_tree = true;
+    const Model tree = buildModel(spec);
+    ASSERT_TRUE(serial.serial);
+    ASSERT_FALSE(tree.serial);
+    Data ds(serial), dt(tree);
+    std::mt19937 rng(static_cast<std::uint32_t>(n));
+    const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
+    const Eigen::MatrixXd Ms = computeInertiaMatrix(serial, ds, q);
+    const Eigen::MatrixXd Mt = computeInertiaMatrix(tree, dt, q);
+    EXPECT_TRUE(sameBits(Ms.data(), Mt.data(), static_cast<std::size_t>(n) * n, "I(q)")) << "n=" << n;
+  }
 }
 
 TEST(CommonPlacement, TheInertiaMatrixUsesThePairs) {

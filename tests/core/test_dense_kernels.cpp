@@ -1,8 +1,9 @@
 // The AVX2 twins of the dense steps for double (core/src/dense_kernels.cpp: the common-frame placements and
-// link inertias, the composite-body I(q), the dense U D U^T) against the baseline functions they are
-// compiled from, bit for bit, on random chains of 1..40 joints with revolute and prismatic joints; and the
-// public calls, which take the twins on a CPU with AVX2, against Eigen's LDL^T of the same I(q). Skipped on
-// a CPU without AVX2 (the twins are never called there).
+// link inertias, the composite-body I(q), the dense U D U^T; a tree's I(q) and sparse factor) against
+// the baseline functions they are compiled from, bit for bit, on random chains of 1..40 joints with revolute
+// and prismatic joints and random trees under the three roots; and the public calls, which take the twins on
+// a CPU with AVX2, against Eigen's LDL^T of the same I(q). Skipped on a CPU without AVX2 (the twins are never
+// called there).
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -11,12 +12,14 @@
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
 #include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
 
 namespace denoc {
 namespace {
 
 using testing::inertiaEntries;
 using testing::randomChainSpec;
+using testing::randomTreeSpec;
 using testing::randomVectorX;
 using testing::sameBits;
 
@@ -51,6 +54,50 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
     ++compared;
   }
   EXPECT_EQ(compared, 40);
+}
+
+TEST(DenseKernels, TheTreeTwinsEqualTheBaseline) {
+  // a tree's I(q) and its sparse factor (treeLocalCrba, treeFactor) under the three roots, and a chain on
+  // the tree recursions; the factor against Eigen's LDL^T of the same I(q)
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
+  int compared = 0;
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (int n = 1; n <= 30; n += 3) {
+      for (bool chain : {false, true}) {
+        ModelSpec spec = randomTreeSpec(n, 1200u + static_cast<std::uint32_t>(n), root);
+        if (chain) {
+          for (int i = 0; i < n; ++i) spec.joints[static_cast<std::size_t>(i)].parent = i - 1;
+          spec.force_tree = true;
+        }
+        const Model model = buildModel(spec);
+        Data base(model), wide(model);
+        std::mt19937_64 rng(static_cast<std::uint64_t>(n));
+        const Eigen::VectorXd q = randomConfiguration(model, rng);  // nq entries, a unit quaternion
+        const int nv = model.nv;
+        detail::treeLocalCrba<double, false>(model, base, q);
+        detail::treeLocalCrbaWide(model, wide, q);
+        ASSERT_TRUE(sameBits(base.M.data(), wide.M.data(), static_cast<std::size_t>(nv) * nv, "I(q)"))
+            << "n=" << n << " chain " << chain;
+        const int base_bad = detail::treeFactor<double, false>(model, base);
+        const int wide_bad = detail::treeFactorWide(model, wide);
+        ASSERT_EQ(base_bad, -1) << "n=" << n << " chain " << chain;
+        ASSERT_EQ(wide_bad, -1);
+        ASSERT_TRUE(sameBits(base.D.data(), wide.D.data(), static_cast<std::size_t>(nv), "D"));
+        ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(nv) * nv, "U"));
+        detail::treeInverseFromFactor(model, base);
+        const Eigen::MatrixXd M = base.M;
+        const Eigen::MatrixXd UDUt = base.U * base.D.asDiagonal() * base.U.transpose();
+        EXPECT_LT((UDUt - M).norm(), 1e-12 * M.norm()) << "n=" << n << " chain " << chain;
+        const Eigen::LDLT<Eigen::MatrixXd> ldlt(M);
+        EXPECT_NEAR(base.log_det, ldlt.vectorD().array().log().sum(), 1e-11 * (1 + std::abs(base.log_det)));
+        const Eigen::MatrixXd Minv = base.Minv;
+        EXPECT_LT((Minv * M - Eigen::MatrixXd::Identity(nv, nv)).norm(), 1e-9)
+            << "n=" << n << " chain " << chain;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 3 * 10 * 2);
 }
 
 TEST(DenseKernels, ThePublicCallsAgainstEigen) {

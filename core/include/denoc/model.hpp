@@ -227,6 +227,10 @@ struct ModelTpl {
   int nq = 0, nv = 0, nu = 0;   // configuration, velocity and actuated sizes
   int nqr = 0, nr = 0;          // the root's coordinates in q (0, 7, 3) and in v (0, 6, 3)
   std::vector<int> dof_parent;  // [nv] lambda(k): the velocity coordinate that k's body hangs from, -1
+  // [nv] the first coordinate of the run of consecutive ancestors that ends at k: dof_parent[j] = j - 1 for
+  // dof_run[k] < j <= k. The ancestors of k are the runs dof_run[k]..k, dof_run[a]..a for a =
+  // dof_parent[dof_run[k]], ...: the sparse factor's walks become contiguous loops (a chain: one run)
+  std::vector<int> dof_run;
   // [n + 1] 1 where a body (index n: the root link) has a child other than the next joint: the local sweeps
   // (algorithm/tree_local.hxx) keep its motion for that child
   std::vector<unsigned char> branch_point;
@@ -255,6 +259,7 @@ struct ModelTpl {
     m.nqr = nqr;
     m.nr = nr;
     m.dof_parent = dof_parent;
+    m.dof_run = dof_run;
     m.branch_point = branch_point;
     m.depth = depth;
     m.root_mass = S2(root_mass);

@@ -79,7 +79,8 @@ DENOC_INLINE RigidInertia<S> linkInertiaCommon(const JointConstants<S>& jc, cons
   return M;
 }
 
-/// (R0_i, O_i) carried down a chain, entry by entry: placeCommon, jointVector and linkInertiaCommon.
+/// (R0_i, O_i) carried down a chain, entry by entry: placeCommon, jointVector and linkInertiaCommon. A tree
+/// (tree_local.hxx) restarts it from a branch point's stored placement and turns a further child by gamma.
 template <typename S>
 struct CommonPlacement {
   using Vec3 = typename Types<S>::Vec3;
@@ -87,9 +88,14 @@ struct CommonPlacement {
   Mat3 R0 = Mat3::Identity();  // F_{-1}
   Vec3 O = Vec3::Zero();
 
-  /// F_{i-1} -> F_i (first: i = 0).
-  DENOC_INLINE void next(const JointRotation<S>& R, const Vec3& s_q, bool first) {
-    placeCommon(R, s_q, first, R0, O);
+  CommonPlacement() = default;
+  /// At a stored placement (a tree's branch point).
+  CommonPlacement(const Mat3& R0_in, const Vec3& O_in) : R0(R0_in), O(O_in) {}
+
+  /// F_{i-1} -> F_i (first: i = 0; a tree: F_parent -> F_i, first for a child of the root link).
+  template <typename Rot>
+  DENOC_INLINE void next(const Rot& R, const Vec3& s_q, bool first) {
+    placeCommon<S>(R, s_q, first, R0, O, R0, O);
   }
   DENOC_INLINE typename Types<S>::Vec6 jointVector(bool revolute) const {
     return detail::jointVector<S>(revolute, R0, O);
@@ -136,21 +142,40 @@ struct CommonPlacement<double> {
   PairVec3 c0{PairOfLanes{1.0, 0.0}, 0.0}, c1{PairOfLanes{0.0, 1.0}, 0.0}, c2{PairOfLanes{0.0, 0.0}, 1.0},
       O{PairOfLanes{0.0, 0.0}, 0.0};
 
+  CommonPlacement() = default;
+  CommonPlacement(const Mat3& R0, const Vec3& O_in)
+      : c0{PairOfLanes{R0(0, 0), R0(1, 0)}, R0(2, 0)},
+        c1{PairOfLanes{R0(0, 1), R0(1, 1)}, R0(2, 1)},
+        c2{PairOfLanes{R0(0, 2), R0(1, 2)}, R0(2, 2)},
+        O{PairOfLanes{O_in.x(), O_in.y()}, O_in.z()} {}
+
   DENOC_INLINE void next(const JointRotation<double>& R, const Vec3& s_q, bool first) {
-    const double ca = R.ca, sa = R.sa, c = R.c, s = R.s;
     if (first) {  // R.matrix()
+      const double ca = R.ca, sa = R.sa, c = R.c, s = R.s;
       c0 = {PairOfLanes{c, ca * s}, sa * s};
       c1 = {PairOfLanes{-s, ca * c}, sa * c};
       c2 = {PairOfLanes{0.0, -sa}, ca};
       O = {PairOfLanes{s_q.x(), s_q.y()}, s_q.z()};
       return;
     }
-    const PairVec3 Rs = times(c0, c1, c2, s_q.x(), s_q.y(), s_q.z());
-    O = {O.xy + Rs.xy, O.z + Rs.z};
-    const PairVec3 y = plus(ca, c1, sa, c2);  // R.rightOf
-    c2 = minus(ca, c2, sa, c1);
-    c1 = minus(c, y, s, c0);
-    c0 = plus(c, c0, s, y);
+    move(s_q);
+    rotate(R);
+  }
+
+  /// A tree's joint: R = Rz(gamma) R_i for a turned child, as TreeJointRotation::rightOf (first: R.matrix(),
+  /// the same turn and rotation of the identity's columns).
+  DENOC_INLINE void next(const TreeJointRotation<double>& R, const Vec3& s_q, bool first) {
+    if (!R.turned) return next(R.r, s_q, first);
+    if (first) {
+      *this = CommonPlacement{};
+      O = {PairOfLanes{s_q.x(), s_q.y()}, s_q.z()};
+    } else {
+      move(s_q);
+    }
+    const PairVec3 g0 = plus(R.cg, c0, R.sg, c1);  // R0 Rz(gamma)
+    c1 = minus(R.cg, c1, R.sg, c0);
+    c0 = g0;
+    rotate(R.r);
   }
 
   DENOC_INLINE Types<double>::Vec6 jointVector(bool revolute) const {
@@ -193,6 +218,21 @@ struct CommonPlacement<double> {
     return R0;
   }
   DENOC_INLINE Vec3 origin() const { return Vec3(O.xy[0], O.xy[1], O.z); }
+
+ private:
+  /// O_i = O_{i-1} + R0_{i-1} s_i
+  DENOC_INLINE void move(const Vec3& s_q) {
+    const PairVec3 Rs = times(c0, c1, c2, s_q.x(), s_q.y(), s_q.z());
+    O = {O.xy + Rs.xy, O.z + Rs.z};
+  }
+  /// R0 <- R0 R (JointRotation::rightOf)
+  DENOC_INLINE void rotate(const JointRotation<double>& R) {
+    const double ca = R.ca, sa = R.sa, c = R.c, s = R.s;
+    const PairVec3 y = plus(ca, c1, sa, c2);
+    c2 = minus(ca, c2, sa, c1);
+    c1 = minus(c, y, s, c0);
+    c0 = plus(c, c0, s, y);
+  }
 };
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 // Generalized inertia matrix I(q) from composite-body inertias (Saha 1999, eq. 23-24). O(n^2).
 #pragma once
 
+#include "denoc/algorithm/dense_kernels.hpp"
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/data.hpp"
 
@@ -21,17 +22,6 @@ RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, in
 /// data.work[i].M. kDispatch (double): the AVX2 twin where denseKernelsWide().
 template <typename S, bool kDispatch = true>
 void crba(const ModelTpl<S>& model, DataTpl<S>& data);
-
-/// Whether the dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias,
-/// crba, denseUDU) run their twins compiled for AVX2 (core/src/dense_kernels.cpp): this CPU runs AVX2 and
-/// DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The twins are the same functions
-/// in the VEX encoding (three operands: none of the register copies of SSE2's two-operand form, and the
-/// joint angles' sines and cosines four at a time), with no multiply-add fused: the same bits.
-bool denseKernelsWide();
-void commonPlacementsAndInertiasWide(const Model& model, Data& data,
-                                     const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready);
-void crbaWide(const Model& model, Data& data);
-bool denseUDUWide(const Model& model, Data& data);
 }  // namespace detail
 
 }  // namespace denoc

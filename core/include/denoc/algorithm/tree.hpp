@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "denoc/algorithm/dense_kernels.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {
@@ -70,16 +71,17 @@ void treeCrba(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// I = U D U^T on the tree's sparsity (eq. T.5, Featherstone's LTDL): data.U (unit upper, nonzero on ancestor
 /// pairs), data.D, data.log_det from data.M. Returns the first coordinate whose pivot is not positive and
-/// finite, or -1. O(n depth^2) for a tree of bounded depth.
-template <typename S>
+/// finite, or -1. O(n depth^2) for a tree of bounded depth. kDispatch (double): the AVX2 twin where
+/// denseKernelsWide().
+template <typename S, bool kDispatch = true>
 int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// x <- (U D U^T)^-1 x after treeFactor: two sparse triangular solves, O(n depth).
 template <typename S>
 void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<S>::VecX& x);
 
-/// I(q)^-1 = U^-T D^-1 U^-1 after treeFactor into data.Minv, both triangles (data.minv_Uinv, minv_inv_D,
-/// minv_v are the work space), on the tree's sparsity: O(n depth^2) for U^-1, O(n^2 depth) for the product.
+/// I(q)^-1 = U^-T D^-1 U^-1 after treeFactor into data.Minv, both triangles (data.minv_Uinv and minv_inv_D
+/// are the work space), on the tree's sparsity: O(n depth^2) for U^-1, O(n^2 depth) for the product.
 template <typename S>
 void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 
@@ -135,7 +137,8 @@ int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
                      const ExternalWrenchTpl<S>* wrenches = nullptr, int count = 0);
 
 /// The inertia matrix by composite bodies in the root's frame (TL.6) on checked arguments: data.M.
-template <typename S>
+/// kDispatch (double): the AVX2 twin where denseKernelsWide().
+template <typename S, bool kDispatch = true>
 void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
                    const Eigen::Ref<const typename Types<S>::VecX>& q);
 

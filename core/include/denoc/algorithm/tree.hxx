@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
 #include "denoc/algorithm/tree.hpp"
@@ -287,10 +288,28 @@ void treeCrba(const ModelTpl<S>& model, DataTpl<S>& data) {
   }
 }
 
-template <typename S>
+/// body(j) for the velocity coordinate j = top and each of its ancestors (model.dof_parent), in decreasing
+/// order, run by run (model.dof_run): a contiguous loop over each run of consecutive ancestors, the parent
+/// index read once per run instead of once per coordinate (one run for a chain). None for top < 0.
+template <typename S, typename F>
+DENOC_INLINE void forAncestors(const ModelTpl<S>& model, int top, F&& body) {
+  const int* lambda = model.dof_parent.data();
+  const int* run = model.dof_run.data();
+  while (top >= 0) {
+    const int start = run[top];
+    for (int j = top; j >= start; --j) body(j);
+    top = lambda[start];
+  }
+}
+
+template <typename S, bool kDispatch>
 int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return treeFactorWide(model, data);
+  }
   using std::log;
   const int nv = model.nv;
+  const int* lambda = model.dof_parent.data();
   auto& U = data.U;
   // the upper triangle of M: U(i, k) holds L(k, i) of Featherstone's H = L^T D L, i an ancestor of k
   U.template triangularView<Eigen::Upper>() = data.M.template triangularView<Eigen::Upper>();
@@ -304,11 +323,12 @@ int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
       }
     }
     const S inv = S(1) / d;
-    for (int i = model.dof_parent[static_cast<std::size_t>(k)]; i >= 0;
-         i = model.dof_parent[static_cast<std::size_t>(i)]) {
-      const S a = U(i, k) * inv;
-      for (int j = i; j >= 0; j = model.dof_parent[static_cast<std::size_t>(j)]) U(j, i) -= a * U(j, k);
-      U(i, k) = a;
+    S* Uk = &U(0, k);
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
+      const S a = Uk[i] * inv;
+      S* Ui = &U(0, i);
+      forAncestors(model, i, [&](int j) { Ui[j] -= a * Uk[j]; });
+      Uk[i] = a;
     }
   }
   S log_det = S(0);
@@ -329,17 +349,13 @@ void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<
   // U^-1: from the leaves up, x_j -= U(j, k) x_k for the ancestors j of k
   for (int k = nv - 1; k >= 0; --k) {
     const S xk = x[k];
-    for (int j = model.dof_parent[static_cast<std::size_t>(k)]; j >= 0;
-         j = model.dof_parent[static_cast<std::size_t>(j)])
-      x[j] -= U(j, k) * xk;
+    forAncestors(model, model.dof_parent[static_cast<std::size_t>(k)], [&](int j) { x[j] -= U(j, k) * xk; });
   }
   for (int k = 0; k < nv; ++k) x[k] /= data.D[k];
   // U^-T: from the root down
   for (int k = 0; k < nv; ++k) {
     S xk = x[k];
-    for (int j = model.dof_parent[static_cast<std::size_t>(k)]; j >= 0;
-         j = model.dof_parent[static_cast<std::size_t>(j)])
-      xk -= U(j, k) * x[j];
+    forAncestors(model, model.dof_parent[static_cast<std::size_t>(k)], [&](int j) { xk -= U(j, k) * x[j]; });
     x[k] = xk;
   }
 }
@@ -351,7 +367,6 @@ void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   const S* U = data.U.data();    // column-major nv x nv, unit upper triangular, nonzero on ancestor pairs
   S* W = data.minv_Uinv.data();  // column-major nv x nv: W = U^-1, written on each column's path only
   S* inv_D = data.minv_inv_D.data();
-  S* v = data.minv_v.data();  // zero off the path of the column at hand
   S* Mi = data.Minv.data();
   // W's column b solves U w = e_b; w is zero off b's path (b and its ancestors, in decreasing order), so
   // the back substitution runs along the path only: w_b = 1, then for k on the path w_j -= U_jk w_k for
@@ -359,28 +374,28 @@ void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   for (int b = 0; b < nv; ++b) {
     S* Wb = W + b * nv;
     Wb[b] = S(1);
-    for (int j = lambda[b]; j >= 0; j = lambda[j]) Wb[j] = S(0);
+    forAncestors(model, lambda[b], [&](int j) { Wb[j] = S(0); });
     for (int k = b; k >= 0; k = lambda[k]) {
       const S wk = Wb[k];
-      for (int j = lambda[k]; j >= 0; j = lambda[j]) Wb[j] -= U[j + k * nv] * wk;
+      const S* Uk = U + k * nv;
+      forAncestors(model, lambda[k], [&](int j) { Wb[j] -= Uk[j] * wk; });
     }
   }
-  for (int k = 0; k < nv; ++k) {
-    inv_D[k] = S(1) / data.D[k];
-    v[k] = S(0);
-  }
-  // (I^-1)_ab = sum_k W_ka W_kb / D_k over the common ancestors k of a and b: with v = W_.b / D on b's
-  // path and zero elsewhere, the sum runs along a's path
+  for (int k = 0; k < nv; ++k) inv_D[k] = S(1) / data.D[k];
+  // (I^-1)_ab = sum_k W_ka W_kb / D_k over the common ancestors k of a and b. For column b these are the k
+  // on b's path, each for the a in its subtree; a subtree is a contiguous range of coordinates in the
+  // depth-first order and holds b, so every a in [k, b] is in it: column b takes W_kb / D_k times W_ka for
+  // a = k..b, k down b's path (the sum's order of before, k decreasing), each entry its own sum instead of
+  // one chain of dependent additions per entry
   for (int b = 0; b < nv; ++b) {
+    S* col = Mi + b * nv;
+    for (int a = 0; a <= b; ++a) col[a] = S(0);
     const S* Wb = W + b * nv;
-    for (int k = b; k >= 0; k = lambda[k]) v[k] = Wb[k] * inv_D[k];
-    for (int a = 0; a <= b; ++a) {
-      const S* Wa = W + a * nv;
-      S sum = S(0);
-      for (int k = a; k >= 0; k = lambda[k]) sum += Wa[k] * v[k];
-      Mi[a + b * nv] = Mi[b + a * nv] = sum;
-    }
-    for (int k = b; k >= 0; k = lambda[k]) v[k] = S(0);
+    forAncestors(model, b, [&](int k) {
+      const S vk = Wb[k] * inv_D[k];
+      for (int a = k; a <= b; ++a) col[a] += W[k + a * nv] * vk;
+    });
+    for (int a = 0; a < b; ++a) Mi[b + a * nv] = col[a];
   }
 }
 

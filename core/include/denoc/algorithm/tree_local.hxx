@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/common_placement.hpp"
 
 namespace denoc {
 namespace detail {
@@ -15,6 +16,18 @@ template <typename S>
 DENOC_INLINE TreeJointRotation<S> treeRotation(const JointConstants<S>& jc, const S& c, const S& s) {
   return TreeJointRotation<S>{JointRotation<S>{jc.cos_alpha, jc.sin_alpha, c, s}, jc.cos_gamma, jc.sin_gamma,
                               jc.turned};
+}
+
+/// f(R_i) with R_i as the serial route's JointRotation where joint i is not turned (gamma_i = 0: most
+/// joints of a tree, every joint of a chain), so that its products test no turn, and as a
+/// TreeJointRotation where it is. f is inlined twice.
+template <typename S, typename F>
+DENOC_INLINE void withTreeRotation(const JointConstants<S>& jc, const S& c, const S& s, F&& f) {
+  if (jc.turned) {
+    f(treeRotation(jc, c, s));
+  } else {
+    f(JointRotation<S>{jc.cos_alpha, jc.sin_alpha, c, s});
+  }
 }
 
 /// The root link's motion in F_{-1} into data.tl_state[n] and, for a moving root, its Newton-Euler wrench
@@ -101,8 +114,10 @@ DENOC_INLINE void treeLocalForwardSweep(const ModelTpl<S>& model, DataTpl<S>& da
   for (int i = 0; i < n; ++i) {
     const int p = parent[i];
     if (p != i - 1) cur = state[p < 0 ? n : p];
-    idForwardStep(joint[i], treeRotation(joint[i], c[i], s[i]), data.work[i], cur, cur, S(q[nqr + i]),
-                  S(v[nr + i]), a ? a[nr + i] : S(0), fixed && p < 0);
+    withTreeRotation(joint[i], c[i], s[i], [&](const auto& R) {
+      idForwardStep(joint[i], R, data.work[i], cur, cur, S(q[nqr + i]), S(v[nr + i]), a ? a[nr + i] : S(0),
+                    fixed && p < 0);
+    });
     if (branch_point[i]) state[i] = cur;
   }
 }
@@ -114,12 +129,13 @@ DENOC_INLINE void pushWrench(const ModelTpl<S>& model, DataTpl<S>& data, int i) 
   const int p = model.parent[static_cast<std::size_t>(i)];
   if (p < 0 && model.root == RootJoint::Fixed) return;
   const JointConstants<S>& jc = model.joint[static_cast<std::size_t>(i)];
-  const auto R = treeRotation(jc, data.cos_theta[i], data.sin_theta[i]);
-  if (p < 0) {
-    idBackwardStep(model.root_joint, data.tl_root, R, &data.work[i]);
-  } else {
-    idBackwardStep(model.joint[static_cast<std::size_t>(p)], data.work[p], R, &data.work[i]);
-  }
+  withTreeRotation(jc, data.cos_theta[i], data.sin_theta[i], [&](const auto& R) {
+    if (p < 0) {
+      idBackwardStep(model.root_joint, data.tl_root, R, &data.work[i]);
+    } else {
+      idBackwardStep(model.joint[static_cast<std::size_t>(p)], data.work[p], R, &data.work[i]);
+    }
+  });
 }
 
 /// The rotation world <- F_{-1} of the root link: the base rotation (a fixed root), the quaternion's
@@ -214,25 +230,22 @@ DENOC_INLINE void treeCommonPlacements(const ModelTpl<S>& model, DataTpl<S>& dat
   const unsigned char* branch_point = model.branch_point.data();
   const S* c = data.cos_theta.data();
   const S* s = data.sin_theta.data();
-  typename Types<S>::Mat3 R0 = Types<S>::Mat3::Identity();  // the previous body's
-  typename Types<S>::Vec3 O = Types<S>::Vec3::Zero();
+  CommonPlacement<S> P;  // the previous body's (the serial route's pairs of lanes for double)
   for (int i = 0; i < n; ++i) {
     const int p = parent[i];
     const JointConstants<S>& jc = model.joint[static_cast<std::size_t>(i)];
     JointWork<S>& wk = data.work[i];
-    if (p != i - 1 && p >= 0) {
-      R0 = data.R0[p];
-      O = data.O0[p];
-    }
-    const auto R = treeRotation(jc, c[i], s[i]);
-    if (!offsets_ready) wk.s_q = jointOffset<S>(jc, R, S(q[nqr + i]));
-    placeCommon<S>(R, wk.s_q, p < 0, R0, O, R0, O);
+    if (p != i - 1 && p >= 0) P = CommonPlacement<S>(data.R0[p], data.O0[p]);
+    withTreeRotation(jc, c[i], s[i], [&](const auto& R) {
+      if (!offsets_ready) wk.s_q = jointOffset<S>(jc, R, S(q[nqr + i]));
+      P.next(R, wk.s_q, p < 0);
+    });
     if (branch_point[i]) {
-      data.R0[i] = R0;
-      data.O0[i] = O;
+      data.R0[i] = P.rotation();
+      data.O0[i] = P.origin();
     }
-    data.p0[i] = jointVector<S>(jc.revolute, R0, O);
-    wk.M = linkInertiaCommon(jc, R0, O);
+    data.p0[i] = P.jointVector(jc.revolute);
+    wk.M = P.linkInertia(jc);
   }
 }
 
@@ -262,25 +275,41 @@ DENOC_INLINE typename Types<S>::Mat6 rootColumns(const ModelTpl<S>& model,
 /// clearing pass): column k above the diagonal runs j = k - 1 down to 0 beside the walk up k's path, whose
 /// ancestors come in that order (parents before children), so j is either the next ancestor or a zero.
 /// The products are dot6's, the serial crba's.
-template <typename S>
+template <typename S, bool kDispatch>
 DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
                                  const Eigen::Ref<const typename Types<S>::VecX>& q) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return treeLocalCrbaWide(model, data, q);
+  }
   using Vec6 = typename Types<S>::Vec6;
   const int n = model.n, nr = model.nr, nv = model.nv;
   const bool fixed = model.root == RootJoint::Fixed;
   const int* parent = model.parent.data();
+  const unsigned char* branch_point = model.branch_point.data();
   jointAngles(model, data, q.segment(model.nqr, n));
   treeCommonPlacements(model, data, q, false);
+  // the composite of body i + 1 stays in registers (Mt) when i is its parent, as in the serial crba; the
+  // other children's sums go into their parent's record (a branch point's, or the root link's)
+  const RigidInertia<S> zero{S(0), Types<S>::Vec3::Zero(), Sym3<S>::zero()};
   RigidInertia<S>* Mc = data.tr_Mc.data();
-  for (int i = 0; i < n; ++i) Mc[i] = data.work[i].M;
+  for (int i = 0; i < n; ++i) {
+    if (branch_point[i]) Mc[i] = zero;
+  }
   Mc[n] = rootLinkInertia(model);
+  RigidInertia<S> Mt = zero;
+  bool carried = false;  // Mt holds the composite of body i + 1, a child of i
   const typename Types<S>::Mat6 Sr = rootColumns(model, q);
   S* M = data.M.data();  // column-major nv x nv
   const Vec6* p0 = data.p0.data();
   for (int i = n - 1; i >= 0; --i) {
     const int p = parent[i];
-    if (p >= 0 || !fixed) Mc[p < 0 ? n : p] += Mc[i];
-    const Vec6 F = Mc[i] * p0[i];
+    if (carried) {
+      Mt += data.work[i].M;
+    } else {
+      Mt = data.work[i].M;
+    }
+    if (branch_point[i]) Mt += Mc[i];
+    const Vec6 F = Mt * p0[i];
     const int ci = nr + i;
     S* col = M + ci * nv;
     col[ci] = dot6<S>(p0[i], F) + model.joint[static_cast<std::size_t>(i)].armature;
@@ -294,6 +323,8 @@ DENOC_FLATTEN void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
       col[nr + j] = M[ci + (nr + j) * nv] = value;
     }
     for (int a = 0; a < nr; ++a) col[a] = M[ci + a * nv] = dot6<S>(Vec6(Sr.col(a)), F);
+    carried = p == i - 1 && p >= 0;
+    if (!carried && (p >= 0 || !fixed)) Mc[p < 0 ? n : p] += Mt;
   }
   for (int a = 0; a < nr; ++a) {
     const Vec6 F = Mc[n] * Vec6(Sr.col(a));

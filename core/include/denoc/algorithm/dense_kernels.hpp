@@ -1,0 +1,25 @@
+// The dense steps for double compiled a second time for AVX2 (core/src/dense_kernels.cpp) and the choice
+// between them and the baseline at run time.
+#pragma once
+
+#include "denoc/data.hpp"
+
+namespace denoc {
+namespace detail {
+
+/// Whether the dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias,
+/// crba, denseUDU; a tree's treeLocalCrba and treeFactor) run their twins compiled for
+/// AVX2: this CPU runs AVX2 and DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The
+/// twins are the same functions in the VEX encoding (three operands: none of the register copies of SSE2's
+/// two-operand form, and the joint angles' sines and cosines four at a time), with no multiply-add fused: the
+/// same bits.
+bool denseKernelsWide();
+void commonPlacementsAndInertiasWide(const Model& model, Data& data,
+                                     const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready);
+void crbaWide(const Model& model, Data& data);
+bool denseUDUWide(const Model& model, Data& data);
+void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q);
+int treeFactorWide(const Model& model, Data& data);
+
+}  // namespace detail
+}  // namespace denoc
