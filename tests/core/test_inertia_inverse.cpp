@@ -2,18 +2,21 @@
 // I(q) + Cholesky forward dynamics, against independent oracles: Eigen's LDL^T and LLT of the composite-body
 // inertia matrix, the residual I I^-1 - 1 scaled by the condition number, the dense route where both
 // apply, Saha's O(n) forward dynamics and inverse dynamics; the blocked factor is the same bit for bit at
-// every SIMD width this CPU runs.
+// every SIMD width this CPU runs. A tree's I^-1 on its sparse factor against Eigen's LDL^T, for trees in
+// any order of parents before children and whatever its work space holds.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "denoc/batch.hpp"
 #include "denoc/denoc.hpp"
 #include "support/compare.hpp"
 #include "support/random_chain.hpp"
+#include "support/random_tree.hpp"
 
 namespace denoc {
 namespace {
@@ -21,6 +24,7 @@ namespace {
 using testing::relErr;
 
 using testing::randomChainSpec;
+using testing::randomTreeSpec;
 using testing::randomVectorX;
 
 double conditionNumber(const Eigen::MatrixXd& m) {
@@ -48,6 +52,30 @@ TEST(InverseInertia, AgainstEigensLdlt) {
       EXPECT_LT(relErr(Minv, oracle), 1e-14 * kappa + 1e-13) << "n=" << n << " cond " << kappa;
       EXPECT_LT(relErr(Minv * M, Eigen::MatrixXd::Identity(n, n)), 1e-14 * kappa + 1e-13) << "n=" << n;
       EXPECT_TRUE(Minv == Minv.transpose()) << "exactly symmetric, n=" << n;
+    }
+  }
+}
+
+TEST(InverseInertia, TreesInAnyOrderAndWhateverTheWorkspaceHolds) {
+  // a tree's I^-1 (the sparse factor's route) on trees whose parents are random earlier joints, so that a
+  // subtree need not be a contiguous range, with U^-1's work space filled with NaN or a huge number before
+  // each call: against Eigen's LDL^T of the same I(q), exactly symmetric
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (int n : {2, 5, 9, 17, 30}) {
+      const Model model = buildModel(randomTreeSpec(n, 77u + static_cast<std::uint32_t>(n), root));
+      Data data(model);
+      std::mt19937_64 rng(static_cast<std::uint64_t>(n));
+      const Eigen::VectorXd q = randomConfiguration(model, rng);
+      const int nv = model.nv;
+      for (double fill : {std::numeric_limits<double>::quiet_NaN(), 1e300}) {
+        data.minv_Uinv.setConstant(fill);
+        const Eigen::MatrixXd M = computeInertiaMatrix(model, data, q);
+        const Eigen::MatrixXd Minv = computeInverseInertia(model, data, q);
+        const Eigen::MatrixXd oracle = M.ldlt().solve(Eigen::MatrixXd::Identity(nv, nv));
+        const double kappa = conditionNumber(M);
+        EXPECT_LT(relErr(Minv, oracle), 1e-14 * kappa + 1e-13) << "n=" << n << " fill " << fill;
+        EXPECT_TRUE(Minv == Minv.transpose()) << "n=" << n;
+      }
     }
   }
 }

@@ -365,16 +365,17 @@ void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
   const int nv = model.nv;
   const int* lambda = model.dof_parent.data();
   const S* U = data.U.data();    // column-major nv x nv, unit upper triangular, nonzero on ancestor pairs
-  S* W = data.minv_Uinv.data();  // column-major nv x nv: W = U^-1, written on each column's path only
+  S* W = data.minv_Uinv.data();  // column-major nv x nv: W = U^-1, upper triangle
   S* inv_D = data.minv_inv_D.data();
   S* Mi = data.Minv.data();
   // W's column b solves U w = e_b; w is zero off b's path (b and its ancestors, in decreasing order), so
-  // the back substitution runs along the path only: w_b = 1, then for k on the path w_j -= U_jk w_k for
-  // the ancestors j of k (w_k final by then: its terms come from the path below k)
+  // the column is cleared above b (the product below reads its zeros) and the back substitution runs along
+  // the path only: w_b = 1, then for k on the path w_j -= U_jk w_k for the ancestors j of k (w_k final by
+  // then: its terms come from the path below k)
   for (int b = 0; b < nv; ++b) {
     S* Wb = W + b * nv;
+    for (int j = 0; j < b; ++j) Wb[j] = S(0);
     Wb[b] = S(1);
-    forAncestors(model, lambda[b], [&](int j) { Wb[j] = S(0); });
     for (int k = b; k >= 0; k = lambda[k]) {
       const S wk = Wb[k];
       const S* Uk = U + k * nv;
@@ -382,11 +383,11 @@ void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
     }
   }
   for (int k = 0; k < nv; ++k) inv_D[k] = S(1) / data.D[k];
-  // (I^-1)_ab = sum_k W_ka W_kb / D_k over the common ancestors k of a and b. For column b these are the k
-  // on b's path, each for the a in its subtree; a subtree is a contiguous range of coordinates in the
-  // depth-first order and holds b, so every a in [k, b] is in it: column b takes W_kb / D_k times W_ka for
-  // a = k..b, k down b's path (the sum's order of before, k decreasing), each entry its own sum instead of
-  // one chain of dependent additions per entry
+  // (I^-1)_ab = sum_k W_ka W_kb / D_k over the common ancestors k of a and b: for column b, the k on b's
+  // path, each for the a <= b of its subtree. Column b takes W_kb / D_k times W_ka for a = k..b, k down b's
+  // path (k decreasing, the order of a sum along a's path), each entry its own sum instead of one chain of
+  // dependent additions per entry. In depth-first order every a in [k, b] is in k's subtree (a contiguous
+  // range that holds b); in any other order of parents before children the a outside it read W_ka = 0
   for (int b = 0; b < nv; ++b) {
     S* col = Mi + b * nv;
     for (int a = 0; a <= b; ++a) col[a] = S(0);
