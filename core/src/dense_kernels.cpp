@@ -28,8 +28,9 @@ bool denseKernelsWide() {
 
 namespace {
 DENOC_DENSE_TARGET void placementsAvx2(const Model& model, Data& data,
-                                       const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready) {
-  commonPlacementsAndInertias<double, false>(model, data, q, angles_ready);
+                                       const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready,
+                                       KeptPlacement<double>* keep) {
+  commonPlacementsAndInertias<double, false>(model, data, q, angles_ready, keep);
 }
 DENOC_DENSE_TARGET void crbaAvx2(const Model& model, Data& data) { crba<double, false>(model, data); }
 DENOC_DENSE_TARGET bool denseUDUAvx2(const Model& model, Data& data) {
@@ -45,8 +46,9 @@ DENOC_DENSE_TARGET int treeFactorAvx2(const Model& model, Data& data) {
 }  // namespace
 
 void commonPlacementsAndInertiasWide(const Model& model, Data& data,
-                                     const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready) {
-  placementsAvx2(model, data, q, angles_ready);
+                                     const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready,
+                                     KeptPlacement<double>* keep) {
+  placementsAvx2(model, data, q, angles_ready, keep);
 }
 void crbaWide(const Model& model, Data& data) { crbaAvx2(model, data); }
 bool denseUDUWide(const Model& model, Data& data) { return denseUDUAvx2(model, data); }

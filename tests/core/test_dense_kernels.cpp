@@ -32,7 +32,7 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
     std::mt19937 rng(static_cast<std::uint32_t>(n));
     const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
     detail::commonPlacementsAndInertias<double, false>(model, base, q);
-    detail::commonPlacementsAndInertiasWide(model, wide, q, false);
+    detail::commonPlacementsAndInertiasWide(model, wide, q, false, nullptr);
     ASSERT_TRUE(sameBits(base.cos_theta.data(), wide.cos_theta.data(), n, "cos theta")) << "n=" << n;
     ASSERT_TRUE(sameBits(base.sin_theta.data(), wide.sin_theta.data(), n, "sin theta")) << "n=" << n;
     for (int i = 0; i < n; ++i) {
@@ -40,6 +40,26 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
       ASSERT_TRUE(
           sameBits(inertiaEntries(base.work[i].M).data(), inertiaEntries(wide.work[i].M).data(), 10, "M"))
           << "n=" << n << " joint " << i;
+    }
+    // the kept link's placement (the operational-space inertia's), every link of a few sizes: twin and
+    // baseline bit for bit, and its z axis and origin those in p_k
+    if (n == 1 || n == 7 || n == 19) {
+      for (int k = 0; k < n; ++k) {
+        detail::KeptPlacement<double> kept_base, kept_wide;
+        kept_base.link = kept_wide.link = k;
+        Data b2(model), w2(model);
+        detail::commonPlacementsAndInertias<double, false>(model, b2, q, false, &kept_base);
+        detail::commonPlacementsAndInertiasWide(model, w2, q, false, &kept_wide);
+        ASSERT_TRUE(sameBits(kept_base.R0.data(), kept_wide.R0.data(), 9, "kept R0"))
+            << "n=" << n << " k " << k;
+        ASSERT_TRUE(sameBits(kept_base.O.data(), kept_wide.O.data(), 3, "kept O")) << "n=" << n << " k " << k;
+        ASSERT_TRUE(sameBits(b2.p0[k].data(), base.p0[k].data(), 6, "p with a kept link")) << "k " << k;
+        const Eigen::Vector3d e = kept_base.R0.col(2);
+        ASSERT_TRUE(sameBits(e.data(), base.p0[k].data() + (model.joint[k].revolute ? 0 : 3), 3, "axis"));
+        if (model.joint[k].revolute) {
+          EXPECT_LT((kept_base.O.cross(e) - base.p0[k].tail<3>()).norm(), 1e-15 * (1 + kept_base.O.norm()));
+        }
+      }
     }
     detail::crba<double, false>(model, base);
     detail::crbaWide(model, wide);

@@ -79,6 +79,15 @@ DENOC_INLINE RigidInertia<S> linkInertiaCommon(const JointConstants<S>& jc, cons
   return M;
 }
 
+/// The placement of one link's frame F_link in the common frame (F_{-1} <- F_link, origin O_link), which
+/// commonPlacementsAndInertias leaves on request.
+template <typename S>
+struct KeptPlacement {
+  int link = -1;
+  typename Types<S>::Mat3 R0;
+  typename Types<S>::Vec3 O;
+};
+
 /// (R0_i, O_i) carried down a chain, entry by entry: placeCommon, jointVector and linkInertiaCommon. A tree
 /// (tree_local.hxx) restarts it from a branch point's stored placement and turns a further child by gamma.
 template <typename S>

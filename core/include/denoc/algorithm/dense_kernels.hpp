@@ -14,8 +14,11 @@ namespace detail {
 /// two-operand form, and the joint angles' sines and cosines four at a time), with no multiply-add fused: the
 /// same bits.
 bool denseKernelsWide();
+template <typename S>
+struct KeptPlacement;
 void commonPlacementsAndInertiasWide(const Model& model, Data& data,
-                                     const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready);
+                                     const Eigen::Ref<const Types<double>::VecX>& q, bool angles_ready,
+                                     KeptPlacement<double>* keep);
 void crbaWide(const Model& model, Data& data);
 bool denseUDUWide(const Model& model, Data& data);
 void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q);

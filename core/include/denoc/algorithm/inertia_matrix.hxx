@@ -35,23 +35,32 @@ RigidInertia<S> linkInertia(const ModelTpl<S>& model, const DataTpl<S>& data, in
 
 /// Forward pass shared by the common-frame algorithms: joint angles (unless angles_ready: data.cos_theta and
 /// data.sin_theta already hold them for this q), placements, p_i (into data.p0) and the link inertias M_i
-/// (into data.work[i].M). kDispatch (double): the AVX2 twin where denseKernelsWide().
+/// (into data.work[i].M); with `keep`, also the placement of F_{keep->link} (the operational-space inertia's
+/// link). kDispatch (double): the AVX2 twin where denseKernelsWide().
 template <typename S, bool kDispatch = true>
 DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl<S>& data,
                                                const Eigen::Ref<const typename Types<S>::VecX>& q,
-                                               bool angles_ready = false) {
+                                               bool angles_ready = false, KeptPlacement<S>* keep = nullptr) {
   if constexpr (std::is_same_v<S, double> && kDispatch) {
-    if (denseKernelsWide()) return commonPlacementsAndInertiasWide(model, data, q, angles_ready);
+    if (denseKernelsWide()) return commonPlacementsAndInertiasWide(model, data, q, angles_ready, keep);
   }
   CommonPlacement<S> P;
   if (!angles_ready) jointAngles(model, data, q);
-  for (int i = 0; i < model.n; ++i) {
+  const auto step = [&](int i) {
     const JointConstants<S>& jc = model.joint[i];
     const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
     P.next(R, jointOffset(jc, R, S(q[i])), i == 0);
     data.p0[i] = P.jointVector(jc.revolute);
     data.work[i].M = P.linkInertia(jc);
+  };
+  // two loops around the kept link instead of a test in every step
+  int i = 0;
+  for (const int kept = keep ? keep->link : -1; i <= kept; ++i) step(i);
+  if (keep) {
+    keep->R0 = P.rotation();
+    keep->O = P.origin();
   }
+  for (; i < model.n; ++i) step(i);
 }
 
 /// Composite-body inertias and I(q) from commonPlacementsAndInertias: Mt_i = M_i + Mt_{i+1} (eq. 23-24 with

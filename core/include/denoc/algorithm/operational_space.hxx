@@ -143,27 +143,6 @@ void storeOperationalSpace(const ModelTpl<S>& model, DataTpl<S>& data, const Eig
   data.Lambda_inv.template topLeftCorner<R, R>() = G;
 }
 
-/// The common-frame pass of computeUDU (placements, p_k, link inertias M_k) that also keeps the placement of
-/// F_k of the point's link (F_{-1} <- F_k, origin O_k).
-template <typename S>
-DENOC_FLATTEN void placementsKeepingLink(const ModelTpl<S>& model, DataTpl<S>& data,
-                                         const Eigen::Ref<const typename Types<S>::VecX>& q, int k,
-                                         typename Types<S>::Mat3& R0_k, typename Types<S>::Vec3& O_k) {
-  CommonPlacement<S> P;
-  jointAngles(model, data, q);
-  for (int i = 0; i < model.n; ++i) {
-    const JointConstants<S>& jc = model.joint[i];
-    const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
-    P.next(R, jointOffset(jc, R, S(q[i])), i == 0);
-    data.p0[i] = P.jointVector(jc.revolute);
-    data.work[i].M = P.linkInertia(jc);
-    if (i == k) {
-      R0_k = P.rotation();
-      O_k = P.origin();
-    }
-  }
-}
-
 }  // namespace detail
 
 template <typename S>
@@ -187,9 +166,11 @@ const typename Types<S>::Mat6& computeOperationalSpaceInertia(
   detail::checkVector(model, q, what, "q");
   detail::checkFrame<S>(model, frame, &point, what);
   const int k = frame < model.n ? frame : model.n - 1;
-  Mat3 R0;
-  Vec3 O;
-  detail::placementsKeepingLink(model, data, q, k, R0, O);
+  detail::KeptPlacement<S> kept;  // F_{-1} <- F_k, O_k
+  kept.link = k;
+  detail::commonPlacementsAndInertias(model, data, q, false, &kept);
+  const Mat3& R0 = kept.R0;
+  const Vec3& O = kept.O;
   detail::articulated(model, data, false);
   // the frame's pose (F_{-1} <- frame, origin), also left in the user's base frame in data.kin_R, kin_p
   Mat3 Rf;  // F_{-1} <- frame
