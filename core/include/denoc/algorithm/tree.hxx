@@ -324,12 +324,12 @@ int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
     }
     const S inv = S(1) / d;
     S* Uk = &U(0, k);
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
+    forAncestors(model, lambda[k], [&](int i) {
       const S a = Uk[i] * inv;
       S* Ui = &U(0, i);
       forAncestors(model, i, [&](int j) { Ui[j] -= a * Uk[j]; });
       Uk[i] = a;
-    }
+    });
   }
   S log_det = S(0);
   for (int k = 0; k < nv; ++k) {
@@ -376,11 +376,11 @@ void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
     S* Wb = W + b * nv;
     for (int j = 0; j < b; ++j) Wb[j] = S(0);
     Wb[b] = S(1);
-    for (int k = b; k >= 0; k = lambda[k]) {
+    forAncestors(model, b, [&](int k) {
       const S wk = Wb[k];
       const S* Uk = U + k * nv;
       forAncestors(model, lambda[k], [&](int j) { Wb[j] -= Uk[j] * wk; });
-    }
+    });
   }
   for (int k = 0; k < nv; ++k) inv_D[k] = S(1) / data.D[k];
   // (I^-1)_ab = sum_k W_ka W_kb / D_k over the common ancestors k of a and b: for column b, the k on b's
