@@ -59,9 +59,11 @@ class Front : public ::testing::Test {
   }
 
   /// What a well-behaved client saw while an attack ran: the attack's report, its calls and failures, and
-  /// denocd's resident size before and at its peak.
+  /// denocd's resident size before and at its peak; `text` is everything the attack printed (for a failure's
+  /// message).
   struct UnderAttack {
     nlohmann::json report;
+    std::string text;
     int calls = 0, failed = 0;
     long rss_before = 0, rss_peak = 0;
   };
@@ -75,15 +77,25 @@ class Front : public ::testing::Test {
            " --cert " + tls_->robot2_cert + " --key " + tls_->robot2_key + " --source 127.0.0.1 " + args;
   }
   /// server/tools/h2_probe.py's `command_and_args` over TLS as that other robot, `processes` at once: one
-  /// JSON line each.
+  /// JSON line each. Each process writes its own file (stdout, then stderr), printed one after another once
+  /// all have ended, so that no line of one is cut by another's.
   static std::string probeAttack(const std::string& command_and_args, int processes) {
     const std::string one = std::string(DENOC_PYTHON3) + " " + DENOC_SOURCE_DIR +
                             "/server/tools/h2_probe.py " + command_and_args + " --port " +
                             std::to_string(port_) + " --tls-ca " + tls_->ca + " --tls-cert " +
                             tls_->robot2_cert + " --tls-key " + tls_->robot2_key;
-    std::string all = "(";
-    for (int k = 0; k < processes; ++k) all += one + " & ";
-    return all + "wait)";
+    const std::string out = dir_->str("probe");
+    std::string all = "(rm -f " + out + ".*; ";
+    for (int k = 0; k < processes; ++k) {
+      const std::string file = out + "." + std::to_string(k);
+      all += one + " > " + file + ".out 2> " + file + ".err & ";
+    }
+    all += "wait; ";
+    for (int k = 0; k < processes; ++k) {
+      const std::string file = out + "." + std::to_string(k);
+      all += "cat " + file + ".out " + file + ".err; ";
+    }
+    return all + ")";
   }
 
   /// Runs the attack `command` while a well-behaved client calls InverseDynamics on `id` (at least
@@ -119,13 +131,17 @@ class Front : public ::testing::Test {
       if (out.calls > 100000) break;
       std::this_thread::sleep_for(5ms);
     }
-    const std::string text = attack.get();
+    out.text = attack.get();
     std::vector<nlohmann::json> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && line[0] == '{') lines.push_back(nlohmann::json::parse(line, nullptr, false));
+    std::istringstream in(out.text);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] != '{') continue;
+      nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+      lines.push_back(parsed.is_discarded() ? nlohmann::json(line)
+                                            : std::move(parsed));  // kept for the message
+    }
     out.report = lines.size() == 1 ? lines[0] : nlohmann::json(lines);
-    if (lines.empty()) out.report = nlohmann::json::parse(text, nullptr, false);
+    if (lines.empty()) out.report = nlohmann::json::parse(out.text, nullptr, false);
     return out;
   }
 
@@ -334,7 +350,7 @@ TEST_F(Front, RapidResetIsCutOffWhileAnotherClientIsAnswered) {
   const nlohmann::json& report = u.report;
   const int calls = u.calls, failed = u.failed;
   const long rss_before = u.rss_before, rss_peak = u.rss_peak;
-  ASSERT_FALSE(report.is_discarded()) << "the attack printed no report";
+  ASSERT_FALSE(report.is_discarded()) << "the attack printed no report:\n" << u.text;
   EXPECT_EQ(failed, 0) << "of " << calls << " calls";
   // every connection was ended by nginx (GOAWAY or closed) long before its 100,000 streams
   ASSERT_EQ(report["connections"].size(), static_cast<std::size_t>(kConnections)) << report.dump();
@@ -387,7 +403,7 @@ TEST_F(Front, EndlessHeaderBlockIsCutOffEveryTime) {
   const nlohmann::json& report = u.report;
   const int calls = u.calls, failed = u.failed;
   const long rss_before = u.rss_before, rss_peak = u.rss_peak;
-  ASSERT_FALSE(report.is_discarded()) << "the attack printed no report";
+  ASSERT_FALSE(report.is_discarded()) << "the attack printed no report:\n" << u.text;
   EXPECT_EQ(failed, 0) << "of " << calls << " calls";
   ASSERT_EQ(report["connections"].size(), static_cast<std::size_t>(kConnections)) << report.dump();
   // every connection ended by nginx, with GOAWAY ENHANCE_YOUR_CALM (11) on stream 1 (nginx's bound is 4 x
@@ -429,10 +445,11 @@ TEST_F(Front, StalledBodiesOfOneRobotLeaveAnotherAlone) {
   const UnderAttack u = callWhileAttacked(
       probeAttack("half-sent --calls " + std::to_string(kCalls) + " --mb 1 --hold 4", kConnections), id, m,
       20, 3000);
-  ASSERT_TRUE(u.report.is_array()) << u.report.dump();
-  ASSERT_EQ(u.report.size(), static_cast<std::size_t>(kConnections)) << u.report.dump();
+  ASSERT_TRUE(u.report.is_array()) << u.text;
+  ASSERT_EQ(u.report.size(), static_cast<std::size_t>(kConnections)) << u.text;
   long body_bytes = 0, refused = 0;
   for (const auto& r : u.report) {
+    ASSERT_TRUE(r.is_object() && r["reset_by_server"].is_object()) << u.text;
     body_bytes += r.value("body_bytes_sent", 0L);
     for (const auto& [code, n] : r["reset_by_server"].items()) refused += n.get<long>();
   }
