@@ -1,5 +1,6 @@
 // The dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias, crba,
-// denseUDU; a tree's treeLocalCrba and treeFactor; algorithm/dense_kernels.hpp)
+// denseUDU, the sweeps of I^-1 and of -I^-1 B; a tree's treeLocalCrba and treeFactor;
+// algorithm/dense_kernels.hpp)
 // compiled a second time for AVX2 and chosen at run time (detail::denseKernelsWide). The code is the
 // baseline's, each function inlined whole into its twin (flatten); what changes is the encoding: VEX
 // instructions take three operands, so the register copies that SSE2's destructive two-operand form needs (a
@@ -36,6 +37,13 @@ DENOC_DENSE_TARGET void crbaAvx2(const Model& model, Data& data) { crba<double, 
 DENOC_DENSE_TARGET bool denseUDUAvx2(const Model& model, Data& data) {
   return denseUDU<double, false>(model, data);
 }
+DENOC_DENSE_TARGET void inverseBySweepsAvx2(const Model& model, Data& data) {
+  inverseBySweeps<double, false>(model, data);
+}
+DENOC_DENSE_TARGET void negatedSolveUDUAvx2(const Model& model, Data& data, const Types<double>::MatX& B,
+                                            Types<double>::MatX& X) {
+  negatedSolveUDU<double, false>(model, data, B, X);
+}
 DENOC_DENSE_TARGET void treeLocalCrbaAvx2(const Model& model, Data& data,
                                           const Eigen::Ref<const Types<double>::VecX>& q) {
   treeLocalCrba<double, false>(model, data, q);
@@ -52,6 +60,11 @@ void commonPlacementsAndInertiasWide(const Model& model, Data& data,
 }
 void crbaWide(const Model& model, Data& data) { crbaAvx2(model, data); }
 bool denseUDUWide(const Model& model, Data& data) { return denseUDUAvx2(model, data); }
+void inverseBySweepsWide(const Model& model, Data& data) { inverseBySweepsAvx2(model, data); }
+void negatedSolveUDUWide(const Model& model, Data& data, const Types<double>::MatX& B,
+                         Types<double>::MatX& X) {
+  negatedSolveUDUAvx2(model, data, B, X);
+}
 void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q) {
   treeLocalCrbaAvx2(model, data, q);
 }

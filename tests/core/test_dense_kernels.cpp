@@ -1,5 +1,6 @@
 // The AVX2 twins of the dense steps for double (core/src/dense_kernels.cpp: the common-frame placements and
-// link inertias, the composite-body I(q), the dense U D U^T; a tree's I(q) and sparse factor) against
+// link inertias, the composite-body I(q), the dense U D U^T, the sweeps of I^-1 and -I^-1 B; a tree's I(q)
+// and sparse factor) against
 // the baseline functions they are compiled from, bit for bit, on random chains of 1..40 joints with revolute
 // and prismatic joints and random trees under the three roots; and the public calls, which take the twins on
 // a CPU with AVX2, against Eigen's LDL^T of the same I(q). Skipped on a CPU without AVX2 (the twins are never
@@ -71,6 +72,19 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
       ASSERT_TRUE(sameBits(base.D.data(), wide.D.data(), n, "D")) << "n=" << n;
       ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(n) * n, "U")) << "n=" << n;
     }
+    // the sweeps on the O(n) factors: I^-1 and -I^-1 B for a random B
+    detail::articulated(model, base, false);
+    detail::articulated(model, wide, false);
+    detail::inverseBySweeps<double, false>(model, base);
+    detail::inverseBySweepsWide(model, wide);
+    ASSERT_TRUE(sameBits(base.Minv.data(), wide.Minv.data(), static_cast<std::size_t>(n) * n, "I^-1"))
+        << "n=" << n;
+    const Eigen::MatrixXd B = randomVectorX(rng, n * n, 2.0).reshaped(n, n);
+    Eigen::MatrixXd x_base(n, n), x_wide(n, n);
+    detail::negatedSolveUDU<double, false>(model, base, B, x_base);
+    detail::negatedSolveUDUWide(model, wide, B, x_wide);
+    ASSERT_TRUE(sameBits(x_base.data(), x_wide.data(), static_cast<std::size_t>(n) * n, "-I^-1 B"))
+        << "n=" << n;
     ++compared;
   }
   EXPECT_EQ(compared, 40);

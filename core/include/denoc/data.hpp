@@ -198,7 +198,8 @@ struct DataTpl {
   // the O(n) recursions (inverse dynamics, placements, reverse Gaussian elimination, forward dynamics)
   std::vector<JointWork<S>> work;  // [n]
 
-  // computeFullFactor with n <= kDenseUDUMaxDof: elimination on the dense I(q)
+  // computeFullFactor with n <= kDenseUDUMaxDof: elimination on the dense I(q) (not used at 6 and 7 joints,
+  // whose elimination runs on local arrays: denseUDUFixed)
   MatX udu_W;  // [n x n] column-major upper triangle: the Schur complements
 
   // computeInverseInertia: the dense route (n <= kDenseInverseMaxDof) and a tree's (nv = n for a chain) ...

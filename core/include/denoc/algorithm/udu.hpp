@@ -50,7 +50,8 @@ namespace detail {
 template <typename S>
 void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool with_log_det);
 
-/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.udu_W is the work matrix). Returns
+/// Reverse Gaussian elimination on the dense data.M: data.U, data.D (data.udu_W is the work matrix, but for
+/// 6 and 7 joints, whose elimination runs on local arrays kept in registers: denseUDUFixed). Returns
 /// whether every pivot is positive and finite (pivotAccepted; always true for scalars that are not floating
 /// point), tested as it is formed rather than in a pass of its own.
 template <typename S, bool kDispatch = true>
@@ -65,8 +66,9 @@ template <typename S>
 void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// I^-1 by the three sweeps on all unit vectors at once with the O(n) factors of articulated() into
-/// data.Minv, 12 n^2 multiplications (data.sweep_eta_mu is the work space).
-template <typename S>
+/// data.Minv, 12 n^2 multiplications (data.sweep_eta_mu is the work space). kDispatch (double): the AVX2
+/// twin where denseKernelsWide().
+template <typename S, bool kDispatch = true>
 void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// The full factor without the argument check and log det: I(q) into data.M; U, D into data.U, data.D
@@ -88,8 +90,8 @@ void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);
 /// X = -(U D U^T)^-1 B for n x n column-major B and X (X must not alias B), by the three sweeps of section
 /// 5.2 on every column with the O(n) factors of articulated() (data.p0, data.work[k].psi, inv_mh): 24 n^2
 /// multiplications. For double, on all columns at once, one joint at a time (data.sweep_rows,
-/// data.sweep_eta_mu are the work space).
-template <typename S>
+/// data.sweep_eta_mu are the work space); kDispatch: the AVX2 twin where denseKernelsWide().
+template <typename S, bool kDispatch = true>
 void negatedSolveUDU(const ModelTpl<S>& model, DataTpl<S>& data, const typename Types<S>::MatX& B,
                      typename Types<S>::MatX& X);
 }  // namespace detail

@@ -65,6 +65,50 @@ DENOC_FLATTEN void articulated(const ModelTpl<S>& model, DataTpl<S>& data, bool 
   if (with_log_det) data.log_det = logDetFromD<S>(data.D);
 }
 
+/// One step of the elimination on the upper triangle of the Schur complement W (column-major, leading
+/// dimension ld): D_k = W_kk, U_ak = W_ak / D_k, W_ab -= U_ak W_bk for a < b < k, and on the diagonal
+/// W_bb -= (W_bk W_bk) / D_k, whose square is formed while 1 / D_k is: the next pivot waits on one product
+/// and one subtraction after the division instead of two products. Returns whether D_k is refused.
+template <int N, typename S>
+DENOC_INLINE bool eliminateFromBottom(S* W, S* U, S* D, int ld, int k) {
+  const S d = W[k + k * ld];
+  D[k] = d;
+  const S inv_d = S(1) / d;
+  S* Uk = U + k * ld;
+  const S* Wk = W + k * ld;
+  forJoints<N>(0, k, [&](int a) { Uk[a] = Wk[a] * inv_d; });
+  forJoints<N>(0, k, [&](int b) {
+    const S w_bk = Wk[b];
+    S* Wb = W + b * ld;
+    forJoints<N>(0, b, [&](int a) { Wb[a] -= Uk[a] * w_bk; });
+    Wb[b] -= (w_bk * w_bk) * inv_d;
+  });
+  if constexpr (std::is_floating_point_v<S>) {
+    return !pivotAccepted(d);
+  } else {
+    return false;
+  }
+}
+
+/// denseUDU at a joint count N fixed when compiling (6, 7): the steps of the run-time loop below, on local
+/// arrays that the unrolled loops keep in registers, so that the chain of dependencies from one pivot to the
+/// next holds no store and reload of the work matrix; U and D are written once. Returns the number of
+/// pivots refused.
+template <typename S, int N>
+DENOC_INLINE unsigned denseUDUFixed(const S* M, S* U_out, S* D) {
+  S W[N * N];  // upper triangle: the Schur complements
+  S U[N * N];  // strict upper triangle
+  unsigned bad = 0;
+  forJoints<N>(0, N, [&](int b) { forJoints<N>(0, b + 1, [&](int a) { W[a + b * N] = M[a + b * N]; }); });
+  forJoints<N>(0, N, [&](int step) { bad += eliminateFromBottom<N>(W, U, D, N, N - 1 - step); });
+  forJoints<N>(0, N, [&](int b) {
+    forJoints<N>(0, b, [&](int a) { U_out[a + b * N] = U[a + b * N]; });
+    U_out[b + b * N] = S(1);
+    forJoints<N>(b + 1, N, [&](int a) { U_out[a + b * N] = S(0); });
+  });
+  return bad;
+}
+
 template <typename S, bool kDispatch>
 DENOC_FLATTEN bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   if constexpr (std::is_same_v<S, double> && kDispatch) {
@@ -74,33 +118,22 @@ DENOC_FLATTEN bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   unsigned bad = 0;
   withJointCount<S>(model.n, [&](auto fixed) {
     constexpr int N = decltype(fixed)::value;
-    const int n = N > 0 ? N : model.n;
-    S* W = data.udu_W.data();  // column-major work copy of I's upper triangle: the Schur complements
-    S* U = data.U.data();
-    S* D = data.D.data();
-    const S* M = data.M.data();
-    forJoints<N>(0, n, [&](int b) {
-      forJoints<N>(0, b + 1, [&](int a) { W[a + b * n] = M[a + b * n]; });
-      forJoints<N>(b + 1, n, [&](int a) { U[a + b * n] = S(0); });
-      U[b + b * n] = S(1);
-    });
-    forJoints<N>(0, n, [&](int step) {
-      // eliminate row and column k from the bottom: D_k = W_kk, U_ik = W_ik / D_k,
-      // W_ab -= U_ak W_bk for a <= b < k
-      const int k = n - 1 - step;
-      const S d = W[k + k * n];
-      D[k] = d;
-      if constexpr (std::is_floating_point_v<S>) bad |= static_cast<unsigned>(!pivotAccepted(d));
-      const S inv_d = S(1) / d;
-      S* Uk = U + k * n;
-      const S* Wk = W + k * n;
-      forJoints<N>(0, k, [&](int a) { Uk[a] = Wk[a] * inv_d; });
-      forJoints<N>(0, k, [&](int b) {
-        const S w_bk = Wk[b];
-        S* Wb = W + b * n;
-        forJoints<N>(0, b + 1, [&](int a) { Wb[a] -= Uk[a] * w_bk; });
-      });
-    });
+    if constexpr (N > 0) {
+      bad = denseUDUFixed<S, N>(data.M.data(), data.U.data(), data.D.data());
+    } else {
+      const int n = model.n;
+      S* W = data.udu_W.data();  // column-major work copy of I's upper triangle: the Schur complements
+      S* U = data.U.data();
+      S* D = data.D.data();
+      const S* M = data.M.data();
+      for (int b = 0; b < n; ++b) {
+        for (int a = 0; a <= b; ++a) W[a + b * n] = M[a + b * n];
+        for (int a = b + 1; a < n; ++a) U[a + b * n] = S(0);
+        U[b + b * n] = S(1);
+      }
+      // eliminate row and column k from the bottom
+      for (int k = n - 1; k >= 0; --k) bad += eliminateFromBottom<0>(W, U, D, n, k);
+    }
   });
   return bad == 0;
 }
@@ -182,9 +215,12 @@ DENOC_INLINE void negatedSolveColumn(int n, const JointWork<S>* work, const type
 /// (p^T eta needs the eta just updated): a chain of about 30 cycles per joint that left the 2n columns of
 /// the forward-dynamics derivatives bound by latency. The sums are dot6's, so every column has the bits of
 /// negatedSolveColumn.
-template <typename S>
+template <typename S, bool kDispatch>
 DENOC_FLATTEN void negatedSolveUDU(const ModelTpl<S>& model, DataTpl<S>& data,
                                    const typename Types<S>::MatX& B, typename Types<S>::MatX& X) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return negatedSolveUDUWide(model, data, B, X);
+  }
   const int n = model.n;
   assert(B.rows() == n && B.cols() == n && X.rows() == n && X.cols() == n && B.data() != X.data());
   const JointWork<S>* work = data.work.data();
@@ -257,8 +293,11 @@ DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
 /// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (data.sweep_eta_mu), each step i is a
 /// 6 x (n - i) product and rank-one update over contiguous rows: 12 multiplications per entry of the upper
 /// triangle and sweep, 12 n^2 in all, in loops over j that run in SIMD lanes (DENOC_INDEPENDENT).
-template <typename S>
+template <typename S, bool kDispatch>
 DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return inverseBySweepsWide(model, data);
+  }
   const int n = model.n;
   assert(data.sweep_eta_mu.size() == 6 * n);
   const JointWork<S>* work = data.work.data();
