@@ -309,9 +309,9 @@ DENOC_INLINE Vec<W> scatterSymmetric(const LMatX<W>& m, std::size_t n, double* o
 }
 
 /// Writes U of the O(n) factors (n > kDenseUDUMaxDof) to rows k.. of a row-major count x n x n array without
-/// forming it in lanes: row i is 0 left of the diagonal, 1 on it and U_ij = p_i^T psi_j right of it (as
-/// explicitU computes it), put together in `row` (n lane values) and written like a row of a matrix.
-/// Returns finiteSum over U.
+/// forming it in lanes: row i is 0 left of the diagonal, 1 on it and U_ij = p_i^T psi_j right of it (in
+/// dot6's order, as explicitU computes it), put together in `row` (n lane values) and written like a row of a
+/// matrix. Returns finiteSum over U.
 template <int W>
 DENOC_INLINE Vec<W> scatterExplicitU(const DataTpl<L<W>>& data, std::size_t n, L<W>* row, double* out,
                                      std::size_t k, std::size_t valid) {
@@ -320,7 +320,8 @@ DENOC_INLINE Vec<W> scatterExplicitU(const DataTpl<L<W>>& data, std::size_t n, L
     const auto& p = data.p0[static_cast<Eigen::Index>(i)];
     for (std::size_t j = 0; j < i; ++j) row[j] = L<W>(0.0);
     row[i] = L<W>(1.0);
-    for (std::size_t j = i + 1; j < n; ++j) row[j] = p.dot(data.work[static_cast<Eigen::Index>(j)].psi);
+    for (std::size_t j = i + 1; j < n; ++j)
+      row[j] = dot6Entries<L<W>>(p, data.work[static_cast<Eigen::Index>(j)].psi);
     acc += scatterRow<W>(row, 1, n, out + k * n * n + i * n, n * n, valid);
   }
   return acc;

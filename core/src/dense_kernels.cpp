@@ -1,11 +1,10 @@
 // The dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias, crba,
-// denseUDU, the sweeps of I^-1 and of -I^-1 B; a tree's treeLocalCrba and treeFactor;
-// algorithm/dense_kernels.hpp)
-// compiled a second time for AVX2 and chosen at run time (detail::denseKernelsWide). The code is the
-// baseline's, each function inlined whole into its twin (flatten); what changes is the encoding: VEX
-// instructions take three operands, so the register copies that SSE2's destructive two-operand form needs (a
-// quarter of the placements' instructions) go, and the loop of the joint angles' sines and cosines runs four
-// joints per register. No multiply-add is fused
+// denseUDU, the O(n) route's explicit U, the sweeps of I^-1 and of -I^-1 B; a tree's treeLocalCrba and
+// treeFactor; algorithm/dense_kernels.hpp) compiled a second time for AVX2 and chosen at run time
+// (detail::denseKernelsWide). The code is the baseline's, each function inlined whole into its twin
+// (flatten); what changes is the encoding: VEX instructions take three operands, so the register copies that
+// SSE2's destructive two-operand form needs (a quarter of the placements' instructions) go, and the loop of
+// the joint angles' sines and cosines runs four joints per register. No multiply-add is fused
 // (-ffp-contract=off, and no "fma" target): every entry is the same sum in the same order, the same bits.
 #include "denoc/algorithm/dense_kernels.hpp"
 
@@ -37,6 +36,9 @@ DENOC_DENSE_TARGET void crbaAvx2(const Model& model, Data& data) { crba<double, 
 DENOC_DENSE_TARGET bool denseUDUAvx2(const Model& model, Data& data) {
   return denseUDU<double, false>(model, data);
 }
+DENOC_DENSE_TARGET void explicitUAvx2(const Model& model, Data& data) {
+  explicitU<double, false>(model, data);
+}
 DENOC_DENSE_TARGET void inverseBySweepsAvx2(const Model& model, Data& data) {
   inverseBySweeps<double, false>(model, data);
 }
@@ -60,6 +62,7 @@ void commonPlacementsAndInertiasWide(const Model& model, Data& data,
 }
 void crbaWide(const Model& model, Data& data) { crbaAvx2(model, data); }
 bool denseUDUWide(const Model& model, Data& data) { return denseUDUAvx2(model, data); }
+void explicitUWide(const Model& model, Data& data) { explicitUAvx2(model, data); }
 void inverseBySweepsWide(const Model& model, Data& data) { inverseBySweepsAvx2(model, data); }
 void negatedSolveUDUWide(const Model& model, Data& data, const Types<double>::MatX& B,
                          Types<double>::MatX& X) {

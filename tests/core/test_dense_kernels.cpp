@@ -1,5 +1,6 @@
 // The AVX2 twins of the dense steps for double (core/src/dense_kernels.cpp: the common-frame placements and
-// link inertias, the composite-body I(q), the dense U D U^T, the sweeps of I^-1 and -I^-1 B; a tree's I(q)
+// link inertias, the composite-body I(q), the dense U D U^T, the O(n) route's explicit U, the sweeps of I^-1
+// and -I^-1 B; a tree's I(q)
 // and sparse factor) against
 // the baseline functions they are compiled from, bit for bit, on random chains of 1..40 joints with revolute
 // and prismatic joints and random trees under the three roots; and the public calls, which take the twins on
@@ -72,9 +73,16 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
       ASSERT_TRUE(sameBits(base.D.data(), wide.D.data(), n, "D")) << "n=" << n;
       ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(n) * n, "U")) << "n=" << n;
     }
-    // the sweeps on the O(n) factors: I^-1 and -I^-1 B for a random B
+    // the O(n) factors' explicit U, and U D U^T against I(q); the sweeps on them: I^-1 and -I^-1 B for a
+    // random B
     detail::articulated(model, base, false);
     detail::articulated(model, wide, false);
+    detail::explicitU<double, false>(model, base);
+    detail::explicitUWide(model, wide);
+    ASSERT_TRUE(sameBits(base.U.data(), wide.U.data(), static_cast<std::size_t>(n) * n, "explicit U"))
+        << "n=" << n;
+    const Eigen::MatrixXd UDUt = base.U * base.D.asDiagonal() * base.U.transpose();
+    EXPECT_LT((UDUt - base.M).norm(), 1e-12 * base.M.norm()) << "n=" << n;
     detail::inverseBySweeps<double, false>(model, base);
     detail::inverseBySweepsWide(model, wide);
     ASSERT_TRUE(sameBits(base.Minv.data(), wide.Minv.data(), static_cast<std::size_t>(n) * n, "I^-1"))

@@ -211,6 +211,7 @@ struct DataTpl {
   // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above kDenseInverseMaxDof
   // (I^-1) and above detail::productDerivativesMaxDof (the columns of dtau/dq and dtau/dqd)
   VecX sweep_eta_mu;  // [6 n] six rows of n entries: eta^j, then mu^j, for every right-hand side j
+                      // (explicitU: the p_i)
   MatX sweep_rows;  // [n x n] B^T for the right-hand sides B: column i holds row i of B, then of the solution
 
   // forwardDynamicsCholesky

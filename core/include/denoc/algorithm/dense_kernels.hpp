@@ -8,7 +8,8 @@ namespace denoc {
 namespace detail {
 
 /// Whether the dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias,
-/// crba, denseUDU, the sweeps inverseBySweeps and negatedSolveUDU; a tree's treeLocalCrba and treeFactor)
+/// crba, denseUDU, the O(n) route's explicitU, the sweeps inverseBySweeps and negatedSolveUDU; a tree's
+/// treeLocalCrba and treeFactor)
 /// run their twins compiled for
 /// AVX2: this CPU runs AVX2 and DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The
 /// twins are the same functions in the VEX encoding (three operands: none of the register copies of SSE2's
@@ -22,6 +23,7 @@ void commonPlacementsAndInertiasWide(const Model& model, Data& data,
                                      KeptPlacement<double>* keep);
 void crbaWide(const Model& model, Data& data);
 bool denseUDUWide(const Model& model, Data& data);
+void explicitUWide(const Model& model, Data& data);
 void inverseBySweepsWide(const Model& model, Data& data);
 void negatedSolveUDUWide(const Model& model, Data& data, const Types<double>::MatX& B,
                          Types<double>::MatX& X);

@@ -83,8 +83,9 @@ bool fullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
 template <typename S>
 void inverseAfterFactor(const ModelTpl<S>& model, DataTpl<S>& data);
 
-/// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U.
-template <typename S>
+/// U_ik = p_i^T B_ki^T psi_k (B = 1 in the common frame) into data.U, each in dot6's order (data.sweep_eta_mu
+/// holds the p_i as six rows). kDispatch (double): the AVX2 twin where denseKernelsWide().
+template <typename S, bool kDispatch = true>
 void explicitU(const ModelTpl<S>& model, DataTpl<S>& data);
 
 /// X = -(U D U^T)^-1 B for n x n column-major B and X (X must not alias B), by the three sweeps of section

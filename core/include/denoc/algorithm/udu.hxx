@@ -138,13 +138,35 @@ DENOC_FLATTEN bool denseUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   return bad == 0;
 }
 
-template <typename S>
+template <typename S, bool kDispatch>
 DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
+  if constexpr (std::is_same_v<S, double> && kDispatch) {
+    if (denseKernelsWide()) return explicitUWide(model, data);
+  }
   const int n = model.n;
-  data.U.setIdentity();
-  for (int k = 1; k < n; ++k) {
+  assert(data.sweep_eta_mu.size() == 6 * n);
+  // p_i as six rows of n entries, so that column k, U_ik = p_i^T psi_k for i < k, is one loop over i whose
+  // iterations are independent (SIMD lanes), each sum in dot6's order
+  S* rows = data.sweep_eta_mu.data();
+  for (int i = 0; i < n; ++i)
+    for (int r = 0; r < 6; ++r) rows[i + r * n] = data.p0[i][r];
+  const S* r0 = rows;
+  const S* r1 = r0 + n;
+  const S* r2 = r1 + n;
+  const S* r3 = r2 + n;
+  const S* r4 = r3 + n;
+  const S* r5 = r4 + n;
+  for (int k = 0; k < n; ++k) {
     const typename Types<S>::Vec6& psi = data.work[k].psi;
-    for (int i = 0; i < k; ++i) data.U(i, k) = data.p0[i].dot(psi);
+    const S s[6] = {psi[0], psi[1], psi[2], psi[3], psi[4], psi[5]};
+    S* col = data.U.data() + static_cast<Eigen::Index>(k) * n;
+    DENOC_INDEPENDENT
+    for (int i = 0; i < k; ++i) {
+      const S a[6] = {r0[i], r1[i], r2[i], r3[i], r4[i], r5[i]};
+      col[i] = dot6Entries<S>(a, s);
+    }
+    col[k] = S(1);
+    for (int i = k + 1; i < n; ++i) col[i] = S(0);
   }
 }
 
