@@ -289,10 +289,22 @@ TEST_F(Front, RotatedCertificatesServeNewConnections) {
   auto stub = v1::Dynamics::NewStub(front_);
   auto in_flight = openStream(*stub, {});
   ASSERT_TRUE(echoes(*in_flight));
-  // the secret rotated: another CA's server certificate, key and client CA, swapped in one rename
+  // the secret rotated: another CA's server certificate, key and client CA, swapped in one rename. The
+  // suite's other tests share this front: its own secret goes back when this test ends, however it ends, and
+  // the test waits until a new connection is served with it again
+  struct SwapBack {
+    std::string address;
+    ChannelSetup setup;
+    ~SwapBack() {
+      TlsMaterial::swapLink(dir_->str("tls-1"), dir_->str("tls"));
+      EXPECT_GE(secondsUntilServed(address, setup, 60s), 0)
+          << "the suite's own certificates were not served again";
+    }
+  };
   TlsMaterial::swapLink(TlsMaterial::secretDirectory(dir_->str("tls-2"), tls_->rogue_server_cert,
                                                      tls_->rogue_server_key, tls_->rogue_ca),
                         dir_->str("tls"));
+  const SwapBack swap_back{address, before};
   const double seconds = secondsUntilServed(address, after, 60s);
   ASSERT_GE(seconds, 0) << "the rotated certificates were not served within 60 s\n" << nginx_->log();
   std::printf(
