@@ -1,10 +1,9 @@
 // The AVX2 twins of the dense steps for double (core/src/dense_kernels.cpp: the common-frame placements and
 // link inertias, the composite-body I(q), the dense U D U^T, the O(n) route's explicit U, the sweeps of I^-1
-// and -I^-1 B; a tree's I(q)
-// and sparse factor) against
-// the baseline functions they are compiled from, bit for bit, on random chains of 1..40 joints with revolute
-// and prismatic joints and random trees under the three roots; and the public calls, which take the twins on
-// a CPU with AVX2, against Eigen's LDL^T of the same I(q). Skipped on a CPU without AVX2 (the twins are never
+// and -I^-1 B; a tree's I(q) and sparse factor) against the baseline functions they are compiled from, bit
+// for bit, on random chains of 1..40 joints with revolute and prismatic joints and random trees under the
+// three roots; and the public calls, which take the twins on a CPU with AVX2, against Eigen's LDL^T of the
+// same I(q). Skipped on a CPU without AVX2 (the twins are never
 // called there).
 #include <gtest/gtest.h>
 
