@@ -9,12 +9,10 @@ namespace detail {
 
 /// Whether the dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias,
 /// crba, denseUDU, the O(n) route's explicitU, the sweeps inverseBySweeps and negatedSolveUDU; a tree's
-/// treeLocalCrba and treeFactor)
-/// run their twins compiled for
-/// AVX2: this CPU runs AVX2 and DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The
-/// twins are the same functions in the VEX encoding (three operands: none of the register copies of SSE2's
-/// two-operand form, and the joint angles' sines and cosines four at a time), with no multiply-add fused: the
-/// same bits.
+/// treeLocalCrba and treeFactor) run their twins compiled for AVX2: this CPU runs AVX2 and DENOC_SIMD_WIDTH
+/// (denoc/batch.hpp) does not ask for 2 lanes or fewer. The twins are the same functions in the VEX encoding
+/// (three operands: none of the register copies of SSE2's two-operand form, and the joint angles' sines and
+/// cosines four at a time), with no multiply-add fused: the same bits.
 bool denseKernelsWide();
 template <typename S>
 struct KeptPlacement;

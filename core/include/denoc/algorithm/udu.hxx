@@ -395,9 +395,10 @@ void computeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
   // the pivots are tested as they are formed (denseUDU), the error names the first refused
   if (!detail::fullFactor(model, data, q)) detail::pivotError<S>(data.D, "computeFullFactor");
   // I needs no pass (computeInertiaMatrix); nor does U from denseUDU once its pivots pass: a non-finite
-  // U_ak = W_ak / D_k makes W_aa -= U_ak W_ak, hence the later pivot D_a, -inf or NaN (the subtracted
-  // W_ak^2 / D_k is never negative), so the pivot test refuses it (docs/algorithms.md, "Argument checks
-  // and the numerical range"). The O(n) route's U = p_i^T psi_k has no such link and is checked.
+  // U_ak = W_ak / D_k (W_ak is finite: 1 / D_k is infinite) makes W_aa -= (W_ak W_ak) / D_k, hence the later
+  // pivot D_a, -inf or NaN (the subtracted term is never negative), so the pivot test refuses it
+  // (docs/algorithms.md, "Argument checks and the numerical range"). The O(n) route's U = p_i^T psi_k has no
+  // such link and is checked.
   assert(detail::allFinite(data.M.data(), data.M.size()));
   data.log_det = detail::logDetFromD<S>(data.D);
   if (!detail::denseFactors(model.n)) detail::checkOutput<S>(data.U, "computeFullFactor", "U");
