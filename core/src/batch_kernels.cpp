@@ -388,9 +388,9 @@ DENOC_INLINE std::size_t forwardDynamicsLanes(const Model& m, Data&, LaneWorkspa
 }
 
 /// A tree's computeFullFactor (treeFullFactor: I(q) by composite bodies, its factor on the tree's sparsity
-/// with log det) and, when asked, computeInverseInertia (treeInverseInertia: the two sparse solves on each
-/// unit vector) for the group of states whose q is in ws.a, written to rows k..k + valid - 1. False when a
-/// pivot or an output is not finite (pivots: not positive), the outputs then unspecified.
+/// with log det) and, when asked, computeInverseInertia (treeInverseInertia: the sweeps, or the product of
+/// the sparse factor's inverses) for the group of states whose q is in ws.a, written to rows k..k + valid
+/// - 1. False when a pivot or an output is not finite (pivots: not positive), the outputs then unspecified.
 template <int W>
 DENOC_INLINE bool treeFullFactorGroup(LaneWs<W>& ws, const FfArrays& x, std::size_t k, std::size_t valid) {
   DataTpl<L<W>>& data = ws.data;
@@ -409,7 +409,14 @@ DENOC_INLINE bool treeFullFactorGroup(LaneWs<W>& ws, const FfArrays& x, std::siz
     x.log_det[k + l] = log_det;
   }
   if (x.inverse) {
-    treeInverseFromFactor<L<W>>(ws.model, data);
+    // treeInverseInertia's route: the sweeps in depth-first order (the elimination's pivots are the factor's
+    // D up to rounding, accepted above), else the factor's
+    if (ws.model.tree_sweeps) {
+      treeArticulated<L<W>>(ws.model, data, ws.a);
+      treeInverseSweeps<L<W>>(ws.model, data);
+    } else {
+      treeInverseFromFactor<L<W>>(ws.model, data);
+    }
     if (!allZero(L<W>(scatterSymmetric<W>(data.Minv, nv, x.inverse, k, valid)))) return false;
   }
   return true;

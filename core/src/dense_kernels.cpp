@@ -1,7 +1,7 @@
 // The dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias, crba,
-// denseUDU, the O(n) route's explicit U, the sweeps of I^-1 and of -I^-1 B; a tree's treeLocalCrba and
-// treeFactor; algorithm/dense_kernels.hpp) compiled a second time for AVX2 and chosen at run time
-// (detail::denseKernelsWide). The code is the baseline's, each function inlined whole into its twin
+// denseUDU, the O(n) route's explicit U, the sweeps of I^-1 and of -I^-1 B; a tree's treeLocalCrba,
+// treeFactor and sweeps of I^-1; algorithm/dense_kernels.hpp) compiled a second time for AVX2 and chosen at
+// run time (detail::denseKernelsWide). The code is the baseline's, each function inlined whole into its twin
 // (flatten); what changes is the encoding: VEX instructions take three operands, so the register copies that
 // SSE2's destructive two-operand form needs (a quarter of the placements' instructions) go, and the loop of
 // the joint angles' sines and cosines runs four joints per register. No multiply-add is fused
@@ -47,11 +47,14 @@ DENOC_DENSE_TARGET void negatedSolveUDUAvx2(const Model& model, Data& data, cons
   negatedSolveUDU<double, false>(model, data, B, X);
 }
 DENOC_DENSE_TARGET void treeLocalCrbaAvx2(const Model& model, Data& data,
-                                          const Eigen::Ref<const Types<double>::VecX>& q) {
-  treeLocalCrba<double, false>(model, data, q);
+                                          const Eigen::Ref<const Types<double>::VecX>& q, bool after_sweep) {
+  treeLocalCrba<double, false>(model, data, q, after_sweep);
 }
 DENOC_DENSE_TARGET int treeFactorAvx2(const Model& model, Data& data) {
   return treeFactor<double, false>(model, data);
+}
+DENOC_DENSE_TARGET void treeInverseSweepsAvx2(const Model& model, Data& data) {
+  treeInverseSweeps<double, false>(model, data);
 }
 }  // namespace
 
@@ -68,9 +71,11 @@ void negatedSolveUDUWide(const Model& model, Data& data, const Types<double>::Ma
                          Types<double>::MatX& X) {
   negatedSolveUDUAvx2(model, data, B, X);
 }
-void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q) {
-  treeLocalCrbaAvx2(model, data, q);
+void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q,
+                       bool after_sweep) {
+  treeLocalCrbaAvx2(model, data, q, after_sweep);
 }
 int treeFactorWide(const Model& model, Data& data) { return treeFactorAvx2(model, data); }
+void treeInverseSweepsWide(const Model& model, Data& data) { treeInverseSweepsAvx2(model, data); }
 
 }  // namespace denoc::detail

@@ -2,6 +2,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -116,6 +117,65 @@ std::vector<int> ancestorRuns(const std::vector<int>& dof_parent) {
   return run;
 }
 
+// model.hpp's dof_end, dof_slot, sweep_slots and tree_sweeps from dof_parent. The order is depth first when
+// every coordinate's subtree is the range k..dof_end[k] - 1, i.e. when each coordinate after the first is
+// the next one's child or starts a subtree that its parent's range reaches. The slots replay the forward
+// sweep of I^-1 in that order: a coordinate with two or more children keeps its motion from its step until
+// its last child begins, and the motions kept at once form a stack (every later child begins after the
+// subtrees of its earlier siblings have ended).
+void sweepLayout(Model& m) {
+  const int nv = m.nv;
+  const auto unv = static_cast<std::size_t>(nv);
+  m.dof_end.assign(unv, 0);
+  m.dof_slot.assign(unv, -1);
+  std::vector<int> children(unv, 0), last_child(unv, -1);
+  for (int k = nv - 1; k >= 0; --k) {
+    const auto uk = static_cast<std::size_t>(k);
+    m.dof_end[uk] = std::max(m.dof_end[uk], k + 1);
+    const int p = m.dof_parent[uk];
+    if (p < 0) continue;
+    const auto up = static_cast<std::size_t>(p);
+    m.dof_end[up] = std::max(m.dof_end[up], m.dof_end[uk]);
+    if (children[up]++ == 0) last_child[up] = k;
+  }
+  // depth first: the ranges of siblings follow one another (a child begins where its previous sibling's
+  // subtree ends, the first child right after its parent), so that the ranges nest
+  bool depth_first = true;
+  std::vector<int> next(unv, -1);  // where the next child of a coordinate must begin
+  int next_root = 0;
+  for (int k = 0; k < nv; ++k) {
+    const auto uk = static_cast<std::size_t>(k);
+    const int p = m.dof_parent[uk];
+    int& expected = p < 0 ? next_root : next[static_cast<std::size_t>(p)];
+    if (p >= 0 && expected < 0) expected = p + 1;
+    if (expected != k) depth_first = false;
+    expected = m.dof_end[uk];
+  }
+  int live = 0;
+  std::vector<int> stack;  // the coordinates whose motions are kept, the innermost last
+  for (int k = 0; k < nv && depth_first; ++k) {
+    const auto uk = static_cast<std::size_t>(k);
+    const int p = m.dof_parent[uk];
+    if (p >= 0 && p != k - 1 && last_child[static_cast<std::size_t>(p)] == k) {
+      // a parent's last child: its motion is no longer needed (the innermost kept, the subtrees between
+      // having ended)
+      assert(!stack.empty() && stack.back() == p);
+      stack.pop_back();
+    }
+    if (children[uk] >= 2) {
+      m.dof_slot[uk] = static_cast<int>(stack.size());
+      stack.push_back(k);
+      live = std::max(live, static_cast<int>(stack.size()));
+    }
+  }
+  m.sweep_slots = depth_first ? live : 0;
+  m.tree_sweeps = depth_first && static_cast<long long>(live) * 6 * nv <= kMaxSweepSaved;
+  if (!m.tree_sweeps) {
+    m.dof_slot.assign(unv, -1);
+    m.sweep_slots = 0;
+  }
+}
+
 // A tree model (model.hpp, docs/trees.md) from a validated spec: F_i is the link frame turned so that z is
 // the joint axis and x is normal to the axis of its first child; E_i = F_parent <- F_i at q = 0 is then
 // Rz(gamma_i) Rx(alpha_i) Rz(theta0_i), gamma_i = 0 for a first child. A floating or planar root's frame
@@ -156,6 +216,7 @@ Model buildTree(ModelSpec spec) {
     m.has_prismatic = m.has_prismatic || j.type == JointType::Prismatic;
   }
   m.dof_run = ancestorRuns(m.dof_parent);
+  sweepLayout(m);
   // the frame choice: each body's first child (child[p + 1]); a moving root's frame is the root link's
   std::vector<int> child(static_cast<std::size_t>(n) + 1, -1);
   for (int i = n - 1; i >= 0; --i)
@@ -397,6 +458,7 @@ Model buildModel(const ModelSpec& input, const StopCondition* stop) {
   m.branch_point.assign(static_cast<std::size_t>(n) + 1, 0);
   for (int i = 0; i < n; ++i) m.dof_parent.push_back(i - 1);
   m.dof_run = ancestorRuns(m.dof_parent);
+  sweepLayout(m);
   Eigen::Matrix3d Ra_parent = Eigen::Matrix3d::Identity();
   for (int i = 0; i < n; ++i) {
     const JointSpec& j = spec.joints[static_cast<std::size_t>(i)];

@@ -98,14 +98,17 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
 }
 
 TEST(DenseKernels, TheTreeTwinsEqualTheBaseline) {
-  // a tree's I(q) and its sparse factor (treeLocalCrba, treeFactor) under the three roots, and a chain on
-  // the tree recursions; the factor against Eigen's LDL^T of the same I(q)
+  // a tree's I(q), its sparse factor and the sweeps of I^-1 (treeLocalCrba, treeFactor, treeInverseSweeps)
+  // under the three roots, in a random order of parents first, depth first, and a chain on the tree
+  // recursions; the factor against Eigen's LDL^T of the same I(q), I^-1 of both routes against I(q)
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
-  int compared = 0;
+  int compared = 0, swept = 0;
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     for (int n = 1; n <= 30; n += 3) {
-      for (bool chain : {false, true}) {
+      for (int variant = 0; variant < 3; ++variant) {
+        const bool chain = variant == 2;
         ModelSpec spec = randomTreeSpec(n, 1200u + static_cast<std::uint32_t>(n), root);
+        if (variant == 1) spec = testing::depthFirst(spec);
         if (chain) {
           for (int i = 0; i < n; ++i) spec.joints[static_cast<std::size_t>(i)].parent = i - 1;
           spec.force_tree = true;
@@ -116,7 +119,7 @@ TEST(DenseKernels, TheTreeTwinsEqualTheBaseline) {
         const Eigen::VectorXd q = randomConfiguration(model, rng);  // nq entries, a unit quaternion
         const int nv = model.nv;
         detail::treeLocalCrba<double, false>(model, base, q);
-        detail::treeLocalCrbaWide(model, wide, q);
+        detail::treeLocalCrbaWide(model, wide, q, false);
         ASSERT_TRUE(sameBits(base.M.data(), wide.M.data(), static_cast<std::size_t>(nv) * nv, "I(q)"))
             << "n=" << n << " chain " << chain;
         const int base_bad = detail::treeFactor<double, false>(model, base);
@@ -135,10 +138,20 @@ TEST(DenseKernels, TheTreeTwinsEqualTheBaseline) {
         EXPECT_LT((Minv * M - Eigen::MatrixXd::Identity(nv, nv)).norm(), 1e-9)
             << "n=" << n << " chain " << chain;
         ++compared;
+        if (!model.tree_sweeps) continue;
+        ASSERT_EQ(detail::treeArticulated(model, base, q), -1) << "n=" << n;
+        ASSERT_EQ(detail::treeArticulated(model, wide, q), -1) << "n=" << n;
+        detail::treeInverseSweeps<double, false>(model, base);
+        detail::treeInverseSweepsWide(model, wide);
+        ASSERT_TRUE(sameBits(base.Minv.data(), wide.Minv.data(), static_cast<std::size_t>(nv) * nv, "I^-1"))
+            << "n=" << n << " variant " << variant;
+        EXPECT_LT((base.Minv * M - Eigen::MatrixXd::Identity(nv, nv)).norm(), 1e-9) << "n=" << n;
+        ++swept;
       }
     }
   }
-  EXPECT_EQ(compared, 3 * 10 * 2);
+  EXPECT_EQ(compared, 3 * 10 * 3);
+  EXPECT_GE(swept, 3 * 10 * 2);
 }
 
 TEST(DenseKernels, ThePublicCallsAgainstEigen) {

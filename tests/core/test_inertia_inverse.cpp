@@ -2,8 +2,10 @@
 // I(q) + Cholesky forward dynamics, against independent oracles: Eigen's LDL^T and LLT of the composite-body
 // inertia matrix, the residual I I^-1 - 1 scaled by the condition number, the dense route where both
 // apply, Saha's O(n) forward dynamics and inverse dynamics; the blocked factor is the same bit for bit at
-// every SIMD width this CPU runs. A tree's I^-1 on its sparse factor against Eigen's LDL^T, for trees in
-// any order of parents before children and whatever its work space holds.
+// every SIMD width this CPU runs. A tree's I^-1 against Eigen's LDL^T whatever its work space holds: by the
+// sweeps where the joints are numbered depth first (random trees renumbered, combs whose kept motions
+// pile up, a chain on the tree code, which gives the serial sweeps' bits), else on its sparse factor (trees
+// in any other order of parents before children); the model's subtree ranges against their definition.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -38,6 +40,46 @@ Model chain(int n, std::uint32_t seed, double armature = 0.0) {
   return buildModel(spec);
 }
 
+/// Whether b is a on or below a (velocity coordinates, by model.dof_parent).
+bool inSubtree(const Model& model, int a, int b) {
+  while (b > a) b = model.dof_parent[static_cast<std::size_t>(b)];
+  return b == a;
+}
+
+/// Whether every coordinate's subtree is a contiguous range starting at it (depth-first numbering), by the
+/// definition: the coordinates from k to its last descendant are all its descendants.
+bool numberedDepthFirst(const Model& model) {
+  for (int k = 0; k < model.nv; ++k) {
+    int last = k;
+    for (int j = k; j < model.nv; ++j) {
+      if (inSubtree(model, k, j)) last = j;
+    }
+    for (int j = k; j <= last; ++j) {
+      if (!inSubtree(model, k, j)) return false;
+    }
+  }
+  return true;
+}
+
+/// I^-1 of a tree against Eigen's LDL^T of I(q), exactly symmetric, with the work spaces of both routes
+/// filled with `fill` before the call.
+void expectTreeInverse(const Model& model, const Eigen::VectorXd& q, const std::string& what) {
+  Data data(model);
+  const int nv = model.nv;
+  for (double fill : {std::numeric_limits<double>::quiet_NaN(), 1e300}) {
+    data.minv_Uinv.setConstant(fill);
+    data.sweep_eta_mu.setConstant(fill);
+    data.sweep_saved.setConstant(fill);
+    data.Minv.setConstant(fill);
+    const Eigen::MatrixXd M = computeInertiaMatrix(model, data, q);
+    const Eigen::MatrixXd Minv = computeInverseInertia(model, data, q);
+    const Eigen::MatrixXd oracle = M.ldlt().solve(Eigen::MatrixXd::Identity(nv, nv));
+    const double kappa = conditionNumber(M);
+    EXPECT_LT(relErr(Minv, oracle), 1e-14 * kappa + 1e-13) << what << ", fill " << fill << ", cond " << kappa;
+    EXPECT_TRUE(Minv == Minv.transpose()) << what;
+  }
+}
+
 TEST(InverseInertia, AgainstEigensLdlt) {
   for (int n : {1, 2, 5, 6, 7, 12, 23, 24, 25, 26, 31, 48, 64, 100, 160}) {
     for (double armature : {0.0, 0.3}) {
@@ -57,26 +99,88 @@ TEST(InverseInertia, AgainstEigensLdlt) {
 }
 
 TEST(InverseInertia, TreesInAnyOrderAndWhateverTheWorkspaceHolds) {
-  // a tree's I^-1 (the sparse factor's route) on trees whose parents are random earlier joints, so that a
-  // subtree need not be a contiguous range, with U^-1's work space filled with NaN or a huge number before
-  // each call: against Eigen's LDL^T of the same I(q), exactly symmetric
+  // a tree's I^-1 on trees whose parents are random earlier joints, so that a subtree need not be a
+  // contiguous range (the sparse factor's route; the sweeps where the draw happens to be depth first), with
+  // the work spaces filled with NaN or a huge number before each call
+  int factor_route = 0;
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     for (int n : {2, 5, 9, 17, 30}) {
       const Model model = buildModel(randomTreeSpec(n, 77u + static_cast<std::uint32_t>(n), root));
-      Data data(model);
+      EXPECT_EQ(model.tree_sweeps, numberedDepthFirst(model)) << "n=" << n;
+      factor_route += !model.tree_sweeps;
       std::mt19937_64 rng(static_cast<std::uint64_t>(n));
-      const Eigen::VectorXd q = randomConfiguration(model, rng);
-      const int nv = model.nv;
-      for (double fill : {std::numeric_limits<double>::quiet_NaN(), 1e300}) {
-        data.minv_Uinv.setConstant(fill);
-        const Eigen::MatrixXd M = computeInertiaMatrix(model, data, q);
-        const Eigen::MatrixXd Minv = computeInverseInertia(model, data, q);
-        const Eigen::MatrixXd oracle = M.ldlt().solve(Eigen::MatrixXd::Identity(nv, nv));
-        const double kappa = conditionNumber(M);
-        EXPECT_LT(relErr(Minv, oracle), 1e-14 * kappa + 1e-13) << "n=" << n << " fill " << fill;
-        EXPECT_TRUE(Minv == Minv.transpose()) << "n=" << n;
+      expectTreeInverse(model, randomConfiguration(model, rng), "n=" + std::to_string(n));
+    }
+  }
+  EXPECT_GE(factor_route, 6);
+}
+
+TEST(InverseInertia, TreesNumberedDepthFirstTakeTheSweeps) {
+  // random trees renumbered depth first under the three roots; their subtree ranges (model.dof_end) against
+  // the definition
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    for (int n : {1, 2, 5, 9, 17, 30, 64}) {
+      for (std::uint32_t seed : {1u, 2u, 3u}) {
+        const Model model = buildModel(
+            testing::depthFirst(randomTreeSpec(n, 90u * seed + static_cast<std::uint32_t>(n), root)));
+        const std::string what = "n=" + std::to_string(n) + " seed " + std::to_string(seed);
+        ASSERT_TRUE(numberedDepthFirst(model)) << what;
+        ASSERT_TRUE(model.tree_sweeps) << what;
+        for (int k = 0; k < model.nv; ++k) {
+          int end = k + 1;
+          for (int j = k; j < model.nv; ++j) {
+            if (inSubtree(model, k, j)) end = j + 1;
+          }
+          ASSERT_EQ(model.dof_end[static_cast<std::size_t>(k)], end) << what << " k " << k;
+        }
+        std::mt19937_64 rng(seed);
+        expectTreeInverse(model, randomConfiguration(model, rng), what);
       }
     }
+  }
+}
+
+TEST(InverseInertia, CombsKeepManyMotions) {
+  // a comb: a spine of n / 2 joints, each with a leaf, numbered depth first with the spine first, so that
+  // every spine joint but the last keeps its motion until its leaf (n / 2 - 1 at once); under a floating
+  // root; past kMaxSweepSaved the sparse factor's route
+  for (int n : {8, 40, 400}) {
+    ModelSpec spec = randomChainSpec(n, 17u + static_cast<std::uint32_t>(n));
+    const int spine = n / 2;
+    for (int i = 0; i < n; ++i)
+      spec.joints[static_cast<std::size_t>(i)].parent = i < spine ? i - 1 : i - spine;
+    spec.root = RootJoint::Floating;
+    spec.root_link = "trunk";
+    spec.root_mass = 3.0;
+    spec.root_inertia = Eigen::Matrix3d::Identity() * 0.1;
+    spec = testing::depthFirst(spec);  // the spine first, then the leaves from the last up
+    const Model model = buildModel(spec);
+    const std::string what = "comb of " + std::to_string(n);
+    EXPECT_TRUE(numberedDepthFirst(model)) << what;
+    const bool fits = static_cast<long long>(spine - 1) * 6 * model.nv <= kMaxSweepSaved;
+    EXPECT_EQ(model.tree_sweeps, fits) << what;
+    if (fits) {
+      EXPECT_EQ(model.sweep_slots, spine - 1) << what;
+    }
+    std::mt19937_64 rng(5u);
+    expectTreeInverse(model, randomConfiguration(model, rng), what);
+  }
+}
+
+TEST(InverseInertia, AChainOnTheTreeCodeIsTheSerialSweeps) {
+  // above kDenseInverseMaxDof the serial route is the same sweeps on the same placements: the same bits
+  for (int n : {kDenseInverseMaxDof + 1, 12, 24, 40, 96}) {
+    ModelSpec spec = randomChainSpec(n, 400u + static_cast<std::uint32_t>(n));
+    const Model serial = buildModel(spec);
+    spec.force_tree = true;
+    const Model tree = buildModel(spec);
+    ASSERT_TRUE(serial.serial && !tree.serial && tree.tree_sweeps);
+    Data ds(serial), dt(tree);
+    std::mt19937 rng(static_cast<std::uint32_t>(n));
+    const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
+    const Eigen::MatrixXd a = computeInverseInertia(serial, ds, q);
+    const Eigen::MatrixXd b = computeInverseInertia(tree, dt, q);
+    EXPECT_TRUE(sameBits(a.data(), b.data(), static_cast<std::size_t>(n) * n, "I^-1")) << "n=" << n;
   }
 }
 

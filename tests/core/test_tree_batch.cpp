@@ -113,6 +113,13 @@ std::vector<Case> treeCases() {
     cases.push_back({std::string("randomTreeSpec seed ") + std::to_string(s),
                      std::make_shared<const Model>(buildModel(testing::randomTreeSpec(s, o)))});
   }
+  // trees numbered depth first (I^-1 by the sweeps) with branches below branches
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
+    const Model model = buildModel(testing::depthFirst(testing::randomTreeSpec(17, seed++, root)));
+    if (!model.tree_sweeps || model.sweep_slots < 1) throw std::logic_error("treeCases: not a swept tree");
+    cases.push_back({std::string(testing::rootName(root)) + " root, 17 joints depth first",
+                     std::make_shared<const Model>(model)});
+  }
   // a serial chain on the tree recursions
   ModelSpec chain = testing::randomChainSpec(7, 5);
   chain.force_tree = true;

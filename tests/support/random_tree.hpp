@@ -148,6 +148,39 @@ inline ModelSpec randomTreeSpec(int n, std::uint32_t seed, RootJoint root) {
   return spec;
 }
 
+/// The same tree with its joints numbered depth first (each joint's children in their order in `spec`), the
+/// parents renumbered to match: the order a URDF's tree gives, under which I^-1 takes the sweeps
+/// (model.tree_sweeps).
+inline ModelSpec depthFirst(const ModelSpec& spec) {
+  const int n = static_cast<int>(spec.joints.size());
+  std::vector<std::vector<int>> children(static_cast<std::size_t>(n) + 1);  // [parent + 1]
+  std::vector<int> parent(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const int p = spec.joints[static_cast<std::size_t>(i)].parent;
+    parent[static_cast<std::size_t>(i)] = p == kPreviousJoint ? i - 1 : p;
+    children[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)] + 1)].push_back(i);
+  }
+  std::vector<int> order, renumbered(static_cast<std::size_t>(n));
+  std::vector<int> stack(children[0].rbegin(), children[0].rend());
+  while (!stack.empty()) {
+    const int i = stack.back();
+    stack.pop_back();
+    renumbered[static_cast<std::size_t>(i)] = static_cast<int>(order.size());
+    order.push_back(i);
+    const std::vector<int>& c = children[static_cast<std::size_t>(i) + 1];
+    stack.insert(stack.end(), c.rbegin(), c.rend());
+  }
+  ModelSpec out = spec;
+  out.joints.clear();
+  for (int i : order) {
+    JointSpec j = spec.joints[static_cast<std::size_t>(i)];
+    const int p = parent[static_cast<std::size_t>(i)];
+    j.parent = p < 0 ? kRootLink : renumbered[static_cast<std::size_t>(p)];
+    out.joints.push_back(j);
+  }
+  return out;
+}
+
 /// A tree size and root, for tests that sweep both.
 struct TreeCase {
   int n;

@@ -125,18 +125,19 @@ struct DataTpl {
   VecX qdd;  // [nv] joint accelerations
 
   // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof or a
-  // tree model computeInverseInertia, for n <= kDenseInverseMaxDof or a tree model
-  // computeForwardDynamicsDerivatives
+  // tree model not numbered depth first (model.tree_sweeps false) computeInverseInertia, for
+  // n <= kDenseInverseMaxDof or a tree model computeForwardDynamicsDerivatives
   MatX M;  // [nv x nv] generalized inertia matrix I(q), both triangles
 
   // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
   MatX U;  // [nv x nv] unit upper triangular factor (trees: nonzero on ancestor pairs only) (computeUDU: with
-           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model, computeInverseInertia, for
-           // n <= kDenseInverseMaxDof or a tree model, computeForwardDynamicsDerivatives
+           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model without tree_sweeps,
+           // computeInverseInertia, for n <= kDenseInverseMaxDof or a tree model,
+           // computeForwardDynamicsDerivatives
   VecX D;  // [nv] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
            // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
-  S log_det = S(0);  // log det I(q) = sum log mh_k; also, for a tree model, computeInverseInertia and
-                     // computeForwardDynamicsDerivatives
+  S log_det = S(0);  // log det I(q) = sum log mh_k; also, for a tree model, computeForwardDynamicsDerivatives
+                     // and (without tree_sweeps) computeInverseInertia
 
   // computeInverseInertia; also computeForwardDynamicsDerivatives (dqdd/dtau = I^-1)
   MatX Minv;  // [nv x nv] I(q)^-1, both triangles
@@ -209,10 +210,16 @@ struct DataTpl {
 
   // the sweeps of section 5.2 on many right-hand sides at once, one joint at a time: computeInverseInertia
   // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above kDenseInverseMaxDof
-  // (I^-1) and above detail::productDerivativesMaxDof (the columns of dtau/dq and dtau/dqd)
-  VecX sweep_eta_mu;  // [6 n] six rows of n entries: eta^j, then mu^j, for every right-hand side j
+  // (I^-1) and above detail::productDerivativesMaxDof (the columns of dtau/dq and dtau/dqd); a tree's
+  // computeInverseInertia (treeInverseSweeps, model.tree_sweeps)
+  VecX sweep_eta_mu;  // [6 nv] six rows of nv entries: eta^j, then mu^j, for every right-hand side j
                       // (explicitU: the p_i)
   MatX sweep_rows;  // [n x n] B^T for the right-hand sides B: column i holds row i of B, then of the solution
+  VecX sweep_saved;  // [6 nv x model.sweep_slots] a tree's: the motions mu kept for later children, six rows
+                     // of nv entries each
+  std::vector<Vec6> sweep_root_p;    // [nr] a tree's root columns S_r in F_{-1} (treeArticulated)
+  std::vector<Vec6> sweep_root_psi;  // [nr] psi of the root's coordinates
+  VecX sweep_root_inv_mh;            // [nr] 1 / mh of the root's coordinates
 
   // forwardDynamicsCholesky
   MatX chol_L;  // [n x n] lower triangle: the Cholesky factor of I(q)
@@ -344,8 +351,12 @@ DataTpl<S>::DataTpl(const ModelTpl<S>& model) : n(model.n), nv(model.nv) {
   minv_Uinv = MatX::Zero(nv, nv);
   minv_inv_D = VecX::Zero(nv);
   minv_v = VecX::Zero(nv);
-  sweep_eta_mu = VecX::Zero(6 * n);
+  sweep_eta_mu = VecX::Zero(6 * nv);
   sweep_rows = MatX::Zero(n, n);
+  sweep_saved = VecX::Zero(6 * nv * model.sweep_slots);
+  sweep_root_p.assign(static_cast<std::size_t>(model.nr), Vec6::Zero());
+  sweep_root_psi.assign(static_cast<std::size_t>(model.nr), Vec6::Zero());
+  sweep_root_inv_mh = VecX::Zero(model.nr);
   chol_L = MatX::Zero(n, n);
   Mt.resize(un);
   Mtp.resize(un);

@@ -81,6 +81,9 @@ std::string checkName(const std::string& name);
 inline constexpr int kMaxJoints = 4096;
 /// JointSpec::parent for "the joint before this one" (a serial chain); -1 is the root link.
 inline constexpr int kPreviousJoint = -2;
+/// Largest number of entries (6 nv per motion) a tree's sweeps of I^-1 may keep for later children
+/// (ModelTpl::sweep_slots): beyond it, I^-1 takes the sparse factor's route (docs/trees.md).
+inline constexpr int kMaxSweepSaved = 1 << 16;
 inline constexpr int kRootLink = -1;
 /// The tolerance on a floating root's quaternion norm: | |q| - 1 | beyond it is refused (checkConfiguration).
 inline constexpr double kQuaternionTolerance = 1e-6;
@@ -234,8 +237,15 @@ struct ModelTpl {
   // [n + 1] 1 where a body (index n: the root link) has a child other than the next joint: the local sweeps
   // (algorithm/tree_local.hxx) keep its motion for that child
   std::vector<unsigned char> branch_point;
-  int depth = 0;                 // largest number of joints on a path from the root
-  S root_mass = S(0);            // root link (floating, planar): mass, mass center and inertia about it,
+  // the sweeps of I^-1 over a tree (algorithm/tree.hxx, treeInverseSweeps), used when tree_sweeps: the
+  // coordinates numbered depth first, so that the subtree of k is the range k..dof_end[k] - 1, and the
+  // motions the sweep keeps for later children fit in sweep_slots x 6 nv entries (kMaxSweepSaved)
+  std::vector<int> dof_end;   // [nv] one past the last coordinate of k's subtree (depth first)
+  std::vector<int> dof_slot;  // [nv] where a coordinate with two or more children keeps its motion (-1: none)
+  int sweep_slots = 0;        // the most motions kept at once
+  bool tree_sweeps = false;   // depth-first numbering and sweep_slots within kMaxSweepSaved
+  int depth = 0;              // largest number of joints on a path from the root
+  S root_mass = S(0);         // root link (floating, planar): mass, mass center and inertia about it,
   Vec3 root_com = Vec3::Zero();  // in the root link frame
   Mat3 root_inertia = Mat3::Zero();
   JointConstants<S> root_joint;  // the root link's m, h and I_o in F_{-1} (zero for a fixed root)
@@ -261,6 +271,10 @@ struct ModelTpl {
     m.dof_parent = dof_parent;
     m.dof_run = dof_run;
     m.branch_point = branch_point;
+    m.dof_end = dof_end;
+    m.dof_slot = dof_slot;
+    m.sweep_slots = sweep_slots;
+    m.tree_sweeps = tree_sweeps;
     m.depth = depth;
     m.root_mass = S2(root_mass);
     m.root_com = root_com.template cast<S2>();

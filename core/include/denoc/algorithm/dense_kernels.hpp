@@ -9,10 +9,10 @@ namespace detail {
 
 /// Whether the dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias,
 /// crba, denseUDU, the O(n) route's explicitU, the sweeps inverseBySweeps and negatedSolveUDU; a tree's
-/// treeLocalCrba and treeFactor) run their twins compiled for AVX2: this CPU runs AVX2 and DENOC_SIMD_WIDTH
-/// (denoc/batch.hpp) does not ask for 2 lanes or fewer. The twins are the same functions in the VEX encoding
-/// (three operands: none of the register copies of SSE2's two-operand form, and the joint angles' sines and
-/// cosines four at a time), with no multiply-add fused: the same bits.
+/// treeLocalCrba, treeFactor and treeInverseSweeps) run their twins compiled for AVX2: this CPU runs AVX2 and
+/// DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The twins are the same functions in
+/// the VEX encoding (three operands: none of the register copies of SSE2's two-operand form, and the joint
+/// angles' sines and cosines four at a time), with no multiply-add fused: the same bits.
 bool denseKernelsWide();
 template <typename S>
 struct KeptPlacement;
@@ -25,8 +25,10 @@ void explicitUWide(const Model& model, Data& data);
 void inverseBySweepsWide(const Model& model, Data& data);
 void negatedSolveUDUWide(const Model& model, Data& data, const Types<double>::MatX& B,
                          Types<double>::MatX& X);
-void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q);
+void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q,
+                       bool after_sweep);
 int treeFactorWide(const Model& model, Data& data);
+void treeInverseSweepsWide(const Model& model, Data& data);
 
 }  // namespace detail
 }  // namespace denoc

@@ -137,10 +137,36 @@ int treeLocalForward(const ModelTpl<S>& model, DataTpl<S>& data,
                      const ExternalWrenchTpl<S>* wrenches = nullptr, int count = 0);
 
 /// The inertia matrix by composite bodies in the root's frame (TL.6) on checked arguments: data.M.
-/// kDispatch (double): the AVX2 twin where denseKernelsWide().
+/// after_sweep: the joint angles and offsets are those of a forward sweep of the inverse dynamics just run
+/// at q (treeLocalRnea), as the serial Cholesky route reuses them. kDispatch (double): the AVX2 twin where
+/// denseKernelsWide().
 template <typename S, bool kDispatch = true>
 void treeLocalCrba(const ModelTpl<S>& model, DataTpl<S>& data,
-                   const Eigen::Ref<const typename Types<S>::VecX>& q);
+                   const Eigen::Ref<const typename Types<S>::VecX>& q, bool after_sweep = false);
+
+/// The reverse Gaussian elimination over the tree in the root's frame (TL.3 without the forces) after
+/// treeCommonPlacements (p_k and M_k in data.p0, data.work): psi_k, 1 / mh_k of every joint in data.work and
+/// mh_k in data.D; a moving root's coordinates a = nr - 1..0 then take the same step on its columns S_r with
+/// the root link's inertia and the subtree sums (data.sweep_root_p, sweep_root_psi, sweep_root_inv_mh), as a
+/// chain of nr joints of one body. Returns the first coordinate whose pivot is not positive and finite, or
+/// -1.
+template <typename S>
+int treeArticulated(const ModelTpl<S>& model, DataTpl<S>& data,
+                    const Eigen::Ref<const typename Types<S>::VecX>& q);
+
+/// I(q)^-1 by the three sweeps on every unit vector at once over a tree numbered depth first
+/// (model.tree_sweeps), after treeArticulated (TL.8): data.Minv, both triangles, 12 multiplications per entry
+/// of the upper triangle and sweep (data.sweep_eta_mu and sweep_saved are the work space). kDispatch
+/// (double): the AVX2 twin where denseKernelsWide().
+template <typename S, bool kDispatch = true>
+void treeInverseSweeps(const ModelTpl<S>& model, DataTpl<S>& data);
+
+/// I(q)^-1 by the sweeps on checked arguments (model.tree_sweeps): the placements, treeArticulated and
+/// treeInverseSweeps. Returns the first coordinate whose pivot is not positive and finite (data.Minv then
+/// unspecified), or -1.
+template <typename S>
+int treeInverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data,
+                        const Eigen::Ref<const typename Types<S>::VecX>& q);
 
 /// Refuses a model whose inertia matrix is singular at the neutral configuration (ModelError naming the
 /// joint that moves no mass), for the models the tree builder makes (core/src/model.cpp).

@@ -613,17 +613,20 @@ const typename Types<S>::MatX& treeInertiaMatrix(const ModelTpl<S>& model, DataT
   return data.M;
 }
 
+/// The error of a pivot D[k] refused by a tree's factor or elimination.
+[[noreturn]] inline void treePivotError(const char* function, int k) {
+  throw NumericalError(
+      std::string(function) + ": pivot D[" + std::to_string(k) +
+      "] is not positive and finite: the inertia matrix is not numerically positive definite "
+      "at this state");
+}
+
 /// I(q) and its tree-sparse factor U D U^T (data.M, U, D, log_det).
 template <typename S>
 void treeFullFactor(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& q, const char* function) {
   treeInertiaMatrix(model, data, q, function);
-  if (const int k = treeFactor(model, data); k >= 0) {
-    throw NumericalError(
-        std::string(function) + ": pivot D[" + std::to_string(k) +
-        "] is not positive and finite: the inertia matrix is not numerically positive definite "
-        "at this state");
-  }
+  if (const int k = treeFactor(model, data); k >= 0) treePivotError(function, k);
 }
 
 /// Forward dynamics by the inertia-matrix route on the tree's sparsity: I(q), U D U^T, two sparse solves.
@@ -637,7 +640,9 @@ const typename Types<S>::VecX& treeForwardDynamicsFactor(const ModelTpl<S>& mode
   checkVector(model, tau, function, "tau");
   treeBias(model, data, q, v, true, data.tr_x, function);
   data.tr_x = tau - data.tr_x;
-  treeFullFactor(model, data, q, function);
+  // I(q) on the joint angles and offsets of the bias's sweep (treeFullFactor's steps)
+  treeLocalCrba<S>(model, data, q, true);
+  if (const int k = treeFactor(model, data); k >= 0) treePivotError(function, k);
   treeSolve(model, data, data.tr_x);
   data.qdd = data.tr_x;
   checkOutput<S>(data.qdd, function, "qdd");
@@ -836,13 +841,20 @@ const typename Types<S>::MatX& treeConvective(const ModelTpl<S>& model, DataTpl<
   return data.C;
 }
 
-/// I(q)^-1 from the tree-sparse factor (treeInverseFromFactor).
+/// I(q)^-1: by the sweeps (treeArticulated, treeInverseSweeps) where the coordinates are numbered depth first
+/// (model.tree_sweeps), else from the tree-sparse factor (treeInverseFromFactor).
 template <typename S>
 const typename Types<S>::MatX& treeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                   const char* function) {
-  treeFullFactor(model, data, q, function);
-  treeInverseFromFactor(model, data);
+  if (model.tree_sweeps) {
+    checkData(model, data, function, true);
+    checkConfigurationVector(model, q, function, "q");
+    if (const int k = treeInverseBySweeps(model, data, q); k >= 0) treePivotError(function, k);
+  } else {
+    treeFullFactor(model, data, q, function);
+    treeInverseFromFactor(model, data);
+  }
   checkOutput<S>(data.Minv, function, "Minv");
   return data.Minv;
 }

@@ -216,12 +216,7 @@ void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   treeBackwardSweep<S>(model, data, nullptr, data.tr_x);
   data.tr_x = tau - data.tr_x;
   treeCrba(model, data);
-  if (const int k = treeFactor(model, data); k >= 0) {
-    throw NumericalError(
-        std::string(function) + ": pivot D[" + std::to_string(k) +
-        "] is not positive and finite: the inertia matrix is not numerically positive definite "
-        "at this state");
-  }
+  if (const int k = treeFactor(model, data); k >= 0) treePivotError(function, k);
   treeSolve(model, data, data.tr_x);
   data.qdd = data.tr_x;
   checkOutput<S>(data.qdd, function, "qdd");

@@ -170,25 +170,25 @@ DENOC_FLATTEN void explicitU(const ModelTpl<S>& model, DataTpl<S>& data) {
   }
 }
 
-/// One joint's step of the sweeps of section 5.2 on the columns c0 <= c < m at once: with eta^c (or mu^c) in
-/// six rows of m entries (row r at e + r m),
+/// One joint's step of the sweeps of section 5.2 on the columns c0 <= c < c1 at once: with eta^c (or mu^c)
+/// in six rows of ld entries (row r at e + r ld),
 ///   y_c <- a y_c - u^T e^c   (with kRead; else y_c <- -u^T e^c),   e^c <- e^c + w y_c,
 /// u^T e by dot6Entries. Sweep (i): u = p_i, w = psi_i; sweep (iii): u = psi_i, w = p_i, a = 1 / mh_i.
 /// Column c touches entry c only, so the loop runs in SIMD lanes (DENOC_INDEPENDENT); e^c is read into
 /// registers before y_c is stored, which could otherwise be taken for a write to e.
 template <typename S, bool kRead>
-DENOC_INLINE void sweepStep(S* y, S* e, Eigen::Index m, Eigen::Index c0, const typename Types<S>::Vec6& u,
-                            const typename Types<S>::Vec6& w, const S& a) {
+DENOC_INLINE void sweepStep(S* y, S* e, Eigen::Index ld, Eigen::Index c0, Eigen::Index c1,
+                            const typename Types<S>::Vec6& u, const typename Types<S>::Vec6& w, const S& a) {
   S* e0 = e;
-  S* e1 = e0 + m;
-  S* e2 = e1 + m;
-  S* e3 = e2 + m;
-  S* e4 = e3 + m;
-  S* e5 = e4 + m;
+  S* e1 = e0 + ld;
+  S* e2 = e1 + ld;
+  S* e3 = e2 + ld;
+  S* e4 = e3 + ld;
+  S* e5 = e4 + ld;
   const S ur[6] = {u[0], u[1], u[2], u[3], u[4], u[5]};
   const S w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5];
   DENOC_INDEPENDENT
-  for (Eigen::Index c = c0; c < m; ++c) {
+  for (Eigen::Index c = c0; c < c1; ++c) {
     const S a0 = e0[c], a1 = e1[c], a2 = e2[c], a3 = e3[c], a4 = e4[c], a5 = e5[c];
     const S ar[6] = {a0, a1, a2, a3, a4, a5};
     const S d = dot6Entries<S>(ur, ar);
@@ -258,11 +258,12 @@ DENOC_FLATTEN void negatedSolveUDU(const ModelTpl<S>& model, DataTpl<S>& data,
     double* e = data.sweep_eta_mu.data();  // e + r m: row r of eta^c, then of mu^c
     // (i) tip to base: tauh_i = -b_i - p_i^T eta_{i+1}
     for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = 0.0;
-    for (int i = n - 1; i >= 0; --i) sweepStep<double, true>(rows + i * m, e, m, 0, p[i], work[i].psi, -1.0);
+    for (int i = n - 1; i >= 0; --i)
+      sweepStep<double, true>(rows + i * m, e, m, 0, m, p[i], work[i].psi, -1.0);
     // (ii) and (iii) base to tip: x_i = tauh_i / mh_i - psi_i^T mu_{i-1}
     for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = 0.0;
     for (int i = 0; i < n; ++i)
-      sweepStep<double, true>(rows + i * m, e, m, 0, work[i].psi, p[i], work[i].inv_mh);
+      sweepStep<double, true>(rows + i * m, e, m, 0, m, work[i].psi, p[i], work[i].inv_mh);
     for (Eigen::Index c = 0; c < m; ++c)
       for (Eigen::Index i = 0; i < m; ++i) X.data()[i + c * m] = rows[c + i * m];
   }
@@ -333,12 +334,12 @@ DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
     S* t = Mi + static_cast<Eigen::Index>(i) * n;
     t[i] = S(1);  // eta^i vanishes below joint i
     for (int r = 0; r < 6; ++r) e[i + r * n] += psi[r];
-    sweepStep<S, false>(t, e, n, i + 1, p[i], psi, S(0));  // tauh_i^j = -p_i^T eta_{i+1}^j for j > i
+    sweepStep<S, false>(t, e, n, i + 1, n, p[i], psi, S(0));  // tauh_i^j = -p_i^T eta_{i+1}^j for j > i
   }
   // (ii) and (iii) base to tip
   for (int j = 0; j < 6 * n; ++j) e[j] = S(0);
   for (int i = 0; i < n; ++i) {
-    sweepStep<S, true>(Mi + static_cast<Eigen::Index>(i) * n, e, n, i, work[i].psi, p[i], work[i].inv_mh);
+    sweepStep<S, true>(Mi + static_cast<Eigen::Index>(i) * n, e, n, i, n, work[i].psi, p[i], work[i].inv_mh);
   }
   // the upper triangle from the lower
   for (int j = 1; j < n; ++j) {
