@@ -288,18 +288,37 @@ void treeCrba(const ModelTpl<S>& model, DataTpl<S>& data) {
   }
 }
 
-/// body(j) for the velocity coordinate j = top and each of its ancestors (model.dof_parent), in decreasing
-/// order, run by run (model.dof_run): a contiguous loop over each run of consecutive ancestors, the parent
-/// index read once per run instead of once per coordinate (one run for a chain). None for top < 0.
+/// body(start, top) for each run of consecutive ancestors of the coordinate top and above it, the deepest
+/// first (model.dof_run): a contiguous range start..top, its parent index read once per run instead of once
+/// per coordinate (one run for a chain). None for top < 0.
 template <typename S, typename F>
-DENOC_INLINE void forAncestors(const ModelTpl<S>& model, int top, F&& body) {
+DENOC_INLINE void forAncestorRuns(const ModelTpl<S>& model, int top, F&& body) {
   const int* lambda = model.dof_parent.data();
   const int* run = model.dof_run.data();
   while (top >= 0) {
     const int start = run[top];
-    for (int j = top; j >= start; --j) body(j);
+    body(start, top);
     top = lambda[start];
   }
+}
+
+/// body(j) for the velocity coordinate j = top and each of its ancestors (model.dof_parent), in decreasing
+/// order: forAncestorRuns, each run from its top down.
+template <typename S, typename F>
+DENOC_INLINE void forAncestors(const ModelTpl<S>& model, int top, F&& body) {
+  forAncestorRuns(model, top, [&](int start, int last) {
+    for (int j = last; j >= start; --j) body(j);
+  });
+}
+
+/// For a coordinate's ancestors j (and itself) y_j -= a x_j: the entries are independent, each run one
+/// ascending loop in SIMD lanes.
+template <typename S>
+DENOC_INLINE void subtractOnPath(const ModelTpl<S>& model, int top, S* y, const S& a, const S* x) {
+  forAncestorRuns(model, top, [&](int start, int last) {
+    DENOC_INDEPENDENT
+    for (int j = start; j <= last; ++j) y[j] -= a * x[j];
+  });
 }
 
 template <typename S, bool kDispatch>
@@ -324,10 +343,10 @@ int treeFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
     }
     const S inv = S(1) / d;
     S* Uk = &U(0, k);
+    // i down k's path: Uk[j] for j < i is still I's, Uk[i] is scaled after its own update
     forAncestors(model, lambda[k], [&](int i) {
       const S a = Uk[i] * inv;
-      S* Ui = &U(0, i);
-      forAncestors(model, i, [&](int j) { Ui[j] -= a * Uk[j]; });
+      subtractOnPath(model, i, &U(0, i), a, Uk);
       Uk[i] = a;
     });
   }
@@ -349,7 +368,7 @@ void treeSolve(const ModelTpl<S>& model, const DataTpl<S>& data, typename Types<
   // U^-1: from the leaves up, x_j -= U(j, k) x_k for the ancestors j of k
   for (int k = nv - 1; k >= 0; --k) {
     const S xk = x[k];
-    forAncestors(model, model.dof_parent[static_cast<std::size_t>(k)], [&](int j) { x[j] -= U(j, k) * xk; });
+    subtractOnPath(model, model.dof_parent[static_cast<std::size_t>(k)], x.data(), xk, &U(0, k));
   }
   for (int k = 0; k < nv; ++k) x[k] /= data.D[k];
   // U^-T: from the root down
@@ -379,7 +398,7 @@ void treeInverseFromFactor(const ModelTpl<S>& model, DataTpl<S>& data) {
     forAncestors(model, b, [&](int k) {
       const S wk = Wb[k];
       const S* Uk = U + k * nv;
-      forAncestors(model, lambda[k], [&](int j) { Wb[j] -= Uk[j] * wk; });
+      subtractOnPath(model, lambda[k], Wb, wk, Uk);
     });
   }
   for (int k = 0; k < nv; ++k) inv_D[k] = S(1) / data.D[k];
