@@ -154,6 +154,52 @@ TEST(OperationCounts, TreeRecursionsAreAffineAndExact) {
   checkCounts(Algo::ForwardDynamics, "planar_forward_dynamics", {true, RootJoint::Planar});
 }
 
+/// The operations of computeInverseInertia on the benchmark chain of n joints by `route`.
+OpCounts inverseInertiaCounts(int n, Route route) {
+  ModelSpec spec = bench::chainSpec(n);
+  spec.force_tree = route.tree;
+  spec.root = route.root;
+  spec.root_mass = 2.0;
+  spec.root_inertia = Eigen::Vector3d(0.1, 0.2, 0.25).asDiagonal();
+  const Model model = buildModel(spec);
+  const CModel cmodel = model.cast<CountingScalar>();
+  CData cdata(cmodel);
+  std::mt19937 rng(1000u + static_cast<unsigned>(n));
+  Eigen::VectorXd q = neutralConfiguration(model);
+  q.tail(n) = testing::randomVectorX(rng, n, 3.0);
+  testing::resetOpCounts();
+  computeInverseInertia(cmodel, cdata, toCounting(q));
+  return testing::opCounts();
+}
+
+// I^-1 by the sweeps over a tree (TL.8): on a chain through the tree code exactly the serial sweeps'
+// operations above kDenseInverseMaxDof; under a floating root exactly quadratic in n, the serial sweeps'
+// n^2 term (docs/operation-counts.md, "Trees").
+TEST(OperationCounts, TreeInverseInertiaIsTheSerialSweeps) {
+  for (int n = kDenseInverseMaxDof + 1; n <= 24; ++n) {
+    const OpCounts tree = inverseInertiaCounts(n, {true, RootJoint::Fixed});
+    const OpCounts serial = inverseInertiaCounts(n, {});
+    EXPECT_EQ(tree.mulDiv(), serial.mulDiv()) << "n = " << n;
+    EXPECT_EQ(tree.add, serial.add) << "n = " << n;
+  }
+  for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating}) {
+    std::vector<std::int64_t> m, a;
+    for (int n = 10; n <= 24; ++n) {
+      const OpCounts c = inverseInertiaCounts(n, {true, root});
+      m.push_back(static_cast<std::int64_t>(c.mulDiv()));
+      a.push_back(static_cast<std::int64_t>(c.add));
+    }
+    // constant second differences: 2 x the n^2 coefficient, 25 (12.5 n^2) and 23 (11.5 n^2)
+    for (std::size_t k = 2; k < m.size(); ++k) {
+      EXPECT_EQ(m[k] - 2 * m[k - 1] + m[k - 2], 25) << "multiplications, n = " << 10 + k;
+      EXPECT_EQ(a[k] - 2 * a[k - 1] + a[k - 2], 23) << "additions, n = " << 10 + k;
+    }
+    std::cout << (root == RootJoint::Fixed ? "fixed" : "floating")
+              << " root, I^-1 on the tree code at n = 12: " << m[2] << " multiplications and divisions, "
+              << a[2] << " additions\n";
+  }
+}
+
 // Saha 1999, Table 1: the DeNOC inverse dynamics in 120n - 44 multiplications and 97n - 55 additions. The
 // core's must not take more, at any n (sin and cos of the joint angles are counted apart, as in the paper).
 TEST(OperationCounts, InverseDynamicsAtOrBelowThePaper) {
