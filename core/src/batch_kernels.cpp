@@ -411,7 +411,7 @@ DENOC_INLINE bool treeFullFactorGroup(LaneWs<W>& ws, const FfArrays& x, std::siz
   if (x.inverse) {
     // treeInverseInertia's route: the sweeps in depth-first order (the elimination's pivots are the factor's
     // D up to rounding, accepted above), else the factor's
-    if (ws.model.tree_sweeps) {
+    if (ws.model.inverse_by_sweeps) {
       treeArticulated<L<W>>(ws.model, data, ws.a);
       treeInverseSweeps<L<W>>(ws.model, data);
     } else {

@@ -117,11 +117,11 @@ std::vector<int> ancestorRuns(const std::vector<int>& dof_parent) {
   return run;
 }
 
-// model.hpp's dof_end, dof_slot, sweep_slots and tree_sweeps from dof_parent. The order is depth first when
-// every coordinate's subtree is the range k..dof_end[k] - 1, i.e. when each coordinate after the first is
-// the next one's child or starts a subtree that its parent's range reaches. The slots replay the forward
-// sweep of I^-1 in that order: a coordinate with two or more children keeps its motion from its step until
-// its last child begins, and the motions kept at once form a stack (every later child begins after the
+// model.hpp's dof_end, dof_slot, sweep_slots, tree_sweeps and inverse_by_sweeps from dof_parent. The order is
+// depth first when every coordinate's subtree is the range k..dof_end[k] - 1, i.e. when each coordinate after
+// the first is the next one's child or starts a subtree that its parent's range reaches. The slots replay the
+// forward sweep of I^-1 in that order: a coordinate with two or more children keeps its motion from its step
+// until its last child begins, and the motions kept at once form a stack (every later child begins after the
 // subtrees of its earlier siblings have ended).
 void sweepLayout(Model& m) {
   const int nv = m.nv;
@@ -174,6 +174,15 @@ void sweepLayout(Model& m) {
     m.dof_slot.assign(unv, -1);
     m.sweep_slots = 0;
   }
+  int longest = 0;  // coordinates on the longest path
+  std::vector<int> on_path(unv, 1);
+  for (int k = 0; k < nv; ++k) {
+    const auto uk = static_cast<std::size_t>(k);
+    const int p = m.dof_parent[uk];
+    if (p >= 0) on_path[uk] = on_path[static_cast<std::size_t>(p)] + 1;
+    longest = std::max(longest, on_path[uk]);
+  }
+  m.inverse_by_sweeps = m.tree_sweeps && longest > kMaxFactorInverseDepth;
 }
 
 // A tree model (model.hpp, docs/trees.md) from a validated spec: F_i is the link frame turned so that z is

@@ -141,18 +141,11 @@ TEST(CommonPlacement, AChainOnTheTreeStepsHasTheSerialInertiaMatrix) {
   // the same chain built for the serial recursions and for the tree's (force_tree): the tree's I(q) takes
   // the serial steps and sums (composite of the next body in registers, no turn), so the same bits
   for (int n : {1, 2, 6, 7, 12, 25}) {
-    ModelSpec spec = randomChainSpec(n, 640u + static_cast<std::uint32_t>(n), 0.3);
-    const Model serial = buildModel(spec);
-    spec.force_tree = true;
-    const Model tree = buildModel(spec);
-    ASSERT_TRUE(serial.serial);
-    ASSERT_FALSE(tree.serial);
-    Data ds(serial), dt(tree);
-    std::mt19937 rng(static_cast<std::uint32_t>(n));
-    const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
-    const Eigen::MatrixXd Ms = computeInertiaMatrix(serial, ds, q);
-    const Eigen::MatrixXd Mt = computeInertiaMatrix(tree, dt, q);
-    EXPECT_TRUE(sameBits(Ms.data(), Mt.data(), static_cast<std::size_t>(n) * n, "I(q)")) << "n=" << n;
+    EXPECT_TRUE(testing::sameBitsOnBothRoutes(
+        randomChainSpec(n, 640u + static_cast<std::uint32_t>(n), 0.3),
+        [](const Model& m, Data& d, const Eigen::VectorXd& q) { return computeInertiaMatrix(m, d, q); },
+        "I(q)"))
+        << "n=" << n;
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -118,6 +119,7 @@ TEST(InverseInertia, TreesInAnyOrderAndWhateverTheWorkspaceHolds) {
 TEST(InverseInertia, TreesNumberedDepthFirstTakeTheSweeps) {
   // random trees renumbered depth first under the three roots; their subtree ranges (model.dof_end) against
   // the definition
+  int swept = 0;
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     for (int n : {1, 2, 5, 9, 17, 30, 64}) {
       for (std::uint32_t seed : {1u, 2u, 3u}) {
@@ -126,6 +128,15 @@ TEST(InverseInertia, TreesNumberedDepthFirstTakeTheSweeps) {
         const std::string what = "n=" + std::to_string(n) + " seed " + std::to_string(seed);
         ASSERT_TRUE(numberedDepthFirst(model)) << what;
         ASSERT_TRUE(model.tree_sweeps) << what;
+        // the route: the sweeps where a path holds more than kMaxFactorInverseDepth coordinates
+        int longest = 0;
+        for (int k = 0; k < model.nv; ++k) {
+          int length = 0;
+          for (int j = k; j >= 0; j = model.dof_parent[static_cast<std::size_t>(j)]) ++length;
+          longest = std::max(longest, length);
+        }
+        EXPECT_EQ(model.inverse_by_sweeps, longest > kMaxFactorInverseDepth) << what;
+        swept += model.inverse_by_sweeps;
         for (int k = 0; k < model.nv; ++k) {
           int end = k + 1;
           for (int j = k; j < model.nv; ++j) {
@@ -138,6 +149,7 @@ TEST(InverseInertia, TreesNumberedDepthFirstTakeTheSweeps) {
       }
     }
   }
+  EXPECT_GE(swept, 45);
 }
 
 TEST(InverseInertia, CombsKeepManyMotions) {
@@ -159,6 +171,7 @@ TEST(InverseInertia, CombsKeepManyMotions) {
     EXPECT_TRUE(numberedDepthFirst(model)) << what;
     const bool fits = static_cast<long long>(spine - 1) * 6 * model.nv <= kMaxSweepSaved;
     EXPECT_EQ(model.tree_sweeps, fits) << what;
+    EXPECT_EQ(model.inverse_by_sweeps, fits) << what;
     if (fits) {
       EXPECT_EQ(model.sweep_slots, spine - 1) << what;
     }
@@ -170,17 +183,13 @@ TEST(InverseInertia, CombsKeepManyMotions) {
 TEST(InverseInertia, AChainOnTheTreeCodeIsTheSerialSweeps) {
   // above kDenseInverseMaxDof the serial route is the same sweeps on the same placements: the same bits
   for (int n : {kDenseInverseMaxDof + 1, 12, 24, 40, 96}) {
-    ModelSpec spec = randomChainSpec(n, 400u + static_cast<std::uint32_t>(n));
-    const Model serial = buildModel(spec);
-    spec.force_tree = true;
-    const Model tree = buildModel(spec);
-    ASSERT_TRUE(serial.serial && !tree.serial && tree.tree_sweeps);
-    Data ds(serial), dt(tree);
-    std::mt19937 rng(static_cast<std::uint32_t>(n));
-    const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
-    const Eigen::MatrixXd a = computeInverseInertia(serial, ds, q);
-    const Eigen::MatrixXd b = computeInverseInertia(tree, dt, q);
-    EXPECT_TRUE(sameBits(a.data(), b.data(), static_cast<std::size_t>(n) * n, "I^-1")) << "n=" << n;
+    const ModelSpec spec = randomChainSpec(n, 400u + static_cast<std::uint32_t>(n));
+    ASSERT_TRUE(testing::chainOnBothRoutes(spec).tree.inverse_by_sweeps) << "n=" << n;
+    EXPECT_TRUE(testing::sameBitsOnBothRoutes(
+        spec,
+        [](const Model& m, Data& d, const Eigen::VectorXd& q) { return computeInverseInertia(m, d, q); },
+        "I^-1"))
+        << "n=" << n;
   }
 }
 

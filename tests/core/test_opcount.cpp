@@ -56,19 +56,27 @@ struct Route {
   RootJoint root = RootJoint::Fixed;
 };
 
-Counted countOne(Algo algo, int n, Route route = {}) {
+/// The benchmark chain of n joints by `route` (a moving root's link with a mass and an inertia) and a
+/// configuration q with the joint angles drawn from rng.
+Model countedChain(int n, Route route, std::mt19937& rng, Eigen::VectorXd& q) {
   ModelSpec spec = bench::chainSpec(n);
   spec.force_tree = route.tree;
   spec.root = route.root;
   spec.root_mass = 2.0;
   spec.root_inertia = Eigen::Vector3d(0.1, 0.2, 0.25).asDiagonal();
-  const Model model = buildModel(spec);
+  Model model = buildModel(spec);
+  q = neutralConfiguration(model);
+  q.tail(n) = testing::randomVectorX(rng, n, 3.0);
+  return model;
+}
+
+Counted countOne(Algo algo, int n, Route route = {}) {
+  std::mt19937 rng(1000u + static_cast<unsigned>(n));
+  Eigen::VectorXd q;
+  const Model model = countedChain(n, route, rng, q);
   Data data(model);
   const CModel cmodel = model.cast<CountingScalar>();
   CData cdata(cmodel);
-  std::mt19937 rng(1000u + static_cast<unsigned>(n));
-  Eigen::VectorXd q = neutralConfiguration(model);
-  q.tail(n) = testing::randomVectorX(rng, n, 3.0);
   const Eigen::VectorXd qd = testing::randomVectorX(rng, model.nv, 2.0);
   const Eigen::VectorXd u = testing::randomVectorX(rng, model.nv, 5.0);  // qdd or tau
   const CVecX cq = toCounting(q), cqd = toCounting(qd), cu = toCounting(u);
@@ -156,17 +164,10 @@ TEST(OperationCounts, TreeRecursionsAreAffineAndExact) {
 
 /// The operations of computeInverseInertia on the benchmark chain of n joints by `route`.
 OpCounts inverseInertiaCounts(int n, Route route) {
-  ModelSpec spec = bench::chainSpec(n);
-  spec.force_tree = route.tree;
-  spec.root = route.root;
-  spec.root_mass = 2.0;
-  spec.root_inertia = Eigen::Vector3d(0.1, 0.2, 0.25).asDiagonal();
-  const Model model = buildModel(spec);
-  const CModel cmodel = model.cast<CountingScalar>();
-  CData cdata(cmodel);
   std::mt19937 rng(1000u + static_cast<unsigned>(n));
-  Eigen::VectorXd q = neutralConfiguration(model);
-  q.tail(n) = testing::randomVectorX(rng, n, 3.0);
+  Eigen::VectorXd q;
+  const CModel cmodel = countedChain(n, route, rng, q).cast<CountingScalar>();
+  CData cdata(cmodel);
   testing::resetOpCounts();
   computeInverseInertia(cmodel, cdata, toCounting(q));
   return testing::opCounts();

@@ -116,7 +116,8 @@ std::vector<Case> treeCases() {
   // trees numbered depth first (I^-1 by the sweeps) with branches below branches
   for (RootJoint root : {RootJoint::Fixed, RootJoint::Floating, RootJoint::Planar}) {
     const Model model = buildModel(testing::depthFirst(testing::randomTreeSpec(17, seed++, root)));
-    if (!model.tree_sweeps || model.sweep_slots < 1) throw std::logic_error("treeCases: not a swept tree");
+    if (!model.inverse_by_sweeps || model.sweep_slots < 1)
+      throw std::logic_error("treeCases: not a swept tree");
     cases.push_back({std::string(testing::rootName(root)) + " root, 17 joints depth first",
                      std::make_shared<const Model>(model)});
   }

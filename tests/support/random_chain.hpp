@@ -1,10 +1,15 @@
 // Random but physically valid serial chains for tests and benchmarks.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <Eigen/Geometry>
 #include <random>
+#include <utility>
 
+#include "denoc/data.hpp"
 #include "denoc/model.hpp"
+#include "support/compare.hpp"
 
 namespace denoc::testing {
 
@@ -61,6 +66,34 @@ inline Eigen::VectorXd randomVectorX(std::mt19937& rng, int n, double scale) {
   Eigen::VectorXd v(n);
   for (int i = 0; i < n; ++i) v[i] = u(rng);
   return v;
+}
+
+/// One chain built twice: for the serial recursions and for the tree's (ModelSpec::force_tree), whose
+/// results on a chain the tests hold to the serial ones.
+struct ChainOnBothRoutes {
+  Model serial;
+  Model tree;
+};
+
+inline ChainOnBothRoutes chainOnBothRoutes(ModelSpec spec) {
+  Model serial = buildModel(spec);
+  spec.force_tree = true;
+  return {std::move(serial), buildModel(spec)};
+}
+
+/// Whether f(model, data, q), an n x n result, has the same bits on both routes of the chain of n joints
+/// `spec` at a random q (seeded by n).
+template <typename F>
+::testing::AssertionResult sameBitsOnBothRoutes(const ModelSpec& spec, F&& f, const char* what) {
+  const ChainOnBothRoutes chain = chainOnBothRoutes(spec);
+  if (!chain.serial.serial || chain.tree.serial) return ::testing::AssertionFailure() << "not a serial chain";
+  const int n = chain.serial.n;
+  Data ds(chain.serial), dt(chain.tree);
+  std::mt19937 rng(static_cast<std::uint32_t>(n));
+  const Eigen::VectorXd q = randomVectorX(rng, n, 3.0);
+  const Eigen::MatrixXd a = f(chain.serial, ds, q);
+  const Eigen::MatrixXd b = f(chain.tree, dt, q);
+  return sameBits(a.data(), b.data(), static_cast<std::size_t>(n) * n, what);
 }
 
 }  // namespace denoc::testing

@@ -125,19 +125,19 @@ struct DataTpl {
   VecX qdd;  // [nv] joint accelerations
 
   // computeInertiaMatrix, computeFullFactor; also forwardDynamicsCholesky, and for n <= kDenseUDUMaxDof or a
-  // tree model not numbered depth first (model.tree_sweeps false) computeInverseInertia, for
+  // tree model without model.inverse_by_sweeps computeInverseInertia, for
   // n <= kDenseInverseMaxDof or a tree model computeForwardDynamicsDerivatives
   MatX M;  // [nv x nv] generalized inertia matrix I(q), both triangles
 
   // computeFullFactor, computeUDU: I = U D U^T by reverse Gaussian elimination (appendix B)
   MatX U;  // [nv x nv] unit upper triangular factor (trees: nonzero on ancestor pairs only) (computeUDU: with
-           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model without tree_sweeps,
+           // explicit_u); also, for n <= kDenseUDUMaxDof or a tree model without inverse_by_sweeps,
            // computeInverseInertia, for n <= kDenseInverseMaxDof or a tree model,
            // computeForwardDynamicsDerivatives
   VecX D;  // [nv] mh_k (plus armature): the diagonal of D; also forwardDynamics (Saha),
            // computeInverseInertia, computeOperationalSpaceInertia, computeForwardDynamicsDerivatives
   S log_det = S(0);  // log det I(q) = sum log mh_k; also, for a tree model, computeForwardDynamicsDerivatives
-                     // and (without tree_sweeps) computeInverseInertia
+                     // and (without inverse_by_sweeps) computeInverseInertia
 
   // computeInverseInertia; also computeForwardDynamicsDerivatives (dqdd/dtau = I^-1)
   MatX Minv;  // [nv x nv] I(q)^-1, both triangles
@@ -211,7 +211,7 @@ struct DataTpl {
   // the sweeps of section 5.2 on many right-hand sides at once, one joint at a time: computeInverseInertia
   // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above kDenseInverseMaxDof
   // (I^-1) and above detail::productDerivativesMaxDof (the columns of dtau/dq and dtau/dqd); a tree's
-  // computeInverseInertia (treeInverseSweeps, model.tree_sweeps)
+  // computeInverseInertia (treeInverseSweeps, model.inverse_by_sweeps)
   VecX sweep_eta_mu;  // [6 nv] six rows of nv entries: eta^j, then mu^j, for every right-hand side j
                       // (explicitU: the p_i)
   MatX sweep_rows;  // [n x n] B^T for the right-hand sides B: column i holds row i of B, then of the solution

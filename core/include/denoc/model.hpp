@@ -84,6 +84,10 @@ inline constexpr int kPreviousJoint = -2;
 /// Largest number of entries (6 nv per motion) a tree's sweeps of I^-1 may keep for later children
 /// (ModelTpl::sweep_slots): beyond it, I^-1 takes the sparse factor's route (docs/trees.md).
 inline constexpr int kMaxSweepSaved = 1 << 16;
+/// A tree whose longest path holds at most this many velocity coordinates takes I^-1 from its sparse factor
+/// even where the sweeps apply: on such shallow trees (a fixed-root quadruped's three-joint legs) the
+/// factor's products are short and the sweeps' elimination costs more (docs/design.md, section 6).
+inline constexpr int kMaxFactorInverseDepth = 4;
 inline constexpr int kRootLink = -1;
 /// The tolerance on a floating root's quaternion norm: | |q| - 1 | beyond it is refused (checkConfiguration).
 inline constexpr double kQuaternionTolerance = 1e-6;
@@ -244,9 +248,11 @@ struct ModelTpl {
   std::vector<int> dof_slot;  // [nv] where a coordinate with two or more children keeps its motion (-1: none)
   int sweep_slots = 0;        // the most motions kept at once
   bool tree_sweeps = false;   // depth-first numbering and sweep_slots within kMaxSweepSaved
-  int depth = 0;              // largest number of joints on a path from the root
-  S root_mass = S(0);         // root link (floating, planar): mass, mass center and inertia about it,
-  Vec3 root_com = Vec3::Zero();  // in the root link frame
+  bool inverse_by_sweeps = false;  // I^-1 by the sweeps: tree_sweeps and a path of more than
+                                   // kMaxFactorInverseDepth coordinates
+  int depth = 0;                   // largest number of joints on a path from the root
+  S root_mass = S(0);              // root link (floating, planar): mass, mass center and inertia about it,
+  Vec3 root_com = Vec3::Zero();    // in the root link frame
   Mat3 root_inertia = Mat3::Zero();
   JointConstants<S> root_joint;  // the root link's m, h and I_o in F_{-1} (zero for a fixed root)
 
@@ -275,6 +281,7 @@ struct ModelTpl {
     m.dof_slot = dof_slot;
     m.sweep_slots = sweep_slots;
     m.tree_sweeps = tree_sweeps;
+    m.inverse_by_sweeps = inverse_by_sweeps;
     m.depth = depth;
     m.root_mass = S2(root_mass);
     m.root_com = root_com.template cast<S2>();

@@ -861,12 +861,13 @@ const typename Types<S>::MatX& treeConvective(const ModelTpl<S>& model, DataTpl<
 }
 
 /// I(q)^-1: by the sweeps (treeArticulated, treeInverseSweeps) where the coordinates are numbered depth first
-/// (model.tree_sweeps), else from the tree-sparse factor (treeInverseFromFactor).
+/// and a path is long enough (model.inverse_by_sweeps), else from the tree-sparse factor
+/// (treeInverseFromFactor).
 template <typename S>
 const typename Types<S>::MatX& treeInverseInertia(const ModelTpl<S>& model, DataTpl<S>& data,
                                                   const Eigen::Ref<const typename Types<S>::VecX>& q,
                                                   const char* function) {
-  if (model.tree_sweeps) {
+  if (model.inverse_by_sweeps) {
     checkData(model, data, function, true);
     checkConfigurationVector(model, q, function, "q");
     if (const int k = treeInverseBySweeps(model, data, q); k >= 0) treePivotError(function, k);
