@@ -316,6 +316,20 @@ DENOC_INLINE void forAncestors(const ModelTpl<S>& model, int top, F&& body) {
 template <typename S>
 DENOC_INLINE void subtractOnPath(const ModelTpl<S>& model, int top, S* y, const S& a, const S* x) {
   forAncestorRuns(model, top, [&](int start, int last) {
+    switch (last - start) {  // a run of one to three entries (a quadruped's leg) in straight lines: a vector
+                             // loop's set-up would outweigh it
+      case 2:
+        y[start + 2] -= a * x[start + 2];
+        [[fallthrough]];
+      case 1:
+        y[start + 1] -= a * x[start + 1];
+        [[fallthrough]];
+      case 0:
+        y[start] -= a * x[start];
+        return;
+      default:
+        break;
+    }
     DENOC_INDEPENDENT
     for (int j = start; j <= last; ++j) y[j] -= a * x[j];
   });
