@@ -118,11 +118,11 @@ std::vector<int> ancestorRuns(const std::vector<int>& dof_parent) {
 }
 
 // model.hpp's dof_end, dof_slot, sweep_slots, tree_sweeps and inverse_by_sweeps from dof_parent. The order is
-// depth first when every coordinate's subtree is the range k..dof_end[k] - 1, i.e. when each coordinate begins
-// where its previous sibling's subtree ends (a first child right after its parent). The slots replay the
-// forward sweep of I^-1 in that order: a coordinate with two or more children keeps its motion from its step
-// until its last child begins, and the motions kept at once form a stack (every later child begins after the
-// subtrees of its earlier siblings have ended).
+// depth first when every coordinate's subtree is the range k..dof_end[k] - 1, i.e. when each coordinate
+// begins where its previous sibling's subtree ends (a first child right after its parent). The slots replay
+// the forward sweep of I^-1 in that order: a coordinate with two or more children keeps its motion from its
+// step until its last child begins, and the motions kept at once form a stack (every later child begins after
+// the subtrees of its earlier siblings have ended).
 void sweepLayout(Model& m) {
   const int nv = m.nv;
   const auto unv = static_cast<std::size_t>(nv);
