@@ -413,7 +413,7 @@ DENOC_INLINE bool treeFullFactorGroup(LaneWs<W>& ws, const FfArrays& x, std::siz
     // D up to rounding, accepted above), else the factor's
     if (ws.model.inverse_by_sweeps) {
       treeArticulated<L<W>>(ws.model, data, ws.a);
-      treeInverseSweeps<L<W>>(ws.model, data);
+      inverseBySweeps<L<W>>(ws.model, data);
     } else {
       treeInverseFromFactor<L<W>>(ws.model, data);
     }

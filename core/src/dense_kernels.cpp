@@ -1,10 +1,10 @@
 // The dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias, crba,
-// denseUDU, the O(n) route's explicit U, the sweeps of I^-1 and of -I^-1 B; a tree's treeLocalCrba,
-// treeFactor and sweeps of I^-1; algorithm/dense_kernels.hpp) compiled a second time for AVX2 and chosen at
-// run time (detail::denseKernelsWide). The code is the baseline's, each function inlined whole into its twin
-// (flatten); what changes is the encoding: VEX instructions take three operands, so the register copies that
-// SSE2's destructive two-operand form needs (a quarter of the placements' instructions) go, and the loop of
-// the joint angles' sines and cosines runs four joints per register. No multiply-add is fused
+// denseUDU, the O(n) route's explicit U, the sweeps of I^-1 (a chain's and a tree's) and of -I^-1 B; a
+// tree's treeLocalCrba and treeFactor; algorithm/dense_kernels.hpp) compiled a second time for AVX2 and
+// chosen at run time (detail::denseKernelsWide). The code is the baseline's, each function inlined whole into
+// its twin (flatten); what changes is the encoding: VEX instructions take three operands, so the register
+// copies that SSE2's destructive two-operand form needs (a quarter of the placements' instructions) go, and
+// the loop of the joint angles' sines and cosines runs four joints per register. No multiply-add is fused
 // (-ffp-contract=off, and no "fma" target): every entry is the same sum in the same order, the same bits.
 #include "denoc/algorithm/dense_kernels.hpp"
 
@@ -53,9 +53,6 @@ DENOC_DENSE_TARGET void treeLocalCrbaAvx2(const Model& model, Data& data,
 DENOC_DENSE_TARGET int treeFactorAvx2(const Model& model, Data& data) {
   return treeFactor<double, false>(model, data);
 }
-DENOC_DENSE_TARGET void treeInverseSweepsAvx2(const Model& model, Data& data) {
-  treeInverseSweeps<double, false>(model, data);
-}
 }  // namespace
 
 void commonPlacementsAndInertiasWide(const Model& model, Data& data,
@@ -76,6 +73,5 @@ void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Ty
   treeLocalCrbaAvx2(model, data, q, after_sweep);
 }
 int treeFactorWide(const Model& model, Data& data) { return treeFactorAvx2(model, data); }
-void treeInverseSweepsWide(const Model& model, Data& data) { treeInverseSweepsAvx2(model, data); }
 
 }  // namespace denoc::detail

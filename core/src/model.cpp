@@ -174,15 +174,8 @@ void sweepLayout(Model& m) {
     m.dof_slot.assign(unv, -1);
     m.sweep_slots = 0;
   }
-  int longest = 0;  // coordinates on the longest path
-  std::vector<int> on_path(unv, 1);
-  for (int k = 0; k < nv; ++k) {
-    const auto uk = static_cast<std::size_t>(k);
-    const int p = m.dof_parent[uk];
-    if (p >= 0) on_path[uk] = on_path[static_cast<std::size_t>(p)] + 1;
-    longest = std::max(longest, on_path[uk]);
-  }
-  m.inverse_by_sweeps = m.tree_sweeps && longest > kMaxFactorInverseDepth;
+  // the longest path: the deepest joint's, below the root's nr coordinates
+  m.inverse_by_sweeps = m.tree_sweeps && m.depth + m.nr > kMaxFactorInverseDepth;
 }
 
 // A tree model (model.hpp, docs/trees.md) from a validated spec: F_i is the link frame turned so that z is

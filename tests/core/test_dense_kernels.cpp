@@ -98,7 +98,7 @@ TEST(DenseKernels, TheAvx2TwinsEqualTheBaseline) {
 }
 
 TEST(DenseKernels, TheTreeTwinsEqualTheBaseline) {
-  // a tree's I(q), its sparse factor and the sweeps of I^-1 (treeLocalCrba, treeFactor, treeInverseSweeps)
+  // a tree's I(q), its sparse factor and the sweeps of I^-1 (treeLocalCrba, treeFactor, inverseBySweeps)
   // under the three roots, in a random order of parents first, depth first, and a chain on the tree
   // recursions; the factor against Eigen's LDL^T of the same I(q), I^-1 of both routes against I(q)
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
@@ -141,8 +141,8 @@ TEST(DenseKernels, TheTreeTwinsEqualTheBaseline) {
         if (!model.tree_sweeps) continue;
         ASSERT_EQ(detail::treeArticulated(model, base, q), -1) << "n=" << n;
         ASSERT_EQ(detail::treeArticulated(model, wide, q), -1) << "n=" << n;
-        detail::treeInverseSweeps<double, false>(model, base);
-        detail::treeInverseSweepsWide(model, wide);
+        detail::inverseBySweeps<double, false>(model, base);
+        detail::inverseBySweepsWide(model, wide);
         ASSERT_TRUE(sameBits(base.Minv.data(), wide.Minv.data(), static_cast<std::size_t>(nv) * nv, "I^-1"))
             << "n=" << n << " variant " << variant;
         EXPECT_LT((base.Minv * M - Eigen::MatrixXd::Identity(nv, nv)).norm(), 1e-9) << "n=" << n;

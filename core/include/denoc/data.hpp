@@ -211,7 +211,7 @@ struct DataTpl {
   // the sweeps of section 5.2 on many right-hand sides at once, one joint at a time: computeInverseInertia
   // above kDenseInverseMaxDof (all unit vectors), computeForwardDynamicsDerivatives above kDenseInverseMaxDof
   // (I^-1) and above detail::productDerivativesMaxDof (the columns of dtau/dq and dtau/dqd); a tree's
-  // computeInverseInertia (treeInverseSweeps, model.inverse_by_sweeps)
+  // computeInverseInertia (inverseBySweeps, model.inverse_by_sweeps)
   VecX sweep_eta_mu;  // [6 nv] six rows of nv entries: eta^j, then mu^j, for every right-hand side j
                       // (explicitU: the p_i)
   MatX sweep_rows;  // [n x n] B^T for the right-hand sides B: column i holds row i of B, then of the solution

@@ -241,7 +241,7 @@ struct ModelTpl {
   // [n + 1] 1 where a body (index n: the root link) has a child other than the next joint: the local sweeps
   // (algorithm/tree_local.hxx) keep its motion for that child
   std::vector<unsigned char> branch_point;
-  // the sweeps of I^-1 over a tree (algorithm/tree.hxx, treeInverseSweeps), used when tree_sweeps: the
+  // the sweeps of I^-1 over a tree (algorithm/udu.hxx, inverseBySweeps), used when tree_sweeps: the
   // coordinates numbered depth first, so that the subtree of k is the range k..dof_end[k] - 1, and the
   // motions the sweep keeps for later children fit in sweep_slots x 6 nv entries (kMaxSweepSaved)
   std::vector<int> dof_end;   // [nv] one past the last coordinate of k's subtree (depth first)

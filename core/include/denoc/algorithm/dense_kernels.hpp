@@ -9,9 +9,9 @@ namespace detail {
 
 /// Whether the dense steps of I(q), the full factor and I^-1 for double (commonPlacementsAndInertias,
 /// crba, denseUDU, the O(n) route's explicitU, the sweeps inverseBySweeps and negatedSolveUDU; a tree's
-/// treeLocalCrba, treeFactor and treeInverseSweeps) run their twins compiled for AVX2: this CPU runs AVX2 and
-/// DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The twins are the same functions in
-/// the VEX encoding (three operands: none of the register copies of SSE2's two-operand form, and the joint
+/// treeLocalCrba and treeFactor; the sweeps serve both) run their twins compiled for AVX2: this CPU runs AVX2
+/// and DENOC_SIMD_WIDTH (denoc/batch.hpp) does not ask for 2 lanes or fewer. The twins are the same functions
+/// in the VEX encoding (three operands: none of the register copies of SSE2's two-operand form, and the joint
 /// angles' sines and cosines four at a time), with no multiply-add fused: the same bits.
 bool denseKernelsWide();
 template <typename S>
@@ -28,7 +28,6 @@ void negatedSolveUDUWide(const Model& model, Data& data, const Types<double>::Ma
 void treeLocalCrbaWide(const Model& model, Data& data, const Eigen::Ref<const Types<double>::VecX>& q,
                        bool after_sweep);
 int treeFactorWide(const Model& model, Data& data);
-void treeInverseSweepsWide(const Model& model, Data& data);
 
 }  // namespace detail
 }  // namespace denoc

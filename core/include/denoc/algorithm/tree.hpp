@@ -154,15 +154,8 @@ template <typename S>
 int treeArticulated(const ModelTpl<S>& model, DataTpl<S>& data,
                     const Eigen::Ref<const typename Types<S>::VecX>& q);
 
-/// I(q)^-1 by the three sweeps on every unit vector at once over a tree numbered depth first
-/// (model.tree_sweeps), after treeArticulated (TL.8): data.Minv, both triangles, 12 multiplications per entry
-/// of the upper triangle and sweep (data.sweep_eta_mu and sweep_saved are the work space). kDispatch
-/// (double): the AVX2 twin where denseKernelsWide().
-template <typename S, bool kDispatch = true>
-void treeInverseSweeps(const ModelTpl<S>& model, DataTpl<S>& data);
-
 /// I(q)^-1 by the sweeps on checked arguments (model.tree_sweeps): the placements, treeArticulated and
-/// treeInverseSweeps. Returns the first coordinate whose pivot is not positive and finite (data.Minv then
+/// inverseBySweeps. Returns the first coordinate whose pivot is not positive and finite (data.Minv then
 /// unspecified), or -1.
 template <typename S>
 int treeInverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data,

@@ -874,7 +874,7 @@ const typename Types<S>::MatX& treeConvective(const ModelTpl<S>& model, DataTpl<
   return data.C;
 }
 
-/// I(q)^-1: by the sweeps (treeArticulated, treeInverseSweeps) where the coordinates are numbered depth first
+/// I(q)^-1: by the sweeps (treeArticulated, inverseBySweeps) where the coordinates are numbered depth first
 /// and a path is long enough (model.inverse_by_sweeps), else from the tree-sparse factor
 /// (treeInverseFromFactor).
 template <typename S>

@@ -381,85 +381,13 @@ int treeArticulated(const ModelTpl<S>& model, DataTpl<S>& data,
   return bad;
 }
 
-/// The sweeps of section 5.2 on every unit vector at once over a tree (TL.8; inverseBySweeps for a chain,
-/// whose steps these are), coordinate k with its parent lambda(k) = model.dof_parent[k] and its subtree the
-/// range k..end_k - 1 (depth-first order):
-///   (i)   k = nv-1..0, j in k's subtree: tauh_k^j = delta_kj - p_k^T eta^j,  eta^j <- eta^j + psi_k tauh_k^j
-///   (iii) k = 0..nv-1, j >= k:  x_k^j = tauh_k^j / mh_k - psi_k^T mu_lambda(k)^j,  mu_k^j = mu_lambda(k)^j +
-///         p_k x_k^j
-/// with tauh_k^j = 0 off k's subtree. In (i) column j is stepped on only by j's path (a coordinate steps on
-/// its subtree's columns), so one accumulator eta^j serves every branch: it sums psi_a tauh_a^j over the a
-/// on j's path below k. In (iii) the accumulator holds mu of the previous coordinate, which is k's parent
-/// but where k begins a further branch: there the parent's mu, kept after its step (model.dof_slot), is
-/// copied back on the columns j >= k. A fixed root's top-level subtrees do not couple: the columns past the
-/// current one's end are zero and not stepped on.
-template <typename S, bool kDispatch>
-DENOC_FLATTEN void treeInverseSweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
-  if constexpr (std::is_same_v<S, double> && kDispatch) {
-    if (denseKernelsWide()) return treeInverseSweepsWide(model, data);
-  }
-  using Vec6 = typename Types<S>::Vec6;
-  const int nv = model.nv, nr = model.nr;
-  const Eigen::Index m = nv;
-  assert(model.tree_sweeps && data.sweep_eta_mu.size() == 6 * m);
-  const int* lambda = model.dof_parent.data();
-  const int* end = model.dof_end.data();
-  const int* slot = model.dof_slot.data();
-  const JointWork<S>* work = data.work.data();
-  const Vec6* p0 = data.p0.data();
-  const Vec6* root_p = data.sweep_root_p.data();
-  const Vec6* root_psi = data.sweep_root_psi.data();
-  const S* root_inv_mh = data.sweep_root_inv_mh.data();
-  const auto p = [&](int k) -> const Vec6& { return k < nr ? root_p[k] : p0[k - nr]; };
-  const auto psi = [&](int k) -> const Vec6& { return k < nr ? root_psi[k] : work[k - nr].psi; };
-  const auto inv_mh = [&](int k) -> const S& { return k < nr ? root_inv_mh[k] : work[k - nr].inv_mh; };
-  S* Mi = data.Minv.data();         // column k, rows j >= k: tauh_k^j, then x_k^j = (I^-1)_kj
-  S* e = data.sweep_eta_mu.data();  // e + r nv: row r of eta^j, then of mu^j
-  S* saved = data.sweep_saved.data();
-  // (i) leaves to root
-  for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = S(0);
-  for (int k = nv - 1; k >= 0; --k) {
-    const Vec6& psi_k = psi(k);
-    S* t = Mi + static_cast<Eigen::Index>(k) * m;
-    t[k] = S(1);  // eta^k vanishes below k
-    for (int r = 0; r < 6; ++r) e[k + r * m] += psi_k[r];
-    sweepStep<S, false>(t, e, m, k + 1, end[k], p(k), psi_k, S(0));
-    for (Eigen::Index j = end[k]; j < m; ++j) t[j] = S(0);
-  }
-  // (ii) and (iii) root to leaves; a fixed root's next top-level subtree finds its columns of mu still zero
-  // (the earlier subtrees step on their own columns only)
-  for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = S(0);
-  Eigen::Index block_end = m;
-  for (int k = 0; k < nv; ++k) {
-    const int a = lambda[k];
-    if (a < 0) {
-      block_end = end[k];
-    } else if (a != k - 1) {
-      const S* kept = saved + static_cast<Eigen::Index>(slot[a]) * 6 * m;
-      for (int r = 0; r < 6; ++r)
-        for (Eigen::Index j = k; j < block_end; ++j) e[j + r * m] = kept[j + r * m];
-    }
-    sweepStep<S, true>(Mi + static_cast<Eigen::Index>(k) * m, e, m, k, block_end, psi(k), p(k), inv_mh(k));
-    if (slot[k] >= 0) {
-      S* kept = saved + static_cast<Eigen::Index>(slot[k]) * 6 * m;
-      for (int r = 0; r < 6; ++r)
-        for (Eigen::Index j = k + 1; j < block_end; ++j) kept[j + r * m] = e[j + r * m];
-    }
-  }
-  // the upper triangle from the lower
-  for (Eigen::Index j = 1; j < m; ++j) {
-    S* col = Mi + j * m;
-    for (Eigen::Index i = 0; i < j; ++i) col[i] = Mi[j + i * m];
-  }
-}
-
 template <typename S>
 int treeInverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data,
                         const Eigen::Ref<const typename Types<S>::VecX>& q) {
   jointAngles(model, data, q.segment(model.nqr, model.n));
   treeCommonPlacements(model, data, q, false);
   if (const int k = treeArticulated(model, data, q); k >= 0) return k;
-  treeInverseSweeps(model, data);
+  inverseBySweeps(model, data);
   return -1;
 }
 

@@ -65,8 +65,9 @@ S logDetFromD(const typename Types<S>::VecX& D);
 template <typename S>
 void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data);
 
-/// I^-1 by the three sweeps on all unit vectors at once with the O(n) factors of articulated() into
-/// data.Minv, 12 n^2 multiplications (data.sweep_eta_mu is the work space). kDispatch (double): the AVX2
+/// I^-1 by the three sweeps on all unit vectors at once with the O(n) factors of articulated() (a tree
+/// numbered depth first: of treeArticulated) into data.Minv, 12 multiplications per entry of the upper
+/// triangle and sweep (data.sweep_eta_mu and sweep_saved are the work space). kDispatch (double): the AVX2
 /// twin where denseKernelsWide().
 template <typename S, bool kDispatch = true>
 void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data);

@@ -306,45 +306,81 @@ DENOC_FLATTEN void inverseFromUDU(const ModelTpl<S>& model, DataTpl<S>& data) {
   });
 }
 
-/// I^-1 = U^-T D^-1 U^-1 with the O(n) factors of articulated() into data.Minv (both triangles): the three
-/// sweeps of section 5.2 on every unit vector e_j at once, one joint at a time, on the upper triangle only
-/// (I^-1 is symmetric). Column j's sweeps, run for all j together:
-///   (i)  for i = n-1..0, j >= i: tauh_i^j = delta_ij - p_i^T eta_{i+1}^j,  eta_i^j = eta_{i+1}^j + psi_i
-///   tauh_i^j (iii) for i = 0..n-1, j >= i: x_i^j = tauh_i^j / mh_i - psi_i^T mu_{i-1}^j,  mu_i^j =
-///   mu_{i-1}^j + p_i x_i^j
-/// (tauh_i^j = 0 for i > j, so column j's first sweep starts at joint j; x_i^j for j >= i needs mu^j only for
-/// j >= i). eta^j and mu^j for all j are kept as six rows of n entries (data.sweep_eta_mu), each step i is a
-/// 6 x (n - i) product and rank-one update over contiguous rows: 12 multiplications per entry of the upper
-/// triangle and sweep, 12 n^2 in all, in loops over j that run in SIMD lanes (DENOC_INDEPENDENT).
+/// I^-1 = U^-T D^-1 U^-1 with the O(n) factors into data.Minv (both triangles): the three sweeps of section
+/// 5.2 on every unit vector e_j at once, one coordinate at a time, on the upper triangle only (I^-1 is
+/// symmetric). A chain's factors come from articulated(), a tree's (numbered depth first, model.tree_sweeps)
+/// from treeArticulated (TL.8 of docs/algorithms.md), the root's coordinates first. Coordinate k has its
+/// parent lambda(k) = model.dof_parent[k] (k - 1 on a chain) and its subtree the range k..end_k - 1
+/// (model.dof_end; all of k..n - 1 on a chain):
+///   (i)   k = nv-1..0, j in k's subtree: tauh_k^j = delta_kj - p_k^T eta^j,  eta^j <- eta^j + psi_k tauh_k^j
+///   (iii) k = 0..nv-1, j >= k:  x_k^j = tauh_k^j / mh_k - psi_k^T mu_lambda(k)^j,  mu_k^j = mu_lambda(k)^j +
+///         p_k x_k^j
+/// with tauh_k^j = 0 off k's subtree. In (i) column j is stepped on only by j's path (a coordinate steps on
+/// its subtree's columns), so one accumulator eta^j serves every branch: it sums psi_a tauh_a^j over the a
+/// on j's path below k. In (iii) the accumulator holds mu of the previous coordinate, which is k's parent
+/// but where k begins a further branch: there the parent's mu, kept after its step (model.dof_slot), is
+/// copied back on the columns j >= k. A fixed root's top-level subtrees do not couple: the columns past the
+/// current one's end are zero and not stepped on. eta^j and mu^j for all j are six rows of nv entries
+/// (data.sweep_eta_mu); each step is a product and rank-one update over contiguous columns: 12
+/// multiplications per entry of the upper triangle and sweep, 12 n^2 in all on a chain, in loops over j that
+/// run in SIMD lanes (DENOC_INDEPENDENT).
 template <typename S, bool kDispatch>
 DENOC_FLATTEN void inverseBySweeps(const ModelTpl<S>& model, DataTpl<S>& data) {
   if constexpr (std::is_same_v<S, double> && kDispatch) {
     if (denseKernelsWide()) return inverseBySweepsWide(model, data);
   }
-  const int n = model.n;
-  assert(data.sweep_eta_mu.size() == 6 * n);
+  using Vec6 = typename Types<S>::Vec6;
+  const int nv = model.nv, nr = model.nr;
+  const Eigen::Index m = nv;
+  assert(model.tree_sweeps && data.sweep_eta_mu.size() == 6 * m);
+  const int* lambda = model.dof_parent.data();
+  const int* end = model.dof_end.data();
+  const int* slot = model.dof_slot.data();
   const JointWork<S>* work = data.work.data();
-  const typename Types<S>::Vec6* p = data.p0.data();
-  S* Mi = data.Minv.data();         // column i, rows j >= i: tauh_i^j, then x_i^j = (I^-1)_ij
-  S* e = data.sweep_eta_mu.data();  // e + r n: row r of eta^j, then of mu^j
-  // (i) tip to base
-  for (int j = 0; j < 6 * n; ++j) e[j] = S(0);
-  for (int i = n - 1; i >= 0; --i) {
-    const typename Types<S>::Vec6& psi = work[i].psi;
-    S* t = Mi + static_cast<Eigen::Index>(i) * n;
-    t[i] = S(1);  // eta^i vanishes below joint i
-    for (int r = 0; r < 6; ++r) e[i + r * n] += psi[r];
-    sweepStep<S, false>(t, e, n, i + 1, n, p[i], psi, S(0));  // tauh_i^j = -p_i^T eta_{i+1}^j for j > i
+  const Vec6* p0 = data.p0.data();
+  const Vec6* root_p = data.sweep_root_p.data();
+  const Vec6* root_psi = data.sweep_root_psi.data();
+  const S* root_inv_mh = data.sweep_root_inv_mh.data();
+  const auto p = [&](int k) -> const Vec6& { return k < nr ? root_p[k] : p0[k - nr]; };
+  const auto psi = [&](int k) -> const Vec6& { return k < nr ? root_psi[k] : work[k - nr].psi; };
+  const auto inv_mh = [&](int k) -> const S& { return k < nr ? root_inv_mh[k] : work[k - nr].inv_mh; };
+  S* Mi = data.Minv.data();         // column k, rows j >= k: tauh_k^j, then x_k^j = (I^-1)_kj
+  S* e = data.sweep_eta_mu.data();  // e + r nv: row r of eta^j, then of mu^j
+  S* saved = data.sweep_saved.data();
+  // (i) leaves to root
+  for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = S(0);
+  for (int k = nv - 1; k >= 0; --k) {
+    const Vec6& psi_k = psi(k);
+    S* t = Mi + static_cast<Eigen::Index>(k) * m;
+    t[k] = S(1);  // eta^k vanishes below k
+    for (int r = 0; r < 6; ++r) e[k + r * m] += psi_k[r];
+    sweepStep<S, false>(t, e, m, k + 1, end[k], p(k), psi_k, S(0));
+    for (Eigen::Index j = end[k]; j < m; ++j) t[j] = S(0);
   }
-  // (ii) and (iii) base to tip
-  for (int j = 0; j < 6 * n; ++j) e[j] = S(0);
-  for (int i = 0; i < n; ++i) {
-    sweepStep<S, true>(Mi + static_cast<Eigen::Index>(i) * n, e, n, i, n, work[i].psi, p[i], work[i].inv_mh);
+  // (ii) and (iii) root to leaves; a fixed root's next top-level subtree finds its columns of mu still zero
+  // (the earlier subtrees step on their own columns only)
+  for (Eigen::Index c = 0; c < 6 * m; ++c) e[c] = S(0);
+  Eigen::Index block_end = m;
+  for (int k = 0; k < nv; ++k) {
+    const int a = lambda[k];
+    if (a < 0) {
+      block_end = end[k];
+    } else if (a != k - 1) {
+      const S* kept = saved + static_cast<Eigen::Index>(slot[a]) * 6 * m;
+      for (int r = 0; r < 6; ++r)
+        for (Eigen::Index j = k; j < block_end; ++j) e[j + r * m] = kept[j + r * m];
+    }
+    sweepStep<S, true>(Mi + static_cast<Eigen::Index>(k) * m, e, m, k, block_end, psi(k), p(k), inv_mh(k));
+    if (slot[k] >= 0) {
+      S* kept = saved + static_cast<Eigen::Index>(slot[k]) * 6 * m;
+      for (int r = 0; r < 6; ++r)
+        for (Eigen::Index j = k + 1; j < block_end; ++j) kept[j + r * m] = e[j + r * m];
+    }
   }
   // the upper triangle from the lower
-  for (int j = 1; j < n; ++j) {
-    S* col = Mi + static_cast<Eigen::Index>(j) * n;
-    for (int i = 0; i < j; ++i) col[i] = Mi[j + static_cast<Eigen::Index>(i) * n];
+  for (Eigen::Index j = 1; j < m; ++j) {
+    S* col = Mi + j * m;
+    for (Eigen::Index i = 0; i < j; ++i) col[i] = Mi[j + i * m];
   }
 }
 
