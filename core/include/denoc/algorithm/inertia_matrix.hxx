@@ -45,7 +45,6 @@ DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl
     if (denseKernelsWide()) return commonPlacementsAndInertiasWide(model, data, q, angles_ready, keep);
   }
   CommonPlacement<S> P;
-  if (!angles_ready) jointAngles(model, data, q);
   const auto step = [&](int i) {
     const JointConstants<S>& jc = model.joint[i];
     const JointRotation<S> R{jc.cos_alpha, jc.sin_alpha, data.cos_theta[i], data.sin_theta[i]};
@@ -53,14 +52,21 @@ DENOC_FLATTEN void commonPlacementsAndInertias(const ModelTpl<S>& model, DataTpl
     data.p0[i] = P.jointVector(jc.revolute);
     data.work[i].M = P.linkInertia(jc);
   };
-  // two loops around the kept link instead of a test in every step
-  int i = 0;
-  for (const int kept = keep ? keep->link : -1; i <= kept; ++i) step(i);
-  if (keep) {
+  if (keep) {  // two loops around the kept link instead of a test in every step
+    if (!angles_ready) jointAngles(model, data, q);
+    int i = 0;
+    for (; i <= keep->link; ++i) step(i);
     keep->R0 = P.rotation();
     keep->O = P.origin();
+    for (; i < model.n; ++i) step(i);
+    return;
   }
-  for (; i < model.n; ++i) step(i);
+  // unrolled for 6 and 7 joints, the angles too: constant offsets, no loop (docs/design.md, 2026-11-29)
+  withJointCount<S>(model.n, [&](auto fixed) {
+    constexpr int N = decltype(fixed)::value;
+    if (!angles_ready) jointAngles<N>(model, data, q);
+    forJoints<N>(0, N > 0 ? N : model.n, step);
+  });
 }
 
 /// Composite-body inertias and I(q) from commonPlacementsAndInertias: Mt_i = M_i + Mt_{i+1} (eq. 23-24 with

@@ -12,11 +12,11 @@ namespace detail {
 
 /// The joint angles theta_i = theta0_i + q_i (revolute) or theta0_i (prismatic) and their cosines and sines,
 /// all joints at once into data.theta, data.cos_theta, data.sin_theta (the sines and cosines of double
-/// vectorize across joints).
-template <typename S>
+/// vectorize across joints). N > 0: model.n is N (withJointCount), the loops' bounds are constants.
+template <int N = 0, typename S>
 DENOC_INLINE void jointAngles(const ModelTpl<S>& model, DataTpl<S>& data,
                               const Eigen::Ref<const typename Types<S>::VecX>& q) {
-  const int n = model.n;
+  const int n = N > 0 ? N : model.n;
   const JointConstants<S>* joint = model.joint.data();
   S* theta = data.theta.data();
   for (int i = 0; i < n; ++i) theta[i] = joint[i].theta0 + q[i];
