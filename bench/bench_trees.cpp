@@ -8,6 +8,8 @@
 //   M        inertia matrix                         denoc::computeInertiaMatrix  MuJoCo mj_kinematics,
 //                                                                                mj_comPos, mj_crb, mj_fullM
 //   Minv     I(q)^-1                                denoc::computeInverseInertia -
+//   DID      dtau/dq, dtau/dv                       denoc::computeInverseDynamicsDerivatives -
+//   DFD      dqdd/dq, dqdd/dv, I^-1                 denoc::computeForwardDynamicsDerivatives -
 //   Factor   U D U^T on the tree's sparsity (I(q) given): detail::treeFactor; "dense": Eigen's LLT of the
 //            same I(q) (the dense Cholesky a tree-blind library would run)
 //   Solve    a solve with the factor: detail::treeSolve; "dense": the LLT's solve
@@ -207,6 +209,20 @@ void registerAll() {
       Data data(c->model);
       loop(s, [&](std::size_t k) {
         benchmark::DoNotOptimize(denoc::computeInverseInertia(c->model, data, c->q[k]).data());
+      });
+    });
+    benchmark::RegisterBenchmark(("DID/denoc/" + name).c_str(), [c](benchmark::State& s) {
+      Data data(c->model);
+      loop(s, [&](std::size_t k) {
+        denoc::computeInverseDynamicsDerivatives(c->model, data, c->q[k], c->v[k], c->a[k]);
+        benchmark::DoNotOptimize(data.dtau_dq.data());
+      });
+    });
+    benchmark::RegisterBenchmark(("DFD/denoc/" + name).c_str(), [c](benchmark::State& s) {
+      Data data(c->model);
+      loop(s, [&](std::size_t k) {
+        denoc::computeForwardDynamicsDerivatives(c->model, data, c->q[k], c->v[k], c->tau[k]);
+        benchmark::DoNotOptimize(data.dqdd_dq.data());
       });
     });
     if (!c->model.serial) {

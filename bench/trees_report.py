@@ -27,8 +27,8 @@ def main():
 
     print("Times: median of the repetitions, ns per call. Ratio: denoc / MuJoCo (below 1: denoc faster).\n")
     print("| model | ID | ID MuJoCo | ratio | FD (O(n)) | FD MuJoCo | ratio | FD by factor | M | M MuJoCo | ratio "
-          "| I^-1 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| I^-1 | dID | dFD |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m in models:
         row = [m]
         for algo in ("ID", "FD"):
@@ -37,13 +37,14 @@ def main():
         row.append(fmt(get("FDFactor", "denoc", m), 0))
         d, j = get("M", "denoc", m), get("M", "mujoco", m)
         row += [fmt(d, 0), fmt(j, 0), fmt(d / j if d and j else None)]
-        row.append(fmt(get("Minv", "denoc", m), 0))
+        for algo in ("Minv", "DID", "DFD"):
+            row.append(fmt(get(algo, "denoc", m), 0))
         print("| " + " | ".join(row) + " |")
 
     print("\nPer body, tree against chain (target: at most 1.15) and floating against fixed "
           "(targets: ID 1.3, FD 1.6; M and I^-1 beside them):\n")
-    print("| comparison | ID | FD (O(n)) | M | I^-1 |")
-    print("|---|---|---|---|---|")
+    print("| comparison | ID | FD (O(n)) | FD by factor | M | I^-1 | dID | dFD |")
+    print("|---|---|---|---|---|---|---|---|")
     pairs = [("treechain12", "chain12", "a 12-joint chain on the tree recursions / on the serial ones"),
              ("treechain24", "chain24", "a 24-joint chain on the tree recursions / on the serial ones"),
              ("legs4x3", "chain12", "4 legs of 3 joints / a 12-joint chain"),
@@ -56,7 +57,7 @@ def main():
              ("baxter_floating", "baxter", "Baxter floating / fixed")]
     for a, b, what in pairs:
         r = []
-        for algo in ("ID", "FD", "M", "Minv"):
+        for algo in ("ID", "FD", "FDFactor", "M", "Minv", "DID", "DFD"):
             x, y = get(algo, "denoc", a), get(algo, "denoc", b)
             r.append(fmt(x / y if x and y else None))
         if r != ["—"] * len(r):

@@ -389,6 +389,49 @@ TEST(TreeDerivatives, ASerialChainOnTheTreeRecursionsGivesTheSerialDerivatives) 
   }
 }
 
+// I^-1 and -I^-1 dtau/dx take one of three routes: the sweeps (coordinates numbered depth first, a long
+// enough path) or the sparse factor's I^-1, each with two dense products, up to
+// detail::productDerivativesMaxDof; above it, the sparse factor's solves column by column. Each route against
+// Eigen's inverse of I(q) and the product with the call's own dtau/dx (checked against automatic
+// differentiation above).
+TEST(TreeDerivatives, EveryRouteOfTheInverseAndTheProductsAgreesWithTheDefinition) {
+  const int wide = detail::productDerivativesMaxDof<double>();
+  struct Route {
+    std::string name;
+    Model model;
+    bool sweeps, columns;
+  };
+  ModelSpec depth_first = testing::depthFirst(testing::randomTreeSpec(30, 1400, RootJoint::Floating));
+  ModelSpec shuffled = testing::randomTreeSpec(30, 1401, RootJoint::Floating);
+  ModelSpec large = testing::depthFirst(testing::randomTreeSpec(wide, 1402, RootJoint::Floating));
+  for (ModelSpec* spec : {&depth_first, &shuffled, &large}) spec->force_tree = true;
+  const std::vector<Route> routes = {{"sweeps", buildModel(depth_first), true, false},
+                                     {"factor", buildModel(shuffled), false, false},
+                                     {"columns", buildModel(large), true, true}};
+  std::mt19937_64 rng(41);
+  for (const Route& r : routes) {
+    const Model& model = r.model;
+    ASSERT_EQ(model.inverse_by_sweeps, r.sweeps) << r.name;
+    ASSERT_EQ(model.nv > wide, r.columns) << r.name;
+    Data data(model), ref(model);
+    const int nv = model.nv;
+    for (int trial = 0; trial < 2; ++trial) {
+      const Eigen::VectorXd q = randomConfiguration(model, rng), v = testing::randomStateVector(nv, rng, 2.0),
+                            tau = testing::randomStateVector(nv, rng, 5.0);
+      computeForwardDynamicsDerivatives(model, data, q, v, tau);
+      const Eigen::MatrixXd M = computeInertiaMatrix(model, ref, q);
+      const Eigen::MatrixXd Minv = M.inverse();
+      const double tol = 1e-14 * M.norm() * Minv.norm() + 1e-13;
+      const std::string what = r.name + " (nv = " + std::to_string(nv) + ") trial " + std::to_string(trial);
+      EXPECT_TRUE(check(data.Minv, Minv, tol, what + ": I^-1", "routes: I^-1"));
+      EXPECT_TRUE(check(data.dqdd_dq, Eigen::MatrixXd(-Minv * data.dtau_dq), tol, what + ": dqdd/dq",
+                        "routes: dqdd/dq"));
+      EXPECT_TRUE(check(data.dqdd_dqd, Eigen::MatrixXd(-Minv * data.dtau_dqd), tol, what + ": dqdd/dv",
+                        "routes: dqdd/dv"));
+    }
+  }
+}
+
 TEST(TreeDerivatives, WithoutGravityARigidMotionOfTheRobotChangesOnlyWorldAxisForces) {
   // the inverse dynamics are invariant under a rigid motion of the whole robot with its velocities,
   // accelerations and a tip wrench, except through what stays in the world: gravity, and the axes of a

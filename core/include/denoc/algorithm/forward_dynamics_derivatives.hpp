@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "denoc/algorithm/negated_product.hpp"
 #include "denoc/data.hpp"
 
 namespace denoc {
@@ -20,9 +21,11 @@ namespace denoc {
 /// negatedSolveUDU, the three sweeps on every column: O(n^2) in all. No
 /// allocation. Throws std::invalid_argument on a wrong size or a non-finite entry. A tree model
 /// (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and tau nv, the results are nv x nv with the q
-/// columns along integrateConfiguration (v and tau held); qdd, I^-1 and the columns of -I^-1 dtau/dx by the
-/// tree-sparse U D U^T of I(q) (also left in data.M, U, D, log_det). NumericalError on a pivot that is not
-/// positive and finite or a non-finite result.
+/// columns along integrateConfiguration (v and tau held); qdd by the tree-sparse U D U^T of I(q) (also left
+/// in data.M, U, D, log_det), then as above: up to detail::productDerivativesMaxDof, I^-1 by
+/// computeInverseInertia's route and two dense products, above it I^-1 and -I^-1 dtau/dx column by column by
+/// the sparse factor's solves. NumericalError on a pivot that is not positive and finite or a non-finite
+/// result.
 template <typename S>
 void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,
@@ -50,34 +53,6 @@ void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
                                        const Eigen::Ref<const typename Types<S>::VecX>& qd,
                                        const Eigen::Ref<const typename Types<S>::VecX>& tau,
                                        const std::vector<ExternalWrenchTpl<S>>& wrenches);
-
-/// The largest n for which the forward-dynamics derivatives apply I^-1 to dtau/dq and dtau/dqd by two dense
-/// products (n^3 multiplications each) rather than by the sweeps (24 n^2 each), for scalars other than
-/// double (automatic differentiation, the operation counts), which run one lane wide.
-inline constexpr int kProductDerivativesMaxDof = 16;
-/// For double, where the products run in the CPU's SIMD lanes: 32 joints with pairs of lanes (SSE2), 64 with
-/// 4 or 8 (AVX2, AVX-512F); the measured crossovers (docs/planning.md).
-inline constexpr int kProductDerivativesMaxDofPairs = 32;
-inline constexpr int kProductDerivativesMaxDofWide = 64;
-
-namespace detail {
-/// out = -A B for n x n column-major A, B (core/src/negated_product.cpp), in register blocks of `lanes`
-/// doubles (2, 4, 8; 0: the CPU's default, DENOC_SIMD_WIDTH as for the batches, denoc/batch.hpp; narrower
-/// where n is small); the same bits at every width.
-void negatedProductWide(const double* a, const double* b, double* out, int n, int lanes = 0);
-
-/// kProductDerivativesMaxDofPairs or kProductDerivativesMaxDofWide by the lanes negatedProductWide takes.
-int productDerivativesMaxDofDouble();
-
-template <typename S>
-int productDerivativesMaxDof() {
-  if constexpr (std::is_same_v<S, double>) {
-    return productDerivativesMaxDofDouble();
-  } else {
-    return kProductDerivativesMaxDof;
-  }
-}
-}  // namespace detail
 
 namespace detail {
 /// The unchecked derivatives (tip_wrench null: none).

@@ -14,28 +14,6 @@
 namespace denoc {
 namespace detail {
 
-/// out = -A B, all n x n column-major (A = I^-1, both triangles stored); out must not alias B. Each entry is
-/// o_ij = sum_k a_ik (-b_kj), k ascending from 0. For double, negatedProductWide: register blocks in the
-/// widest SIMD lanes the CPU has, the same bits as the plain loop at every width.
-template <typename S>
-DENOC_FLATTEN void negatedProduct(const typename Types<S>::MatX& A, const typename Types<S>::MatX& B,
-                                  typename Types<S>::MatX& out) {
-  const Eigen::Index n = A.rows();
-  if constexpr (std::is_same_v<S, double>) {
-    negatedProductWide(A.data(), B.data(), out.data(), static_cast<int>(n));
-  } else {
-    const S* a = A.data();
-    const S* b = B.data();
-    S* o = out.data();
-    for (Eigen::Index j = 0; j < n; ++j)
-      for (Eigen::Index i = 0; i < n; ++i) {
-        S s = S(0);
-        for (Eigen::Index k = 0; k < n; ++k) s += a[i + k * n] * -b[k + j * n];
-        o[i + j * n] = s;
-      }
-  }
-}
-
 template <typename S>
 DENOC_FLATTEN void abaDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                   const Eigen::Ref<const typename Types<S>::VecX>& q,

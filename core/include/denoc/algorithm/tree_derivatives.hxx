@@ -4,6 +4,7 @@
 #include <string>
 
 #include "denoc/algorithm/check.hpp"
+#include "denoc/algorithm/negated_product.hpp"
 #include "denoc/algorithm/tree.hpp"
 #include "denoc/algorithm/tree_derivatives.hpp"
 
@@ -163,19 +164,19 @@ DENOC_FLATTEN void treeRneaDerivatives(const ModelTpl<S>& model, DataTpl<S>& dat
       const TreeDerivativeWork<S>& c = tdw[j];
       // (i, j), j an ancestor of i or i itself: D.1
       const Eigen::Index ij = i + static_cast<Eigen::Index>(j) * nv;
-      dq[ij] = r.F1.dot(c.sddot) + r.F2.dot(c.sdot);
+      dq[ij] = dot6<S>(r.F1, c.sddot) + dot6<S>(r.F2, c.sdot);
       if (base_wrenches) dq[ij] += r.K.dot(c.s.template head<3>());
-      dv[ij] = r.F1.dot(c.X) + r.F2.dot(c.s);
+      dv[ij] = dot6<S>(r.F1, c.X) + dot6<S>(r.F2, c.s);
       if (j == i) continue;
       // (j, i), row j a strict ancestor of column i: D.2, except among a floating root's coordinates (D.1)
       const Eigen::Index ji = j + static_cast<Eigen::Index>(i) * nv;
       if (floating && i < nr) {
-        dq[ji] = c.F1.dot(r.sddot) + c.F2.dot(r.sdot);
+        dq[ji] = dot6<S>(c.F1, r.sddot) + dot6<S>(c.F2, r.sdot);
         if (base_wrenches) dq[ji] += c.K.dot(r.s.template head<3>());
       } else {
-        dq[ji] = c.s.dot(r.G);
+        dq[ji] = dot6<S>(c.s, r.G);
       }
-      dv[ji] = c.s.dot(r.H);
+      dv[ji] = dot6<S>(c.s, r.H);
     }
   }
 }
@@ -224,7 +225,23 @@ void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
   treeRneaDerivatives<S>(model, data, q, v, data.qdd, wrenches, count);
   checkOutput<S>(data.dtau_dq, function, "dtau_dq");
   checkOutput<S>(data.dtau_dqd, function, "dtau_dqd");
-  // column j of I^-1, -I^-1 dtau/dq and -I^-1 dtau/dv
+  // I^-1, -I^-1 dtau/dq and -I^-1 dtau/dv as the serial route takes them (abaDerivatives): up to
+  // productDerivativesMaxDof, I^-1 by computeInverseInertia's route (the sweeps where the coordinates are
+  // numbered depth first and a path is long enough, O(nv^2); else from the factor) and two dense products in
+  // SIMD lanes; above it, column by column through the sparse factor (O(nv depth) per column)
+  if (nv <= productDerivativesMaxDof<S>()) {
+    if (model.inverse_by_sweeps) {
+      if (const int k = treeInverseBySweeps(model, data, q); k >= 0) treePivotError(function, k);
+    } else {
+      treeInverseFromFactor(model, data);
+    }
+    checkOutput<S>(data.Minv, function, "Minv");
+    negatedProduct<S>(data.Minv, data.dtau_dq, data.dqdd_dq);
+    negatedProduct<S>(data.Minv, data.dtau_dqd, data.dqdd_dqd);
+    checkOutput<S>(data.dqdd_dq, function, "dqdd_dq");
+    checkOutput<S>(data.dqdd_dqd, function, "dqdd_dqd");
+    return;
+  }
   for (int j = 0; j < nv; ++j) {
     data.tr_x.setZero();
     data.tr_x[j] = S(1);
