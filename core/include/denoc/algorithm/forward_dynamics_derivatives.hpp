@@ -22,10 +22,10 @@ namespace denoc {
 /// allocation. Throws std::invalid_argument on a wrong size or a non-finite entry. A tree model
 /// (algorithm/tree_derivatives.hpp): q has nq entries, qd = v and tau nv, the results are nv x nv with the q
 /// columns along integrateConfiguration (v and tau held); qdd by the tree-sparse U D U^T of I(q) (also left
-/// in data.M, U, D, log_det), then as above: up to detail::productDerivativesMaxDof, I^-1 by
-/// computeInverseInertia's route and two dense products, above it I^-1 and -I^-1 dtau/dx column by column by
-/// the sparse factor's solves. NumericalError on a pivot that is not positive and finite or a non-finite
-/// result.
+/// in data.M, U, D, log_det; D as treeForwardDynamicsDerivatives says), then as above: up to
+/// detail::productDerivativesMaxDof, I^-1 by computeInverseInertia's route and two dense products, above it
+/// I^-1 and -I^-1 dtau/dx column by column by the sparse factor's solves. NumericalError on a pivot that is
+/// not positive and finite or a non-finite result.
 template <typename S>
 void computeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                        const Eigen::Ref<const typename Types<S>::VecX>& q,

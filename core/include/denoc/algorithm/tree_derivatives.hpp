@@ -43,8 +43,9 @@
 // + K_i . e_j: d tau / d q of a floating root is the moment of gravity and of the world-axes wrenches on the
 // subtrees, zero along the linear columns.
 // Forward dynamics: qdd = FD(q, v, tau) solves ID(q, v, qdd) = tau, so dqdd/dq = -I^-1 dtau/dq and
-// dqdd/dv = -I^-1 dtau/dv at that qdd, dqdd/dtau = I^-1, each column by the two sparse triangular solves of
-// the tree's U D U^T (eq. T.5).
+// dqdd/dv = -I^-1 dtau/dv at that qdd, dqdd/dtau = I^-1: as the serial route, I^-1 and two dense products up
+// to productDerivativesMaxDof (algorithm/negated_product.hpp), above it each column by the two sparse
+// triangular solves of the tree's U D U^T (eq. T.5).
 //
 // Tangent convention: column j of a q-derivative is the derivative along integrateConfiguration(q, e_j eps)
 // at eps = 0 with v and a (or tau) held as numbers; for a planar root and the joints that is the ordinary
@@ -79,8 +80,11 @@ void treeInverseDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                     const ExternalWrenchTpl<S>* wrenches, int count, const char* function);
 
 /// computeForwardDynamicsDerivatives for a tree model (and any model with external wrenches): qdd by I(q) and
-/// its tree-sparse U D U^T (data.M, U, D, log_det), the inverse-dynamics derivatives at it, and data.Minv,
-/// dqdd_dq, dqdd_dqd column by column by sparse solves; O(n depth) per column.
+/// its tree-sparse U D U^T (data.M, U, D, log_det), the inverse-dynamics derivatives at it; then, up to
+/// productDerivativesMaxDof, data.Minv by computeInverseInertia's route (the sweeps where
+/// model.inverse_by_sweeps, which leave their articulated-body pivots in data.D: the factor's D but for
+/// rounding; else from the factor) and dqdd_dq, dqdd_dqd by two dense products; above it, all three column
+/// by column by sparse solves, O(n depth) per column.
 template <typename S>
 void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
                                     const Eigen::Ref<const typename Types<S>::VecX>& q,
