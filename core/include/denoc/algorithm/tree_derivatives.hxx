@@ -235,24 +235,21 @@ void treeForwardDynamicsDerivatives(const ModelTpl<S>& model, DataTpl<S>& data,
     } else {
       treeInverseFromFactor(model, data);
     }
-    checkOutput<S>(data.Minv, function, "Minv");
     negatedProduct<S>(data.Minv, data.dtau_dq, data.dqdd_dq);
     negatedProduct<S>(data.Minv, data.dtau_dqd, data.dqdd_dqd);
-    checkOutput<S>(data.dqdd_dq, function, "dqdd_dq");
-    checkOutput<S>(data.dqdd_dqd, function, "dqdd_dqd");
-    return;
-  }
-  for (int j = 0; j < nv; ++j) {
-    data.tr_x.setZero();
-    data.tr_x[j] = S(1);
-    treeSolve(model, data, data.tr_x);
-    data.Minv.col(j) = data.tr_x;
-    data.tr_x = -data.dtau_dq.col(j);
-    treeSolve(model, data, data.tr_x);
-    data.dqdd_dq.col(j) = data.tr_x;
-    data.tr_x = -data.dtau_dqd.col(j);
-    treeSolve(model, data, data.tr_x);
-    data.dqdd_dqd.col(j) = data.tr_x;
+  } else {
+    for (int j = 0; j < nv; ++j) {
+      data.tr_x.setZero();
+      data.tr_x[j] = S(1);
+      treeSolve(model, data, data.tr_x);
+      data.Minv.col(j) = data.tr_x;
+      data.tr_x = -data.dtau_dq.col(j);
+      treeSolve(model, data, data.tr_x);
+      data.dqdd_dq.col(j) = data.tr_x;
+      data.tr_x = -data.dtau_dqd.col(j);
+      treeSolve(model, data, data.tr_x);
+      data.dqdd_dqd.col(j) = data.tr_x;
+    }
   }
   checkOutput<S>(data.Minv, function, "Minv");
   checkOutput<S>(data.dqdd_dq, function, "dqdd_dq");
